@@ -1,0 +1,56 @@
+/**
+ * Error codes of the toolsmith runtime (executor, registry, loader). Each `ToolsmithError` carries
+ * one; match on `code`, never on the message.
+ *
+ * - `E_TOOL_NOT_FOUND`: a call named a tool that is not active.
+ * - `E_INVALID_JSON`: a call's arguments were a string that is not valid JSON.
+ * - `E_INVALID_ARGS`: a call's arguments did not match the tool's schema.
+ * - `E_PREPARE_FAILED`: `prepareArguments` or the context factory threw.
+ * - `E_BLOCKED`: a `beforeToolCall` hook (or an extension's `tool_call` handler) blocked the call.
+ * - `E_ABORTED`: the batch's signal fired before the call could run.
+ * - `E_SKIPPED`: `shouldSkipRemaining` stopped the call from running.
+ * - `E_TOOL_FAILED`: the tool threw.
+ * - `E_BAD_RESULT`: the tool returned something that is not a valid result.
+ * - `E_INVALID_TOOL`: a tool definition broke a registration rule.
+ * - `E_EXTENSION_LOAD`: an extension could not be loaded.
+ * - `E_NOT_READY`: an API method was called before it is available (during extension load).
+ * - `E_INCOMPATIBLE`: an extension requires a toolsmith API version this is not.
+ */
+export type ToolsmithErrorCode =
+	| "E_TOOL_NOT_FOUND"
+	| "E_INVALID_JSON"
+	| "E_INVALID_ARGS"
+	| "E_PREPARE_FAILED"
+	| "E_BLOCKED"
+	| "E_ABORTED"
+	| "E_SKIPPED"
+	| "E_TOOL_FAILED"
+	| "E_BAD_RESULT"
+	| "E_INVALID_TOOL"
+	| "E_EXTENSION_LOAD"
+	| "E_NOT_READY"
+	| "E_INCOMPATIBLE";
+
+export class ToolsmithError extends Error {
+	override readonly name = "ToolsmithError";
+	readonly code: ToolsmithErrorCode;
+
+	constructor(code: ToolsmithErrorCode, message: string, options?: { cause?: unknown }) {
+		super(message, options);
+		this.code = code;
+	}
+}
+
+/** The message of anything thrown: `Error#message`, a string as is, other values as JSON or `String()`. */
+export function errorMessage(value: unknown): string {
+	if (value instanceof Error) return value.message || value.name;
+	if (typeof value === "string") return value;
+	if (value === undefined) return "undefined";
+	try {
+		const json = JSON.stringify(value);
+		if (json !== undefined) return json;
+	} catch {
+		// fall through: cyclic or otherwise unserialisable
+	}
+	return String(value);
+}

@@ -1,0 +1,36 @@
+/** Events emitted while a batch of tool calls runs. */
+import type { AgentToolResult } from "./tool.js";
+
+/** A call passed preparation and is about to run (or was rejected: `_end` follows at once). */
+export interface ToolExecutionStartEvent {
+	readonly type: "tool_execution_start";
+	readonly toolCallId: string;
+	readonly toolName: string;
+	readonly args: unknown;
+}
+
+/** A partial result from a running call, for UIs only: the model sees the final result. */
+export interface ToolExecutionUpdateEvent {
+	readonly type: "tool_execution_update";
+	readonly toolCallId: string;
+	readonly toolName: string;
+	readonly args: unknown;
+	readonly partialResult: AgentToolResult<unknown>;
+}
+
+/** The final result of a call, after `afterToolCall`. */
+export interface ToolExecutionEndEvent {
+	readonly type: "tool_execution_end";
+	readonly toolCallId: string;
+	readonly toolName: string;
+	readonly result: AgentToolResult<unknown>;
+	readonly isError: boolean;
+}
+
+export type ToolExecutionEvent = ToolExecutionStartEvent | ToolExecutionUpdateEvent | ToolExecutionEndEvent;
+
+/**
+ * Receives execution events. May throw: the error is swallowed (and never affects results), so
+ * a broken UI cannot break a batch.
+ */
+export type ToolExecutionEventListener = (event: ToolExecutionEvent) => void;

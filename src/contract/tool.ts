@@ -1,0 +1,215 @@
+/**
+ * The tool contract: `ToolDefinition` (what an author writes) and `AgentTool` (what an agent loop
+ * executes), and the wrapper between them.
+ */
+import type { Static, TSchema } from "@sinclair/typebox";
+import type { ExecutionEnv } from "../env/types.js";
+import type { ToolResultContent, Usage } from "./content.js";
+import type { RenderContext, RenderOutput, RenderResultOptions, Theme } from "./render.js";
+
+/** `parallel` (the default) lets a batch run concurrently; one `sequential` tool serialises its whole batch. */
+export type ToolExecutionMode = "sequential" | "parallel";
+
+/** What a tool returns. A tool reports failure by throwing; returning never marks an error. */
+export interface AgentToolResult<TDetails = unknown> {
+	/** Text and image blocks for the model. */
+	content: ToolResultContent[];
+	/** Structured data for UIs and state; never sent to the model. */
+	details: TDetails;
+	usage?: Usage;
+	/** Names of tools this call made available. */
+	addedToolNames?: string[];
+	/** Ask the agent loop to stop after this batch; it stops only if every result in the batch asks. */
+	terminate?: boolean;
+}
+
+/**
+ * Receives partial results while a tool runs (for UIs; the model sees only the final result).
+ * Calls made after `execute` settled are ignored. Never throws: the executor catches listener
+ * errors, so a tool need not guard its calls.
+ */
+export type AgentToolUpdateCallback<TDetails = unknown> = (partialResult: AgentToolResult<TDetails>) => void;
+
+/** The tool as an agent loop sees it: model-facing fields, scheduling, and `execute`. */
+export interface AgentTool<TParameters extends TSchema = TSchema, TDetails = unknown> {
+	/** Stable name the model calls the tool by. */
+	readonly name: string;
+	/** Human-readable name for UIs. */
+	readonly label: string;
+	/** Written for the model: what the tool does, its limits, how to continue. */
+	readonly description: string;
+	/** TypeBox schema of the arguments; sent to providers as JSON Schema and used for validation. */
+	readonly parameters: TParameters;
+	readonly executionMode?: ToolExecutionMode;
+	/**
+	 * Shim for older argument shapes, run on the parsed arguments before validation. May throw:
+	 * the call then fails with an error result carrying the message.
+	 */
+	prepareArguments?(args: unknown): unknown;
+	/**
+	 * Run the tool with validated arguments. Throw (any value) to report failure: the executor turns
+	 * it into an error result with the message. Should settle promptly once `signal` aborts.
+	 */
+	execute(
+		toolCallId: string,
+		params: Static<TParameters>,
+		signal?: AbortSignal,
+		onUpdate?: AgentToolUpdateCallback<TDetails>,
+	): Promise<AgentToolResult<TDetails>>;
+}
+
+/** Dialogs a tool may open. Headless hosts resolve every dialog to `undefined`/`false`. */
+export interface ToolUI {
+	select(title: string, options: readonly string[]): Promise<string | undefined>;
+	confirm(title: string, message: string): Promise<boolean>;
+	input(title: string, placeholder?: string): Promise<string | undefined>;
+	/** A message for the user; headless hosts route it to their log. Never throws. */
+	notify(message: string, level?: "info" | "warning" | "error"): void;
+}
+
+/** Where a tool came from, when it came from an extension. */
+export interface ExtensionInfo {
+	/** Absolute path of the extension's entry file. */
+	readonly path: string;
+}
+
+/** The fifth argument of `ToolDefinition.execute`: the world the tool may touch. */
+export interface ToolContext {
+	/** The only door to files and processes. */
+	readonly env: ExecutionEnv;
+	/** The working folder of the session (usually `env.cwd`). */
+	readonly cwd: string;
+	/** Whether a person can answer `ui` dialogs. */
+	readonly hasUI: boolean;
+	readonly ui: ToolUI;
+	/** Set for tools registered by an extension. */
+	readonly extension?: ExtensionInfo;
+	/** The call's abort signal (the same one `execute` receives). */
+	readonly signal?: AbortSignal;
+}
+
+/** The tool as an author writes it. */
+export interface ToolDefinition<TParameters extends TSchema = TSchema, TDetails = unknown> {
+	readonly name: string;
+	readonly label: string;
+	readonly description: string;
+	readonly parameters: TParameters;
+	/** One line for the "Available tools" prompt section; the description's first sentence otherwise. */
+	readonly promptSnippet?: string;
+	/** Bullets added to the prompt's "Guidelines" only while this tool is active. */
+	readonly promptGuidelines?: readonly string[];
+	readonly executionMode?: ToolExecutionMode;
+	/** See `AgentTool.prepareArguments`. */
+	prepareArguments?(args: unknown): unknown;
+	/** See `AgentTool.execute`; `ctx` gives the env, cwd and UI. Throw to report failure. */
+	execute(
+		toolCallId: string,
+		params: Static<TParameters>,
+		signal: AbortSignal | undefined,
+		onUpdate: AgentToolUpdateCallback<TDetails> | undefined,
+		ctx: ToolContext,
+	): Promise<AgentToolResult<TDetails>>;
+	/**
+	 * How a call looks in a UI. May throw: hosts fall back to the tool name and show the error.
+	 * `args` may be partial or invalid (it is shown before validation).
+	 */
+	renderCall?(args: Static<TParameters>, theme: Theme, context?: RenderContext): RenderOutput;
+	/**
+	 * How a (partial or final) result looks in a UI. May throw: hosts fall back to the text content
+	 * and show the error.
+	 */
+	renderResult?(
+		result: AgentToolResult<TDetails>,
+		options: RenderResultOptions,
+		theme: Theme,
+		context?: RenderContext,
+	): RenderOutput;
+}
+
+/**
+ * Identity helper that keeps the exact parameter type, so `execute` sees typed `params`.
+ * @example
+ * export const greet = defineTool({ name: "greet", label: "Greet", description: "…",
+ *   parameters: Type.Object({ who: Type.String() }),
+ *   async execute(_id, { who }) { return { content: [{ type: "text", text: `hi ${who}` }], details: {} }; } });
+ */
+export function defineTool<const TParameters extends TSchema, TDetails = unknown>(
+	definition: ToolDefinition<TParameters, TDetails>,
+): ToolDefinition<TParameters, TDetails> {
+	return definition;
+}
+
+/** Facts a `ToolContextFactory` gets for one call. */
+export interface ToolCallInfo {
+	readonly toolCallId: string;
+	readonly toolName: string;
+	readonly signal?: AbortSignal;
+}
+
+/**
+ * Builds the `ctx` for one call. May throw: the call then fails with an error result carrying
+ * the message (the tool does not run).
+ */
+export type ToolContextFactory = (info: ToolCallInfo) => ToolContext;
+
+/**
+ * The AgentTool for a definition. Only the model-facing and scheduling fields pass through;
+ * prompt and render fields stay on the definition. Each call gets a fresh `ctx` from `ctxFactory`.
+ */
+export function wrapToolDefinition<TParameters extends TSchema, TDetails>(
+	definition: ToolDefinition<TParameters, TDetails>,
+	ctxFactory: ToolContextFactory,
+): AgentTool<TParameters, TDetails> {
+	const tool: AgentTool<TParameters, TDetails> = {
+		name: definition.name,
+		label: definition.label,
+		description: definition.description,
+		parameters: definition.parameters,
+		execute: (toolCallId, params, signal, onUpdate) =>
+			definition.execute(
+				toolCallId,
+				params,
+				signal,
+				onUpdate,
+				ctxFactory({ toolCallId, toolName: definition.name, signal }),
+			),
+	};
+	const extra: { executionMode?: ToolExecutionMode; prepareArguments?: (args: unknown) => unknown } = {};
+	if (definition.executionMode !== undefined) extra.executionMode = definition.executionMode;
+	if (definition.prepareArguments) {
+		const prepare = definition.prepareArguments;
+		extra.prepareArguments = (args) => prepare.call(definition, args);
+	}
+	return Object.assign(tool, extra);
+}
+
+/** `wrapToolDefinition` over a list, keeping its order. */
+export function wrapToolDefinitions(
+	definitions: readonly ToolDefinition[],
+	ctxFactory: ToolContextFactory,
+): AgentTool[] {
+	return definitions.map((definition) => wrapToolDefinition(definition, ctxFactory));
+}
+
+/**
+ * A definition for an existing AgentTool (its `execute` ignores `ctx`). Lets plain AgentTools sit
+ * in a registry next to definitions.
+ */
+export function toolDefinitionFromAgentTool<TParameters extends TSchema, TDetails>(
+	tool: AgentTool<TParameters, TDetails>,
+): ToolDefinition<TParameters, TDetails> {
+	const definition: ToolDefinition<TParameters, TDetails> = {
+		name: tool.name,
+		label: tool.label,
+		description: tool.description,
+		parameters: tool.parameters,
+		execute: (toolCallId, params, signal, onUpdate) => tool.execute(toolCallId, params, signal, onUpdate),
+	};
+	const extra: { executionMode?: ToolExecutionMode; prepareArguments?: (args: unknown) => unknown } = {};
+	if (tool.executionMode !== undefined) extra.executionMode = tool.executionMode;
+	if (tool.prepareArguments) {
+		const prepare = tool.prepareArguments;
+		extra.prepareArguments = (args) => prepare.call(tool, args);
+	}
+	return Object.assign(definition, extra);
+}

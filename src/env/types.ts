@@ -1,0 +1,146 @@
+/**
+ * ExecutionEnv: the only door built-in and extension tools have to the world.
+ *
+ * Two implementations ship: `NodeExecutionEnv` (`toolsmith/node`, the real disk and real
+ * processes) and `MemoryExecutionEnv` (`toolsmith`, an in-memory file tree and a scripted
+ * shell). Tools written against this interface behave the same on both, so they can be
+ * tested without a disk.
+ *
+ * Contract shared by every method below: it never throws and never rejects. Failures come back
+ * as `{ ok: false, error }` with a `FileError` / `ExecutionError` whose message names the path
+ * or command. Relative paths are resolved against `cwd`.
+ */
+import type { ExecutionError, FileError, Result } from "../contract/result.js";
+
+/** What a path points at. */
+export type FileKind = "file" | "directory" | "symlink";
+
+export interface FileInfo {
+	readonly kind: FileKind;
+	/** Size in bytes (for a symlink seen without following it: the length of its target). */
+	readonly size: number;
+	/** Last modification time, in milliseconds since the epoch. */
+	readonly mtimeMs: number;
+	/** Permission bits (`0o644`, …); `undefined` where the env has none. */
+	readonly mode?: number;
+}
+
+export interface DirEntry {
+	readonly name: string;
+	/** The entry's own kind: a symlink is reported as `symlink`, not as its target's kind. */
+	readonly kind: FileKind;
+}
+
+/** Options shared by operations that can be cancelled. */
+export interface SignalOptions {
+	/** Once aborted, the operation settles with an `aborted` error as soon as it safely can. */
+	readonly signal?: AbortSignal;
+}
+
+export interface FileSystem {
+	/** The folder relative paths are resolved against. Absolute, no trailing slash (except `/`). */
+	readonly cwd: string;
+
+	/** `path` resolved against `cwd` and normalised (`.`/`..` removed). Symlinks are not resolved. */
+	absolutePath(path: string): Result<string, FileError>;
+
+	/** The absolute path with every symlink resolved. `not_found` if it does not exist. */
+	canonicalPath(path: string): Promise<Result<string, FileError>>;
+
+	/** Whether something exists at `path` (a dangling symlink counts as not existing). */
+	exists(path: string): Promise<Result<boolean, FileError>>;
+
+	/** Kind, size and mtime. Follows symlinks unless `followSymlinks` is false. */
+	fileInfo(path: string, options?: { readonly followSymlinks?: boolean }): Promise<Result<FileInfo, FileError>>;
+
+	/** The entries of a folder, sorted by name. */
+	listDir(path: string): Promise<Result<DirEntry[], FileError>>;
+
+	/** The whole file decoded as UTF-8 (a BOM is kept; invalid bytes become U+FFFD). */
+	readTextFile(path: string, options?: SignalOptions): Promise<Result<string, FileError>>;
+
+	/** The whole file as bytes. */
+	readBinaryFile(path: string, options?: SignalOptions): Promise<Result<Uint8Array, FileError>>;
+
+	/**
+	 * At most `length` bytes starting at byte `offset`. Shorter (possibly empty) at the end of the
+	 * file. Costs only the range: use it to page through files of any size.
+	 */
+	readRange(
+		path: string,
+		offset: number,
+		length: number,
+		options?: SignalOptions,
+	): Promise<Result<Uint8Array, FileError>>;
+
+	/**
+	 * Replace the file's content, creating missing parent folders. Atomic: readers (and a crash)
+	 * see the old content or the new one, never a mix. An existing file keeps its permission bits;
+	 * writing through a symlink replaces the target, not the link.
+	 */
+	writeFile(path: string, data: string | Uint8Array, options?: SignalOptions): Promise<Result<void, FileError>>;
+
+	/** Append to the file, creating it (and missing parent folders) if needed. Not atomic. */
+	appendFile(path: string, data: string | Uint8Array): Promise<Result<void, FileError>>;
+
+	/** Move a file or folder, replacing a file at `to`. */
+	rename(from: string, to: string): Promise<Result<void, FileError>>;
+
+	/** Delete a file, a symlink (not its target) or a folder (`recursive` for a non-empty one). */
+	remove(path: string, options?: { readonly recursive?: boolean }): Promise<Result<void, FileError>>;
+
+	/** Create a folder and, unless `recursive` is false, its missing parents. Existing folder: ok. */
+	createDir(path: string, options?: { readonly recursive?: boolean }): Promise<Result<void, FileError>>;
+
+	/** Create a new empty file in the env's temp folder and return its absolute path. */
+	createTempFile(options?: { readonly prefix?: string; readonly suffix?: string }): Promise<Result<string, FileError>>;
+
+	/** Create a new empty folder in the env's temp folder and return its absolute path. */
+	createTempDir(options?: { readonly prefix?: string }): Promise<Result<string, FileError>>;
+}
+
+export interface ExecOptions extends SignalOptions {
+	/** Working folder; defaults to the env's `cwd`. Relative values resolve against it. */
+	readonly cwd?: string;
+	/** Extra environment variables; `undefined` removes one. Merged over the env's own. */
+	readonly env?: Readonly<Record<string, string | undefined>>;
+	/** Seconds before the process tree is killed and `timeout` is returned. None by default. */
+	readonly timeout?: number;
+	/**
+	 * Receives stdout bytes as they arrive. Chunks may split a multi-byte UTF-8 character: decode
+	 * with a streaming decoder. May throw: the error is swallowed and the command keeps running.
+	 */
+	readonly onStdout?: (chunk: Uint8Array) => void;
+	/** Like `onStdout`, for stderr. */
+	readonly onStderr?: (chunk: Uint8Array) => void;
+	/**
+	 * Whether to buffer stdout and stderr into the result. Defaults to true only when neither
+	 * `onStdout` nor `onStderr` is given, so a streaming caller's memory stays bounded.
+	 */
+	readonly captureOutput?: boolean;
+}
+
+export interface ExecResult {
+	/** The exit code; a process ended by a signal reports `128 + signal number`. */
+	readonly exitCode: number;
+	/** Buffered stdout (empty unless output was captured). */
+	readonly stdout: string;
+	/** Buffered stderr (empty unless output was captured). */
+	readonly stderr: string;
+	readonly durationMs: number;
+}
+
+export interface Shell {
+	/**
+	 * Run `command` through the env's shell. Resolves with the exit code (any code, including
+	 * non-zero) or with an `ExecutionError` (`timeout`, `aborted`, `spawn_error`). On timeout or
+	 * abort the whole process tree is killed before the promise settles.
+	 */
+	exec(command: string, options?: ExecOptions): Promise<Result<ExecResult, ExecutionError>>;
+}
+
+/** Files plus a shell: everything a tool may touch. */
+export interface ExecutionEnv extends FileSystem, Shell {
+	/** A short name for messages and reports (`"node"`, `"memory"`). */
+	readonly kind: string;
+}

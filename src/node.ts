@@ -1,0 +1,2 @@
+/** toolsmith/node: the parts that need Node.js (the real disk and processes, the loader, the watcher). */
+export {};

@@ -1,0 +1,58 @@
+/** Small measuring helpers shared by the benchmarks. Figures are printed as ratios measured in one run. */
+
+export interface Timing {
+	readonly medianMs: number;
+	readonly minMs: number;
+	readonly samples: number[];
+}
+
+/** Run `fn` `runs` times (after `warmup` unmeasured runs) and report median and minimum wall time. */
+export async function time(fn: () => unknown, runs = 5, warmup = 1): Promise<Timing> {
+	for (let i = 0; i < warmup; i++) await fn();
+	const samples: number[] = [];
+	for (let i = 0; i < runs; i++) {
+		const start = performance.now();
+		await fn();
+		samples.push(performance.now() - start);
+	}
+	const sorted = [...samples].sort((a, b) => a - b);
+	return { medianMs: sorted[Math.floor(sorted.length / 2)] ?? 0, minMs: sorted[0] ?? 0, samples };
+}
+
+export function percentile(values: readonly number[], p: number): number {
+	if (values.length === 0) return Number.NaN;
+	const sorted = [...values].sort((a, b) => a - b);
+	const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+	return sorted[index] ?? Number.NaN;
+}
+
+export interface Verdict {
+	readonly name: string;
+	readonly figure: string;
+	readonly pass: boolean;
+}
+
+const verdicts: Verdict[] = [];
+
+/** Record and print one goal: `ratio` against `limit` (lower is better). */
+export function report(name: string, ratio: number, limit: number, detail = ""): void {
+	const pass = ratio <= limit;
+	const figure = `${ratio.toFixed(4)}× (goal ≤ ${limit}×)${detail ? ` · ${detail}` : ""}`;
+	verdicts.push({ name, figure, pass });
+	console.log(`${pass ? "PASS" : "FAIL"}  ${name}: ${figure}`);
+}
+
+/** Record and print a goal measured in absolute units against a physical bound. */
+export function reportValue(name: string, value: number, limit: number, unit: string, detail = ""): void {
+	const pass = value <= limit;
+	const figure = `${value.toFixed(1)} ${unit} (goal ≤ ${limit} ${unit})${detail ? ` · ${detail}` : ""}`;
+	verdicts.push({ name, figure, pass });
+	console.log(`${pass ? "PASS" : "FAIL"}  ${name}: ${figure}`);
+}
+
+/** Exit non-zero when a goal was missed, so `npm run bench` fails loudly. */
+export function finish(): void {
+	const failed = verdicts.filter((v) => !v.pass);
+	console.log(`\n${verdicts.length - failed.length} goals met, ${failed.length} missed`);
+	if (failed.length > 0) process.exitCode = 1;
+}

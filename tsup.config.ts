@@ -1,0 +1,17 @@
+import { defineConfig } from "tsup";
+
+// One entry per package export; the runtime-neutral entry must never pull in node: modules.
+export default defineConfig({
+	entry: {
+		index: "src/index.ts",
+		node: "src/node.ts",
+	},
+	format: ["esm"],
+	dts: true,
+	clean: true,
+	target: "node20",
+	platform: "neutral",
+	splitting: true,
+	sourcemap: true,
+	external: [/^node:/, "jiti", "chokidar", "semver", "@sinclair/typebox"],
+});
