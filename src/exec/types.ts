@@ -1,0 +1,69 @@
+/** Types of the batch executor. See `executeToolCalls`. */
+import type { ToolCall, ToolResultContent, ToolResultMessage } from "../contract/content.js";
+import type { ToolExecutionEventListener } from "../contract/events.js";
+import type { AgentTool, AgentToolResult } from "../contract/tool.js";
+
+/** Facts about one prepared call, given to the hooks. */
+export interface ToolCallHookContext {
+	readonly toolCall: ToolCall;
+	readonly tool: AgentTool;
+	/** The validated (and coerced) arguments the tool will receive. */
+	readonly args: unknown;
+	readonly signal?: AbortSignal;
+}
+
+/** Returned by `beforeToolCall` to stop a call; the model gets an error result with `reason`. */
+export interface BeforeToolCallResult {
+	readonly block?: boolean;
+	readonly reason?: string;
+}
+
+/** What `afterToolCall` may change. Each field present replaces the result's field as a whole. */
+export interface AfterToolCallResult {
+	readonly content?: ToolResultContent[];
+	readonly details?: unknown;
+	readonly isError?: boolean;
+	readonly terminate?: boolean;
+}
+
+export interface AfterToolCallContext extends ToolCallHookContext {
+	readonly result: AgentToolResult<unknown>;
+	readonly isError: boolean;
+}
+
+export interface ExecuteToolCallsConfig {
+	/** The tools the batch may call (by name). */
+	readonly tools: readonly AgentTool[];
+	/** `parallel` (default) or `sequential`. A single sequential tool in the batch serialises it too. */
+	readonly toolExecution?: "parallel" | "sequential";
+	/**
+	 * Runs after validation, before `execute`. Return `{ block: true, reason }` to stop the call.
+	 * May throw or reject: the call is blocked with the error's message.
+	 */
+	readonly beforeToolCall?: (
+		context: ToolCallHookContext,
+	) => BeforeToolCallResult | undefined | Promise<BeforeToolCallResult | undefined>;
+	/**
+	 * Runs after `execute` settled (also for thrown errors). Return a patch to replace fields.
+	 * May throw or reject: the result becomes an error result carrying the message.
+	 */
+	readonly afterToolCall?: (
+		context: AfterToolCallContext,
+	) => AfterToolCallResult | undefined | Promise<AfterToolCallResult | undefined>;
+	/** Aborts every running call's signal; calls not yet started get an aborted error result. */
+	readonly signal?: AbortSignal;
+	/** Receives start/update/end events. Listener errors are swallowed. */
+	readonly onEvent?: ToolExecutionEventListener;
+	/**
+	 * Asked after each finished call (sequential) and before launching each call (parallel); `true`
+	 * skips the calls not yet started (they get a `Skipped` error result). May throw: treated as `false`.
+	 */
+	readonly shouldSkipRemaining?: () => boolean;
+}
+
+export interface ExecuteToolCallsResult {
+	/** One message per tool call, in source order. */
+	readonly results: ToolResultMessage[];
+	/** True only when every result asked to terminate (and there was at least one). */
+	readonly terminate: boolean;
+}
