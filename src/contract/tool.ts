@@ -165,7 +165,8 @@ export function wrapToolDefinition<TParameters extends TSchema, TDetails>(
 		label: definition.label,
 		description: definition.description,
 		parameters: definition.parameters,
-		execute: (toolCallId, params, signal, onUpdate) =>
+		// async, so a throwing ctx factory rejects instead of throwing synchronously
+		execute: async (toolCallId, params, signal, onUpdate) =>
 			definition.execute(
 				toolCallId,
 				params,
@@ -203,7 +204,7 @@ export function toolDefinitionFromAgentTool<TParameters extends TSchema, TDetail
 		label: tool.label,
 		description: tool.description,
 		parameters: tool.parameters,
-		execute: (toolCallId, params, signal, onUpdate) => tool.execute(toolCallId, params, signal, onUpdate),
+		execute: async (toolCallId, params, signal, onUpdate) => tool.execute(toolCallId, params, signal, onUpdate),
 	};
 	const extra: { executionMode?: ToolExecutionMode; prepareArguments?: (args: unknown) => unknown } = {};
 	if (tool.executionMode !== undefined) extra.executionMode = tool.executionMode;
