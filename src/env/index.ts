@@ -1,3 +1,13 @@
+export {
+	type CommandLogEntry,
+	MemoryExecutionEnv,
+	type MemoryExecutionEnvOptions,
+	type MemorySeedFile,
+	type ScriptedChunk,
+	type ScriptedCommand,
+	type ScriptedOutput,
+	type ScriptedRunContext,
+} from "./memory.js";
 export { withFileMutationQueue } from "./mutation-queue.js";
 export type {
 	DirEntry,

@@ -1,0 +1,76 @@
+/**
+ * One wording for file errors across both envs, so a tool's error text (and the tests that check
+ * it) does not depend on which env it ran on.
+ */
+import { ExecutionError, type ExecutionErrorCode, FileError, type FileErrorCode } from "../contract/result.js";
+
+const HINTS: Record<FileErrorCode, string> = {
+	not_found: "no such file or folder",
+	is_directory: "is a folder, not a file",
+	not_directory: "a part of this path is a file, not a folder",
+	already_exists: "already exists",
+	not_empty: "the folder is not empty (pass recursive: true to remove it with its contents)",
+	permission_denied: "permission denied",
+	symlink_loop: "too many levels of symbolic links (the links form a loop)",
+	invalid_path: "not a valid path",
+	invalid_argument: "invalid argument",
+	aborted: "the operation was aborted",
+	io_error: "input/output error",
+};
+
+/** A `FileError` whose message is `<path>: <what went wrong>[ (<detail>)]`. */
+export function fileError(code: FileErrorCode, path: string, detail?: string, osCode?: string): FileError {
+	const shown = JSON.stringify(path).slice(1, -1);
+	const message = detail ? `${shown}: ${HINTS[code]} (${detail})` : `${shown}: ${HINTS[code]}`;
+	return new FileError(code, path, message, osCode);
+}
+
+/** Why `path` cannot name a file, or `undefined` when it can. */
+export function pathProblem(path: unknown): string | undefined {
+	if (typeof path !== "string") return `expected a string, got ${path === null ? "null" : typeof path}`;
+	if (path === "") return "the path is empty";
+	if (path.includes("\0")) return "the path contains a NUL byte";
+	return undefined;
+}
+
+/** An `ExecutionError` whose message names the command (shortened when long). */
+export function execError(code: ExecutionErrorCode, command: string, what: string): ExecutionError {
+	const shown = command.length > 200 ? `${command.slice(0, 200)}…` : command;
+	return new ExecutionError(code, command, `${what}: ${JSON.stringify(shown)}`);
+}
+
+/** Why `timeout` is unusable, or `undefined` when it is fine (or absent). */
+export function timeoutProblem(timeout: unknown): string | undefined {
+	if (timeout === undefined) return undefined;
+	if (typeof timeout !== "number" || !Number.isFinite(timeout) || timeout <= 0) {
+		return `timeout must be a positive number of seconds, got ${String(timeout)}`;
+	}
+	return undefined;
+}
+
+/** Why `command` cannot be run, or `undefined` when it can. */
+export function commandProblem(command: unknown): string | undefined {
+	if (typeof command !== "string") return `expected the command as a string, got ${typeof command}`;
+	if (command.includes("\0")) return "the command contains a NUL byte";
+	return undefined;
+}
+
+/** Why a byte range is unusable, or `undefined` when it is fine. */
+export function rangeProblem(offset: unknown, length: unknown): string | undefined {
+	if (typeof offset !== "number" || !Number.isSafeInteger(offset) || offset < 0) {
+		return `offset must be a non-negative integer, got ${String(offset)}`;
+	}
+	if (typeof length !== "number" || !Number.isSafeInteger(length) || length < 0) {
+		return `length must be a non-negative integer, got ${String(length)}`;
+	}
+	return undefined;
+}
+
+/** Why a temp-name prefix or suffix is unusable, or `undefined` when it is fine. */
+export function affixProblem(value: string | undefined, what: string): string | undefined {
+	if (value === undefined) return undefined;
+	if (typeof value !== "string" || value.includes("/") || value.includes("\0")) {
+		return `${what} must be a string without "/" or NUL bytes`;
+	}
+	return undefined;
+}

@@ -1,0 +1,130 @@
+/**
+ * The in-memory file tree behind MemoryExecutionEnv: nodes, and path resolution with POSIX symlink
+ * semantics (links in the middle of a path are always followed, the last one only when asked,
+ * `..` inside a link target climbs from where the link points, a loop is an error).
+ */
+import type { FileErrorCode } from "../contract/result.js";
+import { pathSegments } from "./_path.js";
+
+export interface MemFile {
+	readonly kind: "file";
+	data: Uint8Array;
+	mode: number;
+	mtimeMs: number;
+}
+
+export interface MemDir {
+	readonly kind: "directory";
+	readonly entries: Map<string, MemNode>;
+	mode: number;
+	mtimeMs: number;
+}
+
+export interface MemLink {
+	readonly kind: "symlink";
+	readonly target: string;
+	mtimeMs: number;
+}
+
+export type MemNode = MemFile | MemDir | MemLink;
+
+/** Linux gives up after 40 links; so do we, which also catches loops. */
+const MAX_SYMLINK_HOPS = 40;
+
+/** Where a path ends up: the folder holding it, its name there, and what is there (if anything). */
+export interface Located {
+	readonly parent: MemDir;
+	/** Canonical segments of `parent`. */
+	readonly parentSegments: readonly string[];
+	/** The entry name in `parent` (`""` for the root). */
+	readonly name: string;
+	readonly node: MemNode | undefined;
+}
+
+export type LocateResult =
+	| { readonly ok: true; readonly value: Located }
+	| { readonly ok: false; readonly code: FileErrorCode };
+
+export function newDir(mtimeMs: number, mode = 0o755): MemDir {
+	return { kind: "directory", entries: new Map(), mode, mtimeMs };
+}
+
+/** The canonical path of a located entry. */
+export function locatedPath(located: Located): string {
+	if (located.name === "") return "/";
+	return `/${[...located.parentSegments, located.name].join("/")}`;
+}
+
+/** The folder at canonical `segments` (no links on the way), if there is one. */
+function dirAt(root: MemDir, segments: readonly string[]): MemDir | undefined {
+	let dir = root;
+	for (const name of segments) {
+		const next = dir.entries.get(name);
+		if (next?.kind !== "directory") return undefined;
+		dir = next;
+	}
+	return dir;
+}
+
+/**
+ * Resolve an absolute, lexically normalised path. A missing last segment is not an error (the
+ * result has no `node`), so writers can create it; a missing folder on the way is `not_found`.
+ */
+export function locate(root: MemDir, absolute: string, followLast: boolean): LocateResult {
+	// A stack of segments still to walk, last one on top; link targets are pushed onto it.
+	const pending = pathSegments(absolute).reverse();
+	let dir = root;
+	let dirSegments: string[] = [];
+	let hops = 0;
+	while (pending.length > 0) {
+		const name = pending.pop()!;
+		if (name === "" || name === ".") continue;
+		if (name === "..") {
+			dirSegments = dirSegments.slice(0, -1);
+			dir = dirAt(root, dirSegments) ?? root;
+			continue;
+		}
+		const node = dir.entries.get(name);
+		const isLast = pending.every((rest) => rest === "" || rest === ".");
+		if (!node) {
+			if (isLast) return { ok: true, value: { parent: dir, parentSegments: dirSegments, name, node: undefined } };
+			return { ok: false, code: "not_found" };
+		}
+		if (node.kind === "symlink" && (!isLast || followLast)) {
+			hops += 1;
+			if (hops > MAX_SYMLINK_HOPS) return { ok: false, code: "symlink_loop" };
+			if (node.target.startsWith("/")) {
+				dir = root;
+				dirSegments = [];
+			}
+			// Raw split (not normalised): `..` in a target must climb from the link's folder.
+			const targetParts = node.target.split("/");
+			for (let i = targetParts.length - 1; i >= 0; i--) pending.push(targetParts[i]!);
+			continue;
+		}
+		if (isLast) return { ok: true, value: { parent: dir, parentSegments: dirSegments, name, node } };
+		if (node.kind !== "directory") return { ok: false, code: "not_directory" };
+		dir = node;
+		dirSegments = [...dirSegments, name];
+	}
+	// The walk ended on a folder itself: the root, or a link whose target ends in `.` or `..`.
+	if (dirSegments.length === 0) return { ok: true, value: { parent: root, parentSegments: [], name: "", node: root } };
+	const parentSegments = dirSegments.slice(0, -1);
+	const parent = dirAt(root, parentSegments) ?? root;
+	return { ok: true, value: { parent, parentSegments, name: dirSegments[dirSegments.length - 1]!, node: dir } };
+}
+
+/** Every regular file under `dir`, by canonical path (links are not followed). */
+export function* walkFiles(dir: MemDir, prefix: string): Generator<[string, MemFile]> {
+	for (const [name, node] of dir.entries) {
+		const path = prefix === "/" ? `/${name}` : `${prefix}/${name}`;
+		if (node.kind === "file") yield [path, node];
+		else if (node.kind === "directory") yield* walkFiles(node, path);
+	}
+}
+
+export function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
+	if (a.byteLength !== b.byteLength) return false;
+	for (let i = 0; i < a.byteLength; i++) if (a[i] !== b[i]) return false;
+	return true;
+}

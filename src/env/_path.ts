@@ -1,0 +1,81 @@
+/**
+ * POSIX path arithmetic without `node:path`, so runtime-neutral code (the memory env, tools, the
+ * harness) can resolve paths anywhere. Pure string work: nothing here touches a file system, so
+ * symlinks are never resolved and `..` is applied lexically.
+ */
+
+/** Whether `path` starts at the root. */
+export function isAbsolutePath(path: string): boolean {
+	return path.startsWith("/");
+}
+
+/** The non-empty segments of `path` with `.` dropped and `..` applied (never above the root). */
+export function pathSegments(path: string): string[] {
+	const out: string[] = [];
+	for (const part of path.split("/")) {
+		if (part === "" || part === ".") continue;
+		if (part === "..") {
+			// Relative paths keep leading `..` so `normalizePath("../a")` stays meaningful.
+			if (out.length > 0 && out[out.length - 1] !== "..") out.pop();
+			else if (!isAbsolutePath(path)) out.push("..");
+			continue;
+		}
+		out.push(part);
+	}
+	return out;
+}
+
+/** `path` with repeated slashes, `.` and `..` removed and no trailing slash (`"."` when empty). */
+export function normalizePath(path: string): string {
+	const joined = pathSegments(path).join("/");
+	if (isAbsolutePath(path)) return `/${joined}`;
+	return joined === "" ? "." : joined;
+}
+
+/** `path` made absolute against `base` (itself made absolute against `/`), then normalised. */
+export function resolvePath(base: string, path: string): string {
+	if (isAbsolutePath(path)) return normalizePath(path);
+	const from = isAbsolutePath(base) ? base : `/${base}`;
+	return normalizePath(`${from}/${path}`);
+}
+
+/** The segments joined with `/` and normalised. Empty segments are skipped. */
+export function joinPath(...parts: string[]): string {
+	const kept = parts.filter((part) => part !== "");
+	return kept.length === 0 ? "." : normalizePath(kept.join("/"));
+}
+
+/** The folder part of a normalised path: `/a/b` → `/a`, `/a` → `/`, `a` → `.`. */
+export function dirname(path: string): string {
+	const normal = normalizePath(path);
+	const slash = normal.lastIndexOf("/");
+	if (slash < 0) return ".";
+	if (slash === 0) return "/";
+	return normal.slice(0, slash);
+}
+
+/** The last segment of a normalised path (`""` for `/`). */
+export function basename(path: string): string {
+	const normal = normalizePath(path);
+	if (normal === "/") return "";
+	return normal.slice(normal.lastIndexOf("/") + 1);
+}
+
+/**
+ * `to` relative to `from` (both absolute), e.g. for showing paths under the cwd. Returns `"."` for
+ * the same path and climbs with `..` where needed.
+ */
+export function relativePath(from: string, to: string): string {
+	const a = pathSegments(from);
+	const b = pathSegments(to);
+	let common = 0;
+	while (common < a.length && common < b.length && a[common] === b[common]) common++;
+	const parts = [...a.slice(common).map(() => ".."), ...b.slice(common)];
+	return parts.length === 0 ? "." : parts.join("/");
+}
+
+/** Whether `path` is `folder` itself or lies inside it (both absolute and normalised). */
+export function isPathInside(path: string, folder: string): boolean {
+	if (folder === "/") return true;
+	return path === folder || path.startsWith(`${folder}/`);
+}

@@ -1,0 +1,792 @@
+/**
+ * MemoryExecutionEnv: an ExecutionEnv with an in-memory file tree and a scripted shell.
+ *
+ * Runtime-neutral (no `node:` imports), deterministic, and fast: the env tools are tested against
+ * and the one the test harness uses. It follows the same rules as NodeExecutionEnv (same error
+ * codes, same symlink semantics, same exec results) so a tool that passes here behaves the same on
+ * a real disk.
+ */
+import {
+	type ExecutionError,
+	type ExecutionErrorCode,
+	err,
+	type FileError,
+	ok,
+	type Result,
+} from "../contract/result.js";
+import {
+	affixProblem,
+	commandProblem,
+	execError,
+	fileError,
+	pathProblem,
+	rangeProblem,
+	timeoutProblem,
+} from "./_errors.js";
+import {
+	bytesEqual,
+	type Located,
+	locate,
+	locatedPath,
+	type MemDir,
+	type MemFile,
+	type MemNode,
+	newDir,
+	walkFiles,
+} from "./_memory-tree.js";
+import { dirname, isPathInside, normalizePath, relativePath, resolvePath } from "./_path.js";
+import type { DirEntry, ExecOptions, ExecResult, ExecutionEnv, FileInfo, SignalOptions } from "./types.js";
+
+/** A seeded file: its content, or its content with a mode and mtime. */
+export type MemorySeedFile =
+	| string
+	| Uint8Array
+	| { readonly content: string | Uint8Array; readonly mode?: number; readonly mtimeMs?: number };
+
+/** One piece of scripted output, written after waiting `delayMs` (cancelled by timeout or abort). */
+export interface ScriptedChunk {
+	readonly stream: "stdout" | "stderr";
+	readonly data: string | Uint8Array;
+	readonly delayMs?: number;
+}
+
+/** What a scripted command (or its `run` function) produces. */
+export interface ScriptedOutput {
+	readonly stdout?: string | Uint8Array;
+	readonly stderr?: string | Uint8Array;
+	/** Defaults to 0. */
+	readonly exitCode?: number;
+}
+
+/** What a scripted command's `run` function receives. */
+export interface ScriptedRunContext {
+	/** The env running the command: `run` may read and change its files. */
+	readonly env: MemoryExecutionEnv;
+	/** The absolute working folder of this exec. */
+	readonly cwd: string;
+	/** The `env` option given to `exec` (extra environment variables), or `{}`. */
+	readonly variables: Readonly<Record<string, string | undefined>>;
+	/** Fires on timeout or abort; the exec settles without waiting for `run` once it fires. */
+	readonly signal: AbortSignal;
+	/** Stream output now (ignored once the exec has settled). */
+	stdout(data: string | Uint8Array): void;
+	stderr(data: string | Uint8Array): void;
+}
+
+/**
+ * One scripted answer of the memory shell. For a matching exec the env writes `chunks` in order
+ * (each after its `delayMs`), then awaits `run`, then writes `stdout` and `stderr`, then exits
+ * with `exitCode` (values returned by `run` replace the static `stdout`, `stderr`, `exitCode`).
+ */
+export interface ScriptedCommand {
+	/**
+	 * Which commands this answers. A string matches a command equal to it after trimming both (use
+	 * a RegExp for prefixes or patterns); a function gets the command as given. A function that
+	 * throws counts as no match.
+	 */
+	readonly match: string | RegExp | ((command: string) => boolean);
+	readonly stdout?: string | Uint8Array;
+	readonly stderr?: string | Uint8Array;
+	readonly exitCode?: number;
+	readonly chunks?: readonly ScriptedChunk[];
+	/** Answer only the first matching exec; later ones go to the next match. */
+	readonly once?: boolean;
+	/**
+	 * Computes the answer (and may change files through `ctx.env`). If it throws or rejects, the
+	 * command exits 1 with the error message on stderr.
+	 */
+	readonly run?: (
+		command: string,
+		ctx: ScriptedRunContext,
+	) => ScriptedOutput | undefined | Promise<ScriptedOutput | undefined>;
+}
+
+/** One exec, as recorded in `commandLog`. */
+export interface CommandLogEntry {
+	readonly command: string;
+	/** The absolute working folder. */
+	readonly cwd: string;
+	readonly env: Readonly<Record<string, string | undefined>> | undefined;
+	readonly timeout: number | undefined;
+	/** Whether a scripted command answered (false: the `unmatched` answer was used). */
+	readonly matched: boolean;
+	/** Set when the command exited (also for non-zero codes). */
+	readonly exitCode: number | undefined;
+	/** Set when the command ended without an exit code (`timeout`, `aborted`, …). */
+	readonly error: ExecutionErrorCode | undefined;
+	/** Everything written to stdout, whether or not the caller captured it. */
+	readonly stdout: string;
+	readonly stderr: string;
+	/** Still running (exit code and error not known yet). */
+	readonly running: boolean;
+}
+
+export interface MemoryExecutionEnvOptions {
+	/** Absolute working folder, created if missing. Default `/project`. */
+	readonly cwd?: string;
+	/** Files to start with, by path (relative to `cwd` or absolute). Parent folders are created. */
+	readonly files?: Readonly<Record<string, MemorySeedFile>>;
+	/** Empty folders to start with. */
+	readonly dirs?: readonly string[];
+	/** Symlinks to start with: link path → target (kept verbatim; relative targets resolve from the link's folder). */
+	readonly symlinks?: Readonly<Record<string, string>>;
+	/** Paths (files or folders, with everything inside) that refuse changes with `permission_denied`. */
+	readonly readOnly?: readonly string[];
+	/** Source of mtimes, in ms since the epoch. Default `Date.now`. Should not throw. */
+	readonly clock?: () => number;
+	/** The scripted shell, tried in order. More can be added with `addCommands`. */
+	readonly commands?: readonly ScriptedCommand[];
+	/**
+	 * The answer to a command no scripted entry matches. Default: exit 127 with a stderr line naming
+	 * the command. A function that throws is treated like a throwing `run`.
+	 */
+	readonly unmatched?: ScriptedOutput | ((command: string) => ScriptedOutput);
+	/** Folder for `createTempFile` / `createTempDir`. Default `/tmp`. */
+	readonly tempDir?: string;
+}
+
+const encoder = new TextEncoder();
+
+function toBytes(data: string | Uint8Array): Uint8Array {
+	return typeof data === "string" ? encoder.encode(data) : new Uint8Array(data);
+}
+
+function decode(bytes: Uint8Array): string {
+	return new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes);
+}
+
+function abortedError(path: string): FileError {
+	return fileError("aborted", path);
+}
+
+/** A timer that can be cancelled by a signal; resolves false when cancelled. */
+function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
+	return new Promise((resolve) => {
+		if (signal.aborted) return resolve(false);
+		const onAbort = () => {
+			clearTimeout(timer);
+			resolve(false);
+		};
+		const timer = setTimeout(() => {
+			signal.removeEventListener("abort", onAbort);
+			resolve(true);
+		}, ms);
+		signal.addEventListener("abort", onAbort, { once: true });
+	});
+}
+
+interface MutableLogEntry {
+	command: string;
+	cwd: string;
+	env: Readonly<Record<string, string | undefined>> | undefined;
+	timeout: number | undefined;
+	matched: boolean;
+	exitCode: number | undefined;
+	error: ExecutionErrorCode | undefined;
+	stdout: string;
+	stderr: string;
+	running: boolean;
+}
+
+/**
+ * An ExecutionEnv held entirely in memory. File operations are synchronous underneath (so they
+ * are atomic by nature) and, like every env operation, never throw. The constructor does throw
+ * a `TypeError` for an unusable seed (a bad path, a file where a folder must be), since that is a
+ * mistake in the test's setup.
+ */
+export class MemoryExecutionEnv implements ExecutionEnv {
+	readonly kind = "memory";
+	readonly cwd: string;
+	readonly tempDir: string;
+	private readonly root: MemDir;
+	private readonly clock: () => number;
+	private readOnlyRoots: readonly string[] = [];
+	private readonly scripts: ScriptedCommand[];
+	private readonly consumed = new WeakSet<ScriptedCommand>();
+	private readonly unmatched: ScriptedOutput | ((command: string) => ScriptedOutput) | undefined;
+	private readonly log: MutableLogEntry[] = [];
+	private readonly seed = new Map<string, Uint8Array>();
+	private tempCounter = 0;
+
+	constructor(options: MemoryExecutionEnvOptions = {}) {
+		this.clock = options.clock ?? Date.now;
+		this.cwd = resolvePath("/", options.cwd ?? "/project");
+		this.tempDir = resolvePath(this.cwd, options.tempDir ?? "/tmp");
+		this.root = newDir(this.now());
+		this.scripts = [...(options.commands ?? [])];
+		this.unmatched = options.unmatched;
+		this.seedOrThrow(this.cwd, () => this.mkdirp(this.cwd));
+		for (const dir of options.dirs ?? []) this.seedOrThrow(dir, () => this.mkdirp(this.seedPath(dir)));
+		for (const [path, target] of Object.entries(options.symlinks ?? {})) {
+			this.seedOrThrow(path, () => this.addSymlink(this.seedPath(path), target));
+		}
+		for (const [path, file] of Object.entries(options.files ?? {})) {
+			this.seedOrThrow(path, () => this.seedFile(this.seedPath(path), file));
+		}
+		// Resolved after seeding so read-only roots may sit behind seeded symlinks.
+		this.readOnlyRoots = (options.readOnly ?? []).flatMap((path) => {
+			const absolute = this.seedPath(path);
+			const canonical = locate(this.root, absolute, true);
+			return canonical.ok ? [absolute, locatedPath(canonical.value)] : [absolute];
+		});
+		for (const [path, file] of walkFiles(this.root, "/")) this.seed.set(path, new Uint8Array(file.data));
+	}
+
+	// ---------------------------------------------------------------- test helpers
+
+	/** Every regular file by path (relative to `cwd` inside it, absolute outside), decoded as UTF-8. */
+	snapshot(options: { readonly under?: string } = {}): Record<string, string> {
+		const out: Record<string, string> = {};
+		for (const [path, data] of Object.entries(this.snapshotBytes(options))) out[path] = decode(data);
+		return out;
+	}
+
+	/** Like `snapshot`, with the exact bytes. */
+	snapshotBytes(options: { readonly under?: string } = {}): Record<string, Uint8Array> {
+		const under = options.under === undefined ? "/" : resolvePath(this.cwd, options.under);
+		const files = [...walkFiles(this.root, "/")].filter(([path]) => isPathInside(path, under));
+		files.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+		const out: Record<string, Uint8Array> = {};
+		for (const [path, file] of files) out[this.displayPath(path)] = new Uint8Array(file.data);
+		return out;
+	}
+
+	/** Regular files created, modified (content differs) and deleted since the seed, sorted. */
+	changes(): { created: string[]; modified: string[]; deleted: string[] } {
+		const current = new Map<string, Uint8Array>();
+		for (const [path, file] of walkFiles(this.root, "/")) current.set(path, file.data);
+		const created: string[] = [];
+		const modified: string[] = [];
+		const deleted: string[] = [];
+		for (const [path, data] of current) {
+			const before = this.seed.get(path);
+			if (!before) created.push(path);
+			else if (!bytesEqual(before, data)) modified.push(path);
+		}
+		for (const path of this.seed.keys()) if (!current.has(path)) deleted.push(path);
+		const show = (paths: string[]) => paths.sort().map((path) => this.displayPath(path));
+		return { created: show(created), modified: show(modified), deleted: show(deleted) };
+	}
+
+	/** Every exec so far, in call order (a copy; entries of running commands say `running`). */
+	get commandLog(): readonly CommandLogEntry[] {
+		return this.log.map((entry) => ({ ...entry }));
+	}
+
+	/** Append scripted commands, tried after the existing ones. */
+	addCommands(...commands: ScriptedCommand[]): void {
+		this.scripts.push(...commands);
+	}
+
+	// ---------------------------------------------------------------- FileSystem
+
+	absolutePath(path: string): Result<string, FileError> {
+		const problem = pathProblem(path);
+		if (problem) return err(fileError("invalid_path", String(path), problem));
+		return ok(resolvePath(this.cwd, path));
+	}
+
+	async canonicalPath(path: string): Promise<Result<string, FileError>> {
+		const found = this.find(path, true);
+		if (!found.ok) return found;
+		return ok(locatedPath(found.value.located));
+	}
+
+	async exists(path: string): Promise<Result<boolean, FileError>> {
+		const abs = this.absolutePath(path);
+		if (!abs.ok) return abs;
+		const located = locate(this.root, abs.value, true);
+		if (!located.ok) {
+			if (located.code === "not_found" || located.code === "not_directory") return ok(false);
+			return err(fileError(located.code, abs.value));
+		}
+		return ok(located.value.node !== undefined);
+	}
+
+	async fileInfo(
+		path: string,
+		options: { readonly followSymlinks?: boolean } = {},
+	): Promise<Result<FileInfo, FileError>> {
+		const found = this.find(path, options.followSymlinks !== false);
+		if (!found.ok) return found;
+		const node = found.value.node;
+		if (node.kind === "file")
+			return ok({ kind: "file", size: node.data.byteLength, mtimeMs: node.mtimeMs, mode: node.mode });
+		if (node.kind === "directory") return ok({ kind: "directory", size: 0, mtimeMs: node.mtimeMs, mode: node.mode });
+		return ok({ kind: "symlink", size: encoder.encode(node.target).byteLength, mtimeMs: node.mtimeMs, mode: 0o777 });
+	}
+
+	async listDir(path: string): Promise<Result<DirEntry[], FileError>> {
+		const found = this.find(path, true);
+		if (!found.ok) return found;
+		const { node, absolute } = found.value;
+		if (node.kind !== "directory") return err(fileError("not_directory", absolute, "it is a file"));
+		const names = [...node.entries.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+		return ok(names.map((name) => ({ name, kind: node.entries.get(name)!.kind })));
+	}
+
+	async readTextFile(path: string, options: SignalOptions = {}): Promise<Result<string, FileError>> {
+		const file = this.findFile(path, options);
+		if (!file.ok) return file;
+		return ok(decode(file.value.data));
+	}
+
+	async readBinaryFile(path: string, options: SignalOptions = {}): Promise<Result<Uint8Array, FileError>> {
+		const file = this.findFile(path, options);
+		if (!file.ok) return file;
+		return ok(new Uint8Array(file.value.data));
+	}
+
+	async readRange(
+		path: string,
+		offset: number,
+		length: number,
+		options: SignalOptions = {},
+	): Promise<Result<Uint8Array, FileError>> {
+		const problem = rangeProblem(offset, length);
+		if (problem) return err(fileError("invalid_argument", String(path), problem));
+		const file = this.findFile(path, options);
+		if (!file.ok) return file;
+		return ok(file.value.data.slice(offset, offset + length));
+	}
+
+	async writeFile(
+		path: string,
+		data: string | Uint8Array,
+		options: SignalOptions = {},
+	): Promise<Result<void, FileError>> {
+		return this.putFile(path, data, options, false);
+	}
+
+	async appendFile(path: string, data: string | Uint8Array): Promise<Result<void, FileError>> {
+		return this.putFile(path, data, {}, true);
+	}
+
+	async rename(from: string, to: string): Promise<Result<void, FileError>> {
+		const source = this.find(from, false);
+		if (!source.ok) return source;
+		const dest = this.absolutePath(to);
+		if (!dest.ok) return dest;
+		const target = locate(this.root, dest.value, false);
+		if (!target.ok) return err(fileError(target.code, dest.value));
+		const src = source.value.located;
+		const dst = target.value;
+		const srcPath = locatedPath(src);
+		const dstPath = locatedPath(dst);
+		if (src.name === "" || dst.name === "")
+			return err(fileError("permission_denied", srcPath, "cannot move the root folder"));
+		const denied = this.denyWrite(srcPath, true) ?? this.denyWrite(dstPath, true);
+		if (denied) return err(denied);
+		if (srcPath === dstPath) return ok(undefined);
+		const node = source.value.node;
+		if (node.kind === "directory" && isPathInside(dstPath, srcPath)) {
+			return err(fileError("invalid_argument", dest.value, `cannot move ${srcPath} into itself`));
+		}
+		const existing = dst.node;
+		if (existing) {
+			if (existing.kind === "directory") {
+				if (node.kind !== "directory") return err(fileError("is_directory", dest.value));
+				if (existing.entries.size > 0) return err(fileError("not_empty", dest.value));
+			} else if (node.kind === "directory") {
+				return err(fileError("not_directory", dest.value, "cannot replace a file with a folder"));
+			}
+		}
+		src.parent.entries.delete(src.name);
+		dst.parent.entries.set(dst.name, node);
+		const now = this.now();
+		src.parent.mtimeMs = now;
+		dst.parent.mtimeMs = now;
+		return ok(undefined);
+	}
+
+	async remove(path: string, options: { readonly recursive?: boolean } = {}): Promise<Result<void, FileError>> {
+		const found = this.find(path, false);
+		if (!found.ok) return found;
+		const { located, node, absolute } = found.value;
+		if (located.name === "") return err(fileError("permission_denied", "/", "cannot remove the root folder"));
+		const denied = this.denyWrite(locatedPath(located), true);
+		if (denied) return err(denied);
+		if (node.kind === "directory" && node.entries.size > 0 && options.recursive !== true) {
+			return err(fileError("not_empty", absolute));
+		}
+		located.parent.entries.delete(located.name);
+		located.parent.mtimeMs = this.now();
+		return ok(undefined);
+	}
+
+	async createDir(path: string, options: { readonly recursive?: boolean } = {}): Promise<Result<void, FileError>> {
+		const abs = this.absolutePath(path);
+		if (!abs.ok) return abs;
+		if (options.recursive !== false) {
+			const made = this.mkdirp(abs.value);
+			return made.ok ? ok(undefined) : made;
+		}
+		const located = locate(this.root, abs.value, true);
+		if (!located.ok) return err(fileError(located.code, abs.value));
+		if (located.value.node?.kind === "directory") return ok(undefined);
+		if (located.value.node) return err(fileError("already_exists", abs.value, "it is a file"));
+		return this.addChild(located.value, newDir(this.now()));
+	}
+
+	async createTempFile(
+		options: { readonly prefix?: string; readonly suffix?: string } = {},
+	): Promise<Result<string, FileError>> {
+		const problem = affixProblem(options.prefix, "prefix") ?? affixProblem(options.suffix, "suffix");
+		if (problem) return err(fileError("invalid_argument", this.tempDir, problem));
+		return this.createTemp(options.prefix ?? "toolsmith-", options.suffix ?? "", () => ({
+			kind: "file",
+			data: new Uint8Array(0),
+			mode: 0o600,
+			mtimeMs: this.now(),
+		}));
+	}
+
+	async createTempDir(options: { readonly prefix?: string } = {}): Promise<Result<string, FileError>> {
+		const problem = affixProblem(options.prefix, "prefix");
+		if (problem) return err(fileError("invalid_argument", this.tempDir, problem));
+		return this.createTemp(options.prefix ?? "toolsmith-", "", () => newDir(this.now(), 0o700));
+	}
+
+	// ---------------------------------------------------------------- Shell
+
+	async exec(command: string, options: ExecOptions = {}): Promise<Result<ExecResult, ExecutionError>> {
+		const startedAt = Date.now();
+		const problem = commandProblem(command) ?? timeoutProblem(options.timeout);
+		if (problem) return err(execError("invalid_argument", String(command), problem));
+		const cwd = this.execCwd(command, options.cwd);
+		if (!cwd.ok) return cwd;
+		const entry: MutableLogEntry = {
+			command,
+			cwd: cwd.value,
+			env: options.env ? { ...options.env } : undefined,
+			timeout: options.timeout,
+			matched: false,
+			exitCode: undefined,
+			error: undefined,
+			stdout: "",
+			stderr: "",
+			running: true,
+		};
+		this.log.push(entry);
+		const finish = (result: Result<ExecResult, ExecutionError>) => {
+			entry.running = false;
+			if (result.ok) entry.exitCode = result.value.exitCode;
+			else entry.error = result.error.code;
+			return result;
+		};
+		if (options.signal?.aborted) return finish(err(execError("aborted", command, "Command aborted before it started")));
+
+		const script = this.scripts.find((candidate) => !this.consumed.has(candidate) && matches(candidate.match, command));
+		if (script?.once) this.consumed.add(script);
+		entry.matched = script !== undefined;
+
+		const capture = options.captureOutput ?? (options.onStdout === undefined && options.onStderr === undefined);
+		const out = {
+			stdout: new TextDecoder("utf-8", { ignoreBOM: true }),
+			stderr: new TextDecoder("utf-8", { ignoreBOM: true }),
+		};
+		const logOut = {
+			stdout: new TextDecoder("utf-8", { ignoreBOM: true }),
+			stderr: new TextDecoder("utf-8", { ignoreBOM: true }),
+		};
+		const captured = { stdout: "", stderr: "" };
+		const stop = new AbortController();
+		let settled = false;
+		const write = (stream: "stdout" | "stderr", data: string | Uint8Array) => {
+			if (settled || stop.signal.aborted) return;
+			const bytes = toBytes(data);
+			if (bytes.byteLength === 0) return;
+			entry[stream] += logOut[stream].decode(bytes, { stream: true });
+			if (capture) captured[stream] += out[stream].decode(bytes, { stream: true });
+			const listener = stream === "stdout" ? options.onStdout : options.onStderr;
+			try {
+				listener?.(bytes);
+			} catch {
+				// A listener's failure must not change the command's outcome (see ExecOptions).
+			}
+		};
+
+		const run = async (): Promise<number> => {
+			const answer: ScriptedCommand | ScriptedOutput = script ?? this.unmatchedAnswer(command);
+			let result: ScriptedOutput | undefined;
+			try {
+				if (script) {
+					for (const chunk of script.chunks ?? []) {
+						if (chunk.delayMs && chunk.delayMs > 0 && !(await sleep(chunk.delayMs, stop.signal))) return 0;
+						write(chunk.stream, chunk.data);
+					}
+					if (script.run) {
+						result = await script.run(command, {
+							env: this,
+							cwd: cwd.value,
+							variables: options.env ?? {},
+							signal: stop.signal,
+							stdout: (data) => write("stdout", data),
+							stderr: (data) => write("stderr", data),
+						});
+					}
+				}
+			} catch (error) {
+				write("stderr", `scripted command ${JSON.stringify(command)} failed: ${errorText(error)}\n`);
+				return 1;
+			}
+			const stdout = result?.stdout ?? answer.stdout;
+			const stderr = result?.stderr ?? answer.stderr;
+			if (stdout !== undefined) write("stdout", stdout);
+			if (stderr !== undefined) write("stderr", stderr);
+			const code = result?.exitCode ?? answer.exitCode ?? 0;
+			return Number.isFinite(code) ? Math.trunc(code) : 1;
+		};
+
+		const outcome = await new Promise<Result<number, ExecutionErrorCode>>((resolve) => {
+			let timer: ReturnType<typeof setTimeout> | undefined;
+			const onAbort = () => end(err("aborted"));
+			const end = (value: Result<number, ExecutionErrorCode>) => {
+				if (settled) return;
+				settled = true;
+				if (timer !== undefined) clearTimeout(timer);
+				options.signal?.removeEventListener("abort", onAbort);
+				stop.abort();
+				resolve(value);
+			};
+			if (options.timeout !== undefined) timer = setTimeout(() => end(err("timeout")), options.timeout * 1000);
+			options.signal?.addEventListener("abort", onAbort, { once: true });
+			run().then(
+				(code) => end(ok(code)),
+				() => end(ok(1)),
+			);
+		});
+		for (const stream of ["stdout", "stderr"] as const) {
+			entry[stream] += logOut[stream].decode();
+			if (capture) captured[stream] += out[stream].decode();
+		}
+		const durationMs = Date.now() - startedAt;
+		if (!outcome.ok) {
+			const what =
+				outcome.error === "timeout" ? `Command timed out after ${options.timeout} seconds` : "Command aborted";
+			return finish(err(execError(outcome.error, command, what)));
+		}
+		return finish(ok({ exitCode: outcome.value, stdout: captured.stdout, stderr: captured.stderr, durationMs }));
+	}
+
+	// ---------------------------------------------------------------- internals
+
+	private now(): number {
+		try {
+			const value = this.clock();
+			return Number.isFinite(value) ? value : Date.now();
+		} catch {
+			return Date.now();
+		}
+	}
+
+	private displayPath(path: string): string {
+		return isPathInside(path, this.cwd) && path !== this.cwd ? relativePath(this.cwd, path) : path;
+	}
+
+	private seedPath(path: string): string {
+		const problem = pathProblem(path);
+		if (problem) throw new TypeError(`MemoryExecutionEnv seed: invalid path ${JSON.stringify(path)}: ${problem}`);
+		return resolvePath(this.cwd, path);
+	}
+
+	private seedOrThrow(path: string, action: () => Result<unknown, FileError>): void {
+		const done = action();
+		if (!done.ok) {
+			throw new TypeError(`MemoryExecutionEnv seed: cannot create ${JSON.stringify(path)}: ${done.error.message}`);
+		}
+	}
+
+	private seedFile(absolute: string, file: MemorySeedFile): Result<void, FileError> {
+		const parent = this.mkdirp(dirname(absolute));
+		if (!parent.ok) return parent;
+		const located = locate(this.root, absolute, true);
+		if (!located.ok) return err(fileError(located.code, absolute));
+		if (located.value.node && located.value.node.kind !== "file") return err(fileError("already_exists", absolute));
+		const spec = typeof file === "string" || file instanceof Uint8Array ? { content: file } : file;
+		const node: MemFile = {
+			kind: "file",
+			data: toBytes(spec.content),
+			mode: spec.mode ?? 0o644,
+			mtimeMs: spec.mtimeMs ?? this.now(),
+		};
+		located.value.parent.entries.set(located.value.name, node);
+		return ok(undefined);
+	}
+
+	private addSymlink(absolute: string, target: string): Result<void, FileError> {
+		if (typeof target !== "string" || target === "" || target.includes("\0")) {
+			return err(fileError("invalid_argument", absolute, `bad symlink target ${JSON.stringify(target)}`));
+		}
+		const parent = this.mkdirp(dirname(absolute));
+		if (!parent.ok) return parent;
+		const located = locate(this.root, absolute, false);
+		if (!located.ok) return err(fileError(located.code, absolute));
+		if (located.value.node) return err(fileError("already_exists", absolute));
+		located.value.parent.entries.set(located.value.name, { kind: "symlink", target, mtimeMs: this.now() });
+		return ok(undefined);
+	}
+
+	/** Resolve `path` to something that exists. */
+	private find(
+		path: string,
+		followLast: boolean,
+	): Result<{ located: Located; node: MemNode; absolute: string }, FileError> {
+		const abs = this.absolutePath(path);
+		if (!abs.ok) return abs;
+		const located = locate(this.root, abs.value, followLast);
+		if (!located.ok) return err(fileError(located.code, abs.value));
+		const node = located.value.node;
+		if (!node) return err(fileError("not_found", abs.value));
+		return ok({ located: located.value, node, absolute: abs.value });
+	}
+
+	private findFile(path: string, options: SignalOptions): Result<MemFile, FileError> {
+		if (options.signal?.aborted) return err(abortedError(String(path)));
+		const found = this.find(path, true);
+		if (!found.ok) return found;
+		if (found.value.node.kind !== "file") return err(fileError("is_directory", found.value.absolute));
+		return ok(found.value.node);
+	}
+
+	/** `permission_denied` when `path` (or, with `subtree`, anything inside it) is read-only. */
+	private denyWrite(path: string, subtree: boolean): FileError | undefined {
+		for (const root of this.readOnlyRoots) {
+			if (isPathInside(path, root) || (subtree && isPathInside(root, path))) {
+				return fileError("permission_denied", path, `${root} is read-only in this memory env`);
+			}
+		}
+		return undefined;
+	}
+
+	private addChild(located: Located, node: MemNode): Result<void, FileError> {
+		const denied = this.denyWrite(locatedPath(located), false);
+		if (denied) return err(denied);
+		located.parent.entries.set(located.name, node);
+		located.parent.mtimeMs = this.now();
+		return ok(undefined);
+	}
+
+	/** Create `absolute` and its missing parents, following symlinks on the way like `mkdir -p`. */
+	private mkdirp(absolute: string): Result<MemDir, FileError> {
+		const located = locate(this.root, absolute, true);
+		if (!located.ok) {
+			if (located.code !== "not_found" || absolute === "/") return err(fileError(located.code, absolute));
+			const parent = this.mkdirp(dirname(absolute));
+			if (!parent.ok) return parent;
+			return this.mkdirpLast(absolute);
+		}
+		return this.mkdirpLast(absolute);
+	}
+
+	private mkdirpLast(absolute: string): Result<MemDir, FileError> {
+		const located = locate(this.root, absolute, true);
+		if (!located.ok) return err(fileError(located.code, absolute));
+		const node = located.value.node;
+		if (node?.kind === "directory") return ok(node);
+		if (node?.kind === "file") return err(fileError("not_directory", absolute, "it is a file"));
+		if (node) return err(fileError("not_found", absolute, "it is a dangling symlink"));
+		const dir = newDir(this.now());
+		const added = this.addChild(located.value, dir);
+		return added.ok ? ok(dir) : added;
+	}
+
+	private putFile(
+		path: string,
+		data: string | Uint8Array,
+		options: SignalOptions,
+		append: boolean,
+	): Promise<Result<void, FileError>> {
+		if (options.signal?.aborted) return Promise.resolve(err(abortedError(String(path))));
+		const abs = this.absolutePath(path);
+		if (!abs.ok) return Promise.resolve(abs);
+		if (!(typeof data === "string" || data instanceof Uint8Array)) {
+			return Promise.resolve(err(fileError("invalid_argument", abs.value, "data must be a string or a Uint8Array")));
+		}
+		let located = locate(this.root, abs.value, true);
+		if (!located.ok && located.code === "not_found") {
+			const parent = this.mkdirp(dirname(abs.value));
+			if (!parent.ok) return Promise.resolve(parent);
+			located = locate(this.root, abs.value, true);
+		}
+		if (!located.ok) return Promise.resolve(err(fileError(located.code, abs.value)));
+		const existing = located.value.node;
+		if (existing?.kind === "directory") return Promise.resolve(err(fileError("is_directory", abs.value)));
+		const denied = this.denyWrite(locatedPath(located.value), false);
+		if (denied) return Promise.resolve(err(denied));
+		const bytes = toBytes(data);
+		if (existing?.kind === "file") {
+			if (append) {
+				const joined = new Uint8Array(existing.data.byteLength + bytes.byteLength);
+				joined.set(existing.data, 0);
+				joined.set(bytes, existing.data.byteLength);
+				existing.data = joined;
+			} else {
+				existing.data = bytes;
+			}
+			existing.mtimeMs = this.now();
+			return Promise.resolve(ok(undefined));
+		}
+		const file: MemFile = { kind: "file", data: bytes, mode: 0o644, mtimeMs: this.now() };
+		return Promise.resolve(this.addChild(located.value, file));
+	}
+
+	private createTemp(prefix: string, suffix: string, make: () => MemNode): Result<string, FileError> {
+		const dir = this.mkdirp(this.tempDir);
+		if (!dir.ok) return dir;
+		for (;;) {
+			this.tempCounter += 1;
+			const name = `${prefix}${this.tempCounter.toString(36).padStart(6, "0")}${suffix}`;
+			if (dir.value.entries.has(name)) continue;
+			const path = normalizePath(`${this.tempDir}/${name}`);
+			const located = locate(this.root, path, false);
+			if (!located.ok) return err(fileError(located.code, path));
+			const added = this.addChild(located.value, make());
+			return added.ok ? ok(path) : added;
+		}
+	}
+
+	private execCwd(command: string, cwd: string | undefined): Result<string, ExecutionError> {
+		if (cwd === undefined) return ok(this.cwd);
+		const problem = pathProblem(cwd);
+		if (problem)
+			return err(execError("invalid_argument", command, `Invalid working folder ${JSON.stringify(cwd)} (${problem})`));
+		const absolute = resolvePath(this.cwd, cwd);
+		const located = locate(this.root, absolute, true);
+		if (!located.ok || located.value.node?.kind !== "directory") {
+			return err(execError("spawn_error", command, `Working folder ${absolute} does not exist or is not a folder`));
+		}
+		return ok(absolute);
+	}
+
+	private unmatchedAnswer(command: string): ScriptedOutput {
+		const fallback: ScriptedOutput = {
+			exitCode: 127,
+			stderr: `memory env: no scripted command matches ${JSON.stringify(command)} (add one to the env's commands)\n`,
+		};
+		if (this.unmatched === undefined) return fallback;
+		if (typeof this.unmatched !== "function") return this.unmatched;
+		try {
+			return this.unmatched(command);
+		} catch (error) {
+			return { exitCode: 1, stderr: `scripted command ${JSON.stringify(command)} failed: ${errorText(error)}\n` };
+		}
+	}
+}
+
+function matches(match: ScriptedCommand["match"], command: string): boolean {
+	try {
+		if (typeof match === "string") return match.trim() === command.trim();
+		if (match instanceof RegExp) {
+			match.lastIndex = 0;
+			return match.test(command);
+		}
+		return match(command) === true;
+	} catch {
+		return false;
+	}
+}
+
+function errorText(error: unknown): string {
+	return error instanceof Error ? error.message : String(error);
+}

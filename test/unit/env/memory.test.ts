@@ -1,0 +1,196 @@
+import { describe, expect, it } from "vitest";
+import { MemoryExecutionEnv } from "../../../src/env/memory.js";
+
+const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
+
+describe("MemoryExecutionEnv seed, snapshot and changes", () => {
+	it("seeds files, folders and symlinks relative to cwd", async () => {
+		const env = new MemoryExecutionEnv({
+			cwd: "/repo",
+			files: { "src/a.ts": "export const a = 1;\n", "/etc/conf": new Uint8Array([104, 105]) },
+			dirs: ["empty"],
+			symlinks: { "link.ts": "src/a.ts" },
+		});
+		expect(env.cwd).toBe("/repo");
+		expect(await env.readTextFile("link.ts")).toEqual({ ok: true, value: "export const a = 1;\n" });
+		expect(await env.readTextFile("/etc/conf")).toEqual({ ok: true, value: "hi" });
+		expect(await env.listDir(".")).toEqual({
+			ok: true,
+			value: [
+				{ name: "empty", kind: "directory" },
+				{ name: "link.ts", kind: "symlink" },
+				{ name: "src", kind: "directory" },
+			],
+		});
+		expect(env.snapshot()).toEqual({ "/etc/conf": "hi", "src/a.ts": "export const a = 1;\n" });
+		expect(env.snapshot({ under: "." })).toEqual({ "src/a.ts": "export const a = 1;\n" });
+	});
+
+	it("reports created, modified and deleted files against the seed", async () => {
+		const env = new MemoryExecutionEnv({
+			files: { "keep.txt": "k", "edit.txt": "old", "gone.txt": "g", "same.txt": "s" },
+		});
+		await env.writeFile("edit.txt", "new");
+		await env.writeFile("same.txt", "s");
+		await env.remove("gone.txt");
+		await env.writeFile("dir/new.txt", "n");
+		expect(env.changes()).toEqual({ created: ["dir/new.txt"], modified: ["edit.txt"], deleted: ["gone.txt"] });
+		expect(env.snapshotBytes()["dir/new.txt"]).toEqual(new Uint8Array([110]));
+	});
+
+	it("takes mtimes from the injected clock and keeps seeded modes", async () => {
+		let now = 1_000;
+		const env = new MemoryExecutionEnv({
+			clock: () => now,
+			files: { "run.sh": { content: "#!/bin/sh\n", mode: 0o755 } },
+		});
+		expect(await env.fileInfo("run.sh")).toEqual({
+			ok: true,
+			value: { kind: "file", size: 10, mtimeMs: 1_000, mode: 0o755 },
+		});
+		now = 5_000;
+		await env.writeFile("run.sh", "#!/bin/sh\necho hi\n");
+		const info = await env.fileInfo("run.sh");
+		expect(info.ok && info.value.mtimeMs).toBe(5_000);
+		expect(info.ok && info.value.mode).toBe(0o755);
+	});
+
+	it("refuses changes under read-only paths but still reads them", async () => {
+		const env = new MemoryExecutionEnv({
+			files: { "vendor/lib.js": "x", "src/a.ts": "a" },
+			symlinks: { v: "vendor" },
+			readOnly: ["vendor"],
+		});
+		expect(await env.readTextFile("vendor/lib.js")).toEqual({ ok: true, value: "x" });
+		for (const result of [
+			await env.writeFile("vendor/lib.js", "y"),
+			await env.writeFile("v/new.js", "y"),
+			await env.appendFile("vendor/lib.js", "y"),
+			await env.remove("vendor/lib.js"),
+			await env.remove(".", { recursive: true }),
+			await env.rename("src/a.ts", "vendor/a.ts"),
+			await env.createDir("vendor/sub"),
+		]) {
+			expect(result && !result.ok && result.error.code).toBe("permission_denied");
+		}
+		expect(await env.writeFile("src/a.ts", "b")).toEqual({ ok: true, value: undefined });
+		expect(env.changes().modified).toEqual(["src/a.ts"]);
+	});
+
+	it("throws a clear error for an unusable seed", () => {
+		expect(() => new MemoryExecutionEnv({ files: { "a.txt": "x", "a.txt/b.txt": "y" } })).toThrow(/a\.txt\/b\.txt/);
+		expect(() => new MemoryExecutionEnv({ files: { "bad\0name": "x" } })).toThrow(/NUL/);
+	});
+
+	it("resolves relative and absolute symlink targets, including .. and chains", async () => {
+		const env = new MemoryExecutionEnv({
+			cwd: "/p",
+			files: { "a/b/file.txt": "deep" },
+			symlinks: { "a/up": "..", "a/b/rel": "../b/file.txt", abs: "/p/a/b", chain: "a/b/rel" },
+		});
+		expect(await env.canonicalPath("chain")).toEqual({ ok: true, value: "/p/a/b/file.txt" });
+		expect(await env.canonicalPath("abs/file.txt")).toEqual({ ok: true, value: "/p/a/b/file.txt" });
+		expect(await env.canonicalPath("a/up")).toEqual({ ok: true, value: "/p" });
+		expect(await env.canonicalPath("a/up/a/up/abs/rel")).toEqual({ ok: true, value: "/p/a/b/file.txt" });
+	});
+});
+
+describe("MemoryExecutionEnv scripted shell", () => {
+	it("matches strings exactly (trimmed), RegExps and functions, in order", async () => {
+		const env = new MemoryExecutionEnv({
+			commands: [
+				{ match: "git status", stdout: "clean\n" },
+				{ match: /^npm (test|run test)/, stdout: "ok\n", exitCode: 0 },
+				{ match: (cmd) => cmd.startsWith("ls"), stdout: "a b\n", exitCode: 2 },
+			],
+		});
+		expect(await env.exec("  git status ")).toMatchObject({ ok: true, value: { exitCode: 0, stdout: "clean\n" } });
+		expect(await env.exec("npm run test -- -w")).toMatchObject({ ok: true, value: { stdout: "ok\n" } });
+		expect(await env.exec("ls -la")).toMatchObject({ ok: true, value: { exitCode: 2, stdout: "a b\n" } });
+		const miss = await env.exec("git status --short");
+		expect(miss).toMatchObject({ ok: true, value: { exitCode: 127, stdout: "" } });
+		expect(miss.ok && miss.value.stderr).toContain('"git status --short"');
+	});
+
+	it("uses a once entry a single time and falls through to later ones", async () => {
+		const env = new MemoryExecutionEnv({
+			commands: [
+				{ match: "date", stdout: "first\n", once: true },
+				{ match: "date", stdout: "later\n" },
+			],
+		});
+		const outs = [];
+		for (let i = 0; i < 3; i++) {
+			const result = await env.exec("date");
+			outs.push(result.ok ? result.value.stdout : "error");
+		}
+		expect(outs).toEqual(["first\n", "later\n", "later\n"]);
+	});
+
+	it("lets the unmatched answer be configured", async () => {
+		const env = new MemoryExecutionEnv({ unmatched: (cmd) => ({ stdout: `ran ${cmd}\n` }) });
+		expect(await env.exec("anything")).toMatchObject({ ok: true, value: { exitCode: 0, stdout: "ran anything\n" } });
+		const fixed = new MemoryExecutionEnv({ unmatched: { exitCode: 3 } });
+		expect(await fixed.exec("x")).toMatchObject({ ok: true, value: { exitCode: 3, stderr: "" } });
+	});
+
+	it("runs functions that can change files and stream output", async () => {
+		const env = new MemoryExecutionEnv({
+			files: { "in.txt": "data" },
+			commands: [
+				{
+					match: /^cp /,
+					run: async (cmd, ctx) => {
+						const [, from, to] = cmd.split(" ");
+						const read = await ctx.env.readTextFile(from!);
+						if (!read.ok) return { stderr: `${read.error.message}\n`, exitCode: 1 };
+						ctx.stdout(`copying in ${ctx.cwd} with ${ctx.variables.MODE}\n`);
+						await ctx.env.writeFile(to!, read.value);
+						return { exitCode: 0 };
+					},
+				},
+				{
+					match: "boom",
+					run: () => {
+						throw new Error("kaput");
+					},
+				},
+			],
+		});
+		const chunks: string[] = [];
+		const result = await env.exec("cp in.txt out.txt", {
+			env: { MODE: "fast" },
+			onStdout: (c) => chunks.push(text(c)),
+		});
+		expect(result).toMatchObject({ ok: true, value: { exitCode: 0, stdout: "" } });
+		expect(chunks).toEqual(["copying in /project with fast\n"]);
+		expect(env.changes().created).toEqual(["out.txt"]);
+		expect(await env.exec("cp nope.txt x")).toMatchObject({ ok: true, value: { exitCode: 1 } });
+		const boom = await env.exec("boom");
+		expect(boom).toMatchObject({ ok: true, value: { exitCode: 1 } });
+		expect(boom.ok && boom.value.stderr).toContain("kaput");
+	});
+
+	it("records every exec in the command log", async () => {
+		const env = new MemoryExecutionEnv({ files: { "sub/x": "" }, commands: [{ match: "true" }] });
+		await env.exec("true", { cwd: "sub", timeout: 5 });
+		await env.exec("missing-tool --flag");
+		await env.exec("true", { signal: AbortSignal.abort() });
+		expect(env.commandLog).toEqual([
+			{
+				command: "true",
+				cwd: "/project/sub",
+				env: undefined,
+				timeout: 5,
+				matched: true,
+				exitCode: 0,
+				error: undefined,
+				stdout: "",
+				stderr: "",
+				running: false,
+			},
+			expect.objectContaining({ command: "missing-tool --flag", matched: false, exitCode: 127 }),
+			expect.objectContaining({ command: "true", error: "aborted", exitCode: undefined }),
+		]);
+	});
+});
