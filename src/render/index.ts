@@ -1,1 +1,23 @@
-export {};
+export {
+	fallbackCallLines,
+	fallbackResultLines,
+	type RenderableTool,
+	type RenderedBlock,
+	type RenderOverflow,
+	type RenderToLinesOptions,
+	type RenderToolResultOptions,
+	renderToLines,
+	renderToolCall,
+	renderToolResult,
+} from "./host.js";
+export {
+	type AnsiColor,
+	type AnsiColorName,
+	type AnsiThemeOptions,
+	ansiTheme,
+	createAnsiTheme,
+	DEFAULT_ANSI_BACKGROUNDS,
+	DEFAULT_ANSI_COLORS,
+	plainTheme,
+} from "./theme.js";
+export { expandTabs, graphemeWidth, stripAnsi, truncateToWidth, visibleWidth } from "./width.js";

@@ -1,0 +1,204 @@
+/**
+ * The renderer host: turns what `renderCall` / `renderResult` return into lines, and falls back to
+ * something useful (the tool name, the text content) when a renderer is missing, throws, or returns
+ * something that is not renderable. A broken renderer never hides a result.
+ */
+import type { ToolResultContent } from "../contract/content.js";
+import { errorMessage } from "../contract/errors.js";
+import type { RenderContext, RenderOutput, RenderResultOptions, Theme } from "../contract/render.js";
+import type { AgentToolResult, ToolDefinition } from "../contract/tool.js";
+import { expandTabs, truncateToWidth } from "./width.js";
+
+/** What to do with lines wider than the width: cut them (with `…`), or keep them as they are. */
+export type RenderOverflow = "truncate" | "keep";
+
+export interface RenderToLinesOptions {
+	/** `truncate` (default) cuts each line to `width` columns; `keep` leaves long lines alone. */
+	readonly overflow?: RenderOverflow;
+}
+
+/** Lines a renderer produced (or the fallback produced), plus why the fallback was used. */
+export interface RenderedBlock {
+	readonly lines: string[];
+	/** Set when the tool's renderer threw or returned something unusable; `lines` is then the fallback. */
+	readonly error?: string;
+	/** True when `lines` came from the fallback rather than the tool's renderer. */
+	readonly fallback: boolean;
+}
+
+/** The part of a definition the host needs: a name and, maybe, renderers. */
+export type RenderableTool = Pick<ToolDefinition, "name" | "renderCall" | "renderResult">;
+
+export interface RenderToolResultOptions extends RenderToLinesOptions {
+	/** Lines of text content the fallback shows when not expanded (default 10). */
+	readonly previewLines?: number;
+}
+
+function isComponent(value: unknown): value is { render(width: number): unknown } {
+	return typeof value === "object" && value !== null && typeof (value as { render?: unknown }).render === "function";
+}
+
+function describe(value: unknown): string {
+	if (value === null) return "null";
+	if (Array.isArray(value)) return "an array with a non-string item";
+	return typeof value === "object" ? "an object without render(width)" : typeof value;
+}
+
+function splitLines(text: string): string[] {
+	return text.replace(/\r\n?/g, "\n").split("\n");
+}
+
+/**
+ * The lines of a renderer's output: a string is split on newlines, lines are taken as they are (a
+ * line holding newlines is split too), a component is asked to `render(width)`. Tabs become spaces.
+ * Throws a `TypeError` when the output (or what a component returns) is none of these, and lets a
+ * component's own error through; `renderToolCall`/`renderToolResult` catch both.
+ */
+export function renderToLines(output: RenderOutput, width: number, options: RenderToLinesOptions = {}): string[] {
+	const cols = Math.max(1, Math.floor(width));
+	let raw: readonly unknown[];
+	if (typeof output === "string") {
+		raw = output === "" ? [] : splitLines(output);
+	} else if (Array.isArray(output)) {
+		raw = output;
+	} else if (isComponent(output)) {
+		const rendered = output.render(cols);
+		if (!Array.isArray(rendered)) {
+			throw new TypeError(`render(width) returned ${describe(rendered)}; it must return an array of strings`);
+		}
+		raw = rendered;
+	} else {
+		throw new TypeError(
+			`renderer returned ${describe(output)}; return a string, an array of strings, or an object with render(width)`,
+		);
+	}
+	const lines: string[] = [];
+	for (const item of raw) {
+		if (typeof item !== "string") {
+			throw new TypeError(
+				`renderer output holds ${item === null ? "null" : typeof item} where a string line was expected`,
+			);
+		}
+		for (const line of item.includes("\n") || item.includes("\r") ? splitLines(item) : [item]) {
+			const expanded = expandTabs(line);
+			lines.push(options.overflow === "keep" ? expanded : truncateToWidth(expanded, cols));
+		}
+	}
+	return lines;
+}
+
+function compactJson(value: unknown): string {
+	try {
+		return JSON.stringify(value) ?? String(value);
+	} catch {
+		return String(value);
+	}
+}
+
+/** What a call looks like without a renderer: the tool name in bold, the arguments as compact JSON. */
+export function fallbackCallLines(name: string, args: unknown, theme: Theme): string[] {
+	const title = theme.bold(theme.fg("toolTitle", name));
+	const isEmpty = args === undefined || (typeof args === "object" && args !== null && Object.keys(args).length === 0);
+	return [isEmpty ? title : `${title} ${theme.fg("muted", compactJson(args))}`];
+}
+
+function contentLines(content: readonly ToolResultContent[] | undefined): string[] {
+	const lines: string[] = [];
+	for (const block of content ?? []) {
+		if (block.type === "text") {
+			const blockLines = splitLines(block.text);
+			// A final newline ends the last line; it does not start an empty one.
+			if (blockLines.length > 1 && blockLines[blockLines.length - 1] === "") blockLines.pop();
+			lines.push(...blockLines);
+		}
+		else if (block.type === "image") {
+			const bytes = Math.floor((block.data.length * 3) / 4);
+			lines.push(`[image ${block.mimeType}, ${bytes} bytes]`);
+		}
+	}
+	while (lines.length > 0 && lines[lines.length - 1] === "") lines.pop();
+	return lines;
+}
+
+/**
+ * What a result looks like without a renderer: its text content (images as a one-line note), in the
+ * error colour for errors. Not expanded, only the first `previewLines` lines and a count of the rest.
+ */
+export function fallbackResultLines(
+	result: Pick<AgentToolResult<unknown>, "content">,
+	options: RenderResultOptions,
+	theme: Theme,
+	context: RenderContext = {},
+	previewLines = 10,
+): string[] {
+	const role = context.isError ? "error" : "toolOutput";
+	const all = contentLines(result.content);
+	const shown = options.expanded || all.length <= previewLines ? all : all.slice(0, previewLines);
+	const lines = shown.map((line) => theme.fg(role, line));
+	if (shown.length < all.length) lines.push(theme.fg("muted", `… ${all.length - shown.length} more lines`));
+	return lines;
+}
+
+function finish(lines: string[], width: number, options: RenderToLinesOptions): string[] {
+	return renderToLines(lines, width, options);
+}
+
+/**
+ * Render a call with the tool's `renderCall`, or fall back to its name and arguments. With no
+ * definition (an unknown tool), `name` is used for the fallback. Never throws.
+ */
+export function renderToolCall(
+	definition: RenderableTool | undefined,
+	args: unknown,
+	theme: Theme,
+	width: number,
+	context: RenderContext & { readonly name?: string } = {},
+	options: RenderToLinesOptions = {},
+): RenderedBlock {
+	const name = definition?.name ?? context.name ?? "(unknown tool)";
+	const fallback = (error?: string): RenderedBlock => ({
+		lines: finish(fallbackCallLines(name, args, theme), width, options),
+		fallback: true,
+		...(error === undefined ? {} : { error }),
+	});
+	const render = definition?.renderCall;
+	if (!render) return fallback();
+	try {
+		return {
+			lines: renderToLines(render.call(definition, args as never, theme, context), width, options),
+			fallback: false,
+		};
+	} catch (error) {
+		return fallback(`renderCall of ${name} failed: ${errorMessage(error)}`);
+	}
+}
+
+/**
+ * Render a (partial or final) result with the tool's `renderResult`, or fall back to the text
+ * content. Never throws.
+ */
+export function renderToolResult(
+	definition: RenderableTool | undefined,
+	result: AgentToolResult<unknown>,
+	renderOptions: RenderResultOptions,
+	theme: Theme,
+	width: number,
+	context: RenderContext = {},
+	options: RenderToolResultOptions = {},
+): RenderedBlock {
+	const fallback = (error?: string): RenderedBlock => ({
+		lines: finish(fallbackResultLines(result, renderOptions, theme, context, options.previewLines), width, options),
+		fallback: true,
+		...(error === undefined ? {} : { error }),
+	});
+	const render = definition?.renderResult;
+	if (!render) return fallback();
+	try {
+		return {
+			lines: renderToLines(render.call(definition, result, renderOptions, theme, context), width, options),
+			fallback: false,
+		};
+	} catch (error) {
+		return fallback(`renderResult of ${definition?.name ?? "tool"} failed: ${errorMessage(error)}`);
+	}
+}
