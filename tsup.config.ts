@@ -5,6 +5,8 @@ export default defineConfig({
 	entry: {
 		index: "src/index.ts",
 		node: "src/node.ts",
+		harness: "src/harness/index.ts",
+		vitest: "src/harness/vitest.ts",
 	},
 	format: ["esm"],
 	dts: true,
@@ -13,5 +15,5 @@ export default defineConfig({
 	platform: "neutral",
 	splitting: true,
 	sourcemap: true,
-	external: [/^node:/, "jiti", "chokidar", "semver", "@sinclair/typebox"],
+	external: [/^node:/, "jiti", "chokidar", "semver", "@sinclair/typebox", "vitest"],
 });
