@@ -1,1 +1,19 @@
-export {};
+export type { ToolErrorDetails } from "./_results.js";
+export { executeToolCalls } from "./execute.js";
+export type {
+	AfterToolCallContext,
+	AfterToolCallResult,
+	BeforeToolCallResult,
+	ExecuteToolCallsConfig,
+	ExecuteToolCallsResult,
+	ToolCallHookContext,
+} from "./types.js";
+export {
+	assertToolArguments,
+	type ParsedArguments,
+	parseToolArguments,
+	ToolArgumentsError,
+	type ValidatableTool,
+	type ValidationIssue,
+	validateToolArguments,
+} from "./validate.js";

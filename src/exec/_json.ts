@@ -1,0 +1,167 @@
+/**
+ * Safe handling of untrusted argument values: parsing, copying without hostile keys, and short
+ * previews for error messages.
+ */
+import { errorMessage } from "../contract/errors.js";
+import { err, ok, type Result } from "../contract/result.js";
+
+/**
+ * Keys that can reach a prototype when a tool (or a naive merge helper) assigns them. `__proto__`
+ * is always dropped; `constructor` and `prototype` only when the schema does not declare them.
+ */
+export function isHostileKey(key: string): boolean {
+	return key === "__proto__" || key === "constructor" || key === "prototype";
+}
+
+/** Deeper nesting than this is treated as a cycle: no model writes arguments that deep. */
+export const MAX_DEPTH = 512;
+
+export class ArgumentsShapeError extends Error {}
+
+function isPlainObject(value: object): boolean {
+	const proto = Object.getPrototypeOf(value);
+	return proto === Object.prototype || proto === null;
+}
+
+/** Set while copying or parsing when a `constructor` or `prototype` key was kept for a later check. */
+export interface HostileKeyState {
+	sawHostileKey: boolean;
+}
+
+/**
+ * A deep copy of plain objects and arrays, without `__proto__` keys. Other objects (dates, typed
+ * arrays, class instances) are shared, as they are not JSON a model could send. Keys are defined,
+ * never assigned, so no key can change a prototype. `constructor`/`prototype` keys are kept and
+ * flagged in `state`, so the schema can decide (see `dropUndeclaredHostileKeys`).
+ * Throws `ArgumentsShapeError` on cycles or absurd depth, and whatever a getter throws.
+ */
+export function cloneArguments(value: unknown, state: HostileKeyState, depth = 0): unknown {
+	if (typeof value !== "object" || value === null) return value;
+	if (depth > MAX_DEPTH) {
+		throw new ArgumentsShapeError(`Arguments are nested more than ${MAX_DEPTH} levels deep (or contain a cycle).`);
+	}
+	if (Array.isArray(value)) {
+		const out = new Array<unknown>(value.length);
+		for (let i = 0; i < value.length; i++) out[i] = cloneArguments(value[i], state, depth + 1);
+		return out;
+	}
+	if (!isPlainObject(value)) return value;
+	const out: Record<string, unknown> = {};
+	for (const key of Object.keys(value)) {
+		if (key === "__proto__") continue;
+		const child = cloneArguments((value as Record<string, unknown>)[key], state, depth + 1);
+		if (key === "constructor" || key === "prototype") {
+			state.sawHostileKey = true;
+			Object.defineProperty(out, key, { value: child, enumerable: true, writable: true, configurable: true });
+		} else {
+			out[key] = child;
+		}
+	}
+	return out;
+}
+
+/** Removes own `__proto__` keys from freshly parsed JSON, in place, and flags the other hostile keys. */
+function stripProtoKeys(value: unknown, state: HostileKeyState, depth: number): void {
+	if (typeof value !== "object" || value === null) return;
+	if (depth > MAX_DEPTH) return;
+	if (Array.isArray(value)) {
+		for (const item of value) stripProtoKeys(item, state, depth + 1);
+		return;
+	}
+	const record = value as Record<string, unknown>;
+	if (Object.hasOwn(record, "__proto__")) Reflect.deleteProperty(record, "__proto__");
+	if (Object.hasOwn(record, "constructor") || Object.hasOwn(record, "prototype")) state.sawHostileKey = true;
+	for (const key in record) stripProtoKeys(record[key], state, depth + 1);
+}
+
+/**
+ * Parses a JSON argument string. An empty or blank string means "no arguments" (`{}`), which some
+ * providers send for parameterless tools. Own `__proto__` keys are removed.
+ */
+export function parseJsonArguments(text: string, state: HostileKeyState): Result<unknown, string> {
+	if (text.trim() === "") return ok({});
+	let parsed: unknown;
+	try {
+		parsed = JSON.parse(text);
+	} catch (error) {
+		return err(errorMessage(error));
+	}
+	stripProtoKeys(parsed, state, 0);
+	return ok(parsed);
+}
+
+/**
+ * JSON for an error message, cut to about `limit` characters. Serialises lazily, so a 10 MB string
+ * or a huge array costs only the part that is shown.
+ */
+export function previewJson(value: unknown, limit: number, indent = 2): string {
+	const out: string[] = [];
+	let length = 0;
+	let cut = false;
+	const push = (s: string): boolean => {
+		if (length >= limit) {
+			cut = true;
+			return false;
+		}
+		out.push(s);
+		length += s.length;
+		return true;
+	};
+	const seen = new Set<object>();
+	const write = (v: unknown, level: number): boolean => {
+		if (v === null || typeof v === "boolean") return push(String(v));
+		if (typeof v === "number") return push(Number.isFinite(v) ? String(v) : "null");
+		if (typeof v === "string") {
+			const room = Math.max(0, limit - length);
+			if (v.length > room + 16) {
+				push(JSON.stringify(v.slice(0, room)).slice(0, -1));
+				cut = true;
+				return false;
+			}
+			return push(JSON.stringify(v));
+		}
+		if (typeof v === "bigint") return push(`${v}`);
+		if (typeof v !== "object") return push(v === undefined ? "undefined" : `"[${typeof v}]"`);
+		if (seen.has(v)) return push('"[Circular]"');
+		if (level > 64) return push('"[…]"');
+		seen.add(v);
+		const pad = indent > 0 ? `\n${" ".repeat(indent * (level + 1))}` : "";
+		const end = indent > 0 ? `\n${" ".repeat(indent * level)}` : "";
+		const sep = indent > 0 ? ": " : ":";
+		let ok = true;
+		if (Array.isArray(v)) {
+			if (!push("[")) return false;
+			for (let i = 0; i < v.length && ok; i++) {
+				ok = push(i === 0 ? pad : `,${pad}`) && write(v[i], level + 1);
+			}
+			if (ok) ok = push(v.length > 0 ? `${end}]` : "]");
+		} else {
+			let keys: string[];
+			try {
+				keys = Object.keys(v);
+			} catch {
+				keys = [];
+			}
+			if (!push("{")) return false;
+			for (let i = 0; i < keys.length && ok; i++) {
+				const key = keys[i] as string;
+				let child: unknown;
+				try {
+					child = (v as Record<string, unknown>)[key];
+				} catch {
+					child = "[unreadable]";
+				}
+				ok = push(`${i === 0 ? pad : `,${pad}`}${JSON.stringify(key)}${sep}`) && write(child, level + 1);
+			}
+			if (ok) ok = push(keys.length > 0 ? `${end}}` : "}");
+		}
+		seen.delete(v);
+		return ok;
+	};
+	write(value, 0);
+	let text = out.join("");
+	if (cut || text.length > limit) {
+		text = `${text.slice(0, limit)}… [cut at ${limit} characters]`;
+	}
+	return text;
+}

@@ -1,0 +1,251 @@
+/** The validation pipeline shared by `validateToolArguments` and the executor. */
+import type { TSchema } from "@sinclair/typebox";
+import { type TypeCheck, TypeCompiler } from "@sinclair/typebox/compiler";
+import { type ValueError, ValueErrorType } from "@sinclair/typebox/errors";
+import { Value } from "@sinclair/typebox/value";
+import { errorMessage, ToolsmithError } from "../contract/errors.js";
+import { err, ok, type Result } from "../contract/result.js";
+import { coerceValue, dropUndeclaredHostileKeys } from "./_coerce.js";
+import { fromJsonSchema, isCompilableTypeBox } from "./_from-json-schema.js";
+import { previewJson } from "./_json.js";
+
+/** One failing place in the arguments. */
+export interface ValidationIssue {
+	/** JSON pointer of the failing value (`""` for the root, `/edits/0/oldText` deeper). */
+	readonly path: string;
+	/** What the schema wants there, e.g. `number`, `"celsius" | "fahrenheit"`, `string (minLength 1)`. */
+	readonly expected: string;
+	/** Short JSON of what was received there; `undefined` when the value is missing. */
+	readonly received: string | undefined;
+	/** One line for people and models, e.g. `/limit: expected integer, received "ten"`. */
+	readonly message: string;
+}
+
+/**
+ * Arguments that do not fit a tool's schema (`E_INVALID_ARGS`), are not valid JSON
+ * (`E_INVALID_JSON`), or a schema that cannot be compiled (`E_INVALID_TOOL`). The message is
+ * written for the model: every failing path, then the received arguments.
+ */
+export class ToolArgumentsError extends ToolsmithError {
+	readonly toolName: string;
+	readonly issues: readonly ValidationIssue[];
+
+	constructor(
+		code: "E_INVALID_ARGS" | "E_INVALID_JSON" | "E_INVALID_TOOL",
+		toolName: string,
+		message: string,
+		issues: readonly ValidationIssue[] = [],
+	) {
+		super(code, message);
+		this.toolName = toolName;
+		this.issues = issues;
+	}
+}
+
+/** The received arguments are shown up to this many characters. */
+export const RECEIVED_PREVIEW_LIMIT = 2048;
+
+export interface Compiled {
+	/** The schema the checker was built from: the tool's own, or its TypeBox translation. */
+	readonly schema: TSchema;
+	readonly checker: TypeCheck<TSchema>;
+	readonly hasDefaults: boolean;
+}
+
+const compiledCache = new WeakMap<object, Compiled>();
+const failedCache = new WeakMap<object, string>();
+
+function containsDefault(schema: unknown, depth = 0): boolean {
+	if (typeof schema !== "object" || schema === null || depth > 64) return false;
+	if (Array.isArray(schema)) return schema.some((s) => containsDefault(s, depth + 1));
+	if (Object.hasOwn(schema, "default")) return true;
+	for (const key of Object.keys(schema)) {
+		if (key === "enum" || key === "const" || key === "examples") continue;
+		if (containsDefault((schema as Record<string, unknown>)[key], depth + 1)) return true;
+	}
+	return false;
+}
+
+/**
+ * The compiled checker of `schema`, built once per schema object. Throws `ToolArgumentsError`
+ * (`E_INVALID_TOOL`) when TypeBox cannot compile it. Plain JSON Schema (and `Type.Unsafe` parts
+ * such as `StringEnum`) is translated to TypeBox first.
+ */
+export function compileSchema(schema: TSchema, toolName = "?"): Compiled {
+	const cached = compiledCache.get(schema);
+	if (cached) return cached;
+	const failed = failedCache.get(schema);
+	if (failed === undefined) {
+		try {
+			const target = isCompilableTypeBox(schema) ? schema : fromJsonSchema(schema);
+			const compiled: Compiled = {
+				schema: target,
+				checker: TypeCompiler.Compile(target),
+				hasDefaults: containsDefault(target),
+			};
+			compiledCache.set(schema, compiled);
+			return compiled;
+		} catch (error) {
+			failedCache.set(schema, errorMessage(error));
+		}
+	}
+	throw new ToolArgumentsError(
+		"E_INVALID_TOOL",
+		toolName,
+		`The parameter schema of tool "${toolName}" cannot be compiled (${failedCache.get(schema)}). Build it with TypeBox's Type.* helpers.`,
+	);
+}
+
+/** Checks a sub-schema on its own; `undefined` when it cannot stand alone (it uses `$ref`). */
+function checkSub(schema: Record<string, unknown>, value: unknown): boolean | undefined {
+	try {
+		return compileSchema(schema as TSchema).checker.Check(value);
+	} catch {
+		return undefined;
+	}
+}
+
+/**
+ * Validates a value the caller owns (a private copy), repairing model slips in place.
+ * `received` is what the model sent (the raw JSON string, or the original object), for the error message.
+ */
+export function validateOwned(
+	toolName: string,
+	schema: TSchema,
+	owned: unknown,
+	sawHostileKey: boolean,
+	received: unknown,
+): Result<unknown, ToolArgumentsError> {
+	let compiled: Compiled;
+	try {
+		compiled = compileSchema(schema, toolName);
+	} catch (error) {
+		return err(error as ToolArgumentsError);
+	}
+	const target = compiled.schema;
+	let value = owned;
+	if (sawHostileKey) dropUndeclaredHostileKeys(target, value);
+	if (compiled.hasDefaults) value = Value.Default(target, value);
+	if (compiled.checker.Check(value)) return ok(value);
+
+	value = coerceValue(target, value, checkSub);
+	if (compiled.hasDefaults) value = Value.Default(target, value);
+	if (compiled.checker.Check(value)) return ok(value);
+
+	const issues = collectIssues(compiled.checker, value);
+	const lines = issues.map((issue) => `  - ${issue.message}`).join("\n");
+	const message =
+		`Invalid arguments for tool "${toolName}":\n${lines || "  - (the validator gave no detail)"}\n\n` +
+		`Received arguments:\n${previewReceived(received)}\n\n` +
+		"Fix the listed fields and call the tool again.";
+	return err(new ToolArgumentsError("E_INVALID_ARGS", toolName, message, issues));
+}
+
+/**
+ * What the model sent, for an error message, cut to `RECEIVED_PREVIEW_LIMIT` characters. A string
+ * is the raw JSON text the model wrote and is shown as it is.
+ */
+export function previewReceived(received: unknown): string {
+	if (typeof received !== "string") return previewJson(received, RECEIVED_PREVIEW_LIMIT);
+	return received.length > RECEIVED_PREVIEW_LIMIT
+		? `${received.slice(0, RECEIVED_PREVIEW_LIMIT)}… [cut at ${RECEIVED_PREVIEW_LIMIT} characters]`
+		: received;
+}
+
+const TYPE_ERRORS = new Set<ValueErrorType>([
+	ValueErrorType.Array,
+	ValueErrorType.Boolean,
+	ValueErrorType.Integer,
+	ValueErrorType.Number,
+	ValueErrorType.Object,
+	ValueErrorType.String,
+	ValueErrorType.Null,
+	ValueErrorType.Literal,
+	ValueErrorType.Union,
+	ValueErrorType.Tuple,
+]);
+
+function collectIssues(checker: TypeCheck<TSchema>, value: unknown): ValidationIssue[] {
+	const byPath = new Map<string, ValueError[]>();
+	let count = 0;
+	for (const error of checker.Errors(value)) {
+		const list = byPath.get(error.path);
+		if (list) list.push(error);
+		else byPath.set(error.path, [error]);
+		// A pathological value could yield millions of errors; the model needs the first ones.
+		if (++count >= 200) break;
+	}
+	const issues: ValidationIssue[] = [];
+	for (const [path, errors] of byPath) {
+		const where = path === "" ? "(arguments)" : path;
+		const first = errors[0] as ValueError;
+		const missing = errors.find((e) => e.type === ValueErrorType.ObjectRequiredProperty);
+		if (missing) {
+			const expected = describeSchema(missing.schema);
+			issues.push({ path, expected, received: undefined, message: `${where}: missing, expected ${expected}` });
+			continue;
+		}
+		const extra = errors.find((e) => e.type === ValueErrorType.ObjectAdditionalProperties);
+		if (extra) {
+			const props = extra.schema.properties as Record<string, unknown> | undefined;
+			const allowed = props ? Object.keys(props).join(", ") : "";
+			const received = previewJson(extra.value, 120, 0);
+			issues.push({
+				path,
+				expected: "no such property",
+				received,
+				message: `${where}: unexpected property${allowed ? ` (allowed: ${allowed})` : ""}, received ${received}`,
+			});
+			continue;
+		}
+		const received = previewJson(first.value, 120, 0);
+		const expected = describeSchema(first.schema);
+		const text = TYPE_ERRORS.has(first.type)
+			? `expected ${expected}, received ${received}`
+			: `${lowerFirst(first.message)} (expected ${expected}), received ${received}`;
+		issues.push({ path, expected, received, message: `${where}: ${text}` });
+	}
+	return issues;
+}
+
+function lowerFirst(text: string): string {
+	return text.length > 0 ? text[0]?.toLowerCase() + text.slice(1) : text;
+}
+
+const CONSTRAINTS = [
+	"minLength",
+	"maxLength",
+	"pattern",
+	"format",
+	"minimum",
+	"maximum",
+	"exclusiveMinimum",
+	"exclusiveMaximum",
+	"multipleOf",
+	"minItems",
+	"maxItems",
+	"uniqueItems",
+	"minProperties",
+	"maxProperties",
+];
+
+/** A short human description of what a schema accepts. */
+export function describeSchema(schema: unknown, depth = 0): string {
+	if (typeof schema !== "object" || schema === null) return "any value";
+	const s = schema as Record<string, unknown>;
+	if (depth > 3) return typeof s.type === "string" ? s.type : "value";
+	if ("const" in s) return JSON.stringify(s.const) ?? "value";
+	if (Array.isArray(s.enum)) return s.enum.map((v) => JSON.stringify(v)).join(" | ");
+	const members = (Array.isArray(s.anyOf) ? s.anyOf : Array.isArray(s.oneOf) ? s.oneOf : undefined) as
+		| unknown[]
+		| undefined;
+	if (members) return members.map((m) => describeSchema(m, depth + 1)).join(" | ");
+	let base: string;
+	if (Array.isArray(s.type)) base = s.type.join(" | ");
+	else if (s.type === "array") base = `array of ${describeSchema(s.items, depth + 1)}`;
+	else if (typeof s.type === "string") base = s.type;
+	else if (typeof s.$ref === "string") base = s.$ref;
+	else base = "any value";
+	const constraints = CONSTRAINTS.filter((key) => s[key] !== undefined).map((key) => `${key} ${String(s[key])}`);
+	return constraints.length > 0 ? `${base} (${constraints.join(", ")})` : base;
+}

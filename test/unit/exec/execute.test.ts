@@ -1,0 +1,567 @@
+import { describe, expect, it, vi } from "vitest";
+import {
+	type AgentTool,
+	executeToolCalls,
+	StringEnum,
+	type ToolCall,
+	type ToolExecutionEvent,
+	Type,
+} from "../../../src/index.js";
+import { call, type Deferred, deferred, eventLog, firstText, flush, text, tool } from "./_helpers.js";
+
+const echo = tool(
+	"echo",
+	async (_id, params) => ({ content: [{ type: "text", text: JSON.stringify(params) }], details: { params } }),
+	{
+		parameters: Type.Object({
+			count: Type.Number(),
+			label: Type.Optional(Type.String()),
+			loud: Type.Optional(Type.Boolean({ default: false })),
+		}),
+	},
+);
+
+describe("preparation", () => {
+	it("parses arguments sent as a JSON string", async () => {
+		const { results } = await executeToolCalls([call("1", "echo", '{"count": 2}')], { tools: [echo] });
+		expect(results[0]?.isError).toBe(false);
+		expect(results[0]?.details).toEqual({ params: { count: 2, loud: false } });
+	});
+
+	it("turns malformed JSON into an error result that quotes the parse error", async () => {
+		const execute = vi.fn(echo.execute);
+		const { results } = await executeToolCalls([call("1", "echo", '{"count": 2')], {
+			tools: [{ ...echo, execute }],
+		});
+		expect(execute).not.toHaveBeenCalled();
+		expect(results[0]?.isError).toBe(true);
+		expect(firstText(results[0]!)).toMatch(/not valid JSON \(.*(JSON|position|Unexpected|Expected).*\)/);
+		expect(firstText(results[0]!)).toContain('{"count": 2');
+		expect(results[0]?.details).toEqual({ code: "E_INVALID_JSON" });
+	});
+
+	it("reports an unknown tool and lists the available names", async () => {
+		const other = tool("other", async () => text("x"));
+		const { results } = await executeToolCalls([call("1", "nope")], { tools: [echo, other] });
+		expect(firstText(results[0]!)).toBe("Tool nope not found. Available tools: echo, other.");
+		expect(results[0]).toMatchObject({ isError: true, toolName: "nope", toolCallId: "1" });
+		expect(results[0]?.details).toEqual({ code: "E_TOOL_NOT_FOUND", availableTools: ["echo", "other"] });
+	});
+
+	it("runs prepareArguments on the parsed arguments before validation", async () => {
+		const seen: unknown[] = [];
+		const shimmed: AgentTool = {
+			...echo,
+			prepareArguments(args) {
+				seen.push(args);
+				const { n, ...rest } = args as { n?: unknown };
+				return n === undefined ? args : { ...rest, count: n };
+			},
+		};
+		const { results } = await executeToolCalls([call("1", "echo", '{"n": "3"}')], { tools: [shimmed] });
+		expect(seen).toEqual([{ n: "3" }]);
+		expect(results[0]?.details).toEqual({ params: { count: 3, loud: false } });
+	});
+
+	it("fails the call when prepareArguments throws", async () => {
+		const shimmed: AgentTool = {
+			...echo,
+			prepareArguments() {
+				throw new Error("old shape not understood");
+			},
+		};
+		const { results } = await executeToolCalls([call("1", "echo", {})], { tools: [shimmed] });
+		expect(firstText(results[0]!)).toBe("Could not prepare the arguments of tool echo: old shape not understood");
+		expect(results[0]?.details).toEqual({ code: "E_PREPARE_FAILED" });
+	});
+
+	it("coerces model slips, applies defaults, and leaves the caller's object alone", async () => {
+		const args = { count: "7", label: 12, loud: null };
+		const { results } = await executeToolCalls([call("1", "echo", args)], { tools: [echo] });
+		expect(results[0]?.details).toEqual({ params: { count: 7, label: "12", loud: false } });
+		expect(args).toEqual({ count: "7", label: 12, loud: null });
+	});
+
+	it("rejects arguments that cannot be repaired, naming every failing path, without running the tool", async () => {
+		const execute = vi.fn(echo.execute);
+		const { results } = await executeToolCalls([call("1", "echo", { count: "many", label: [1] })], {
+			tools: [{ ...echo, execute }],
+		});
+		expect(execute).not.toHaveBeenCalled();
+		const message = firstText(results[0]!);
+		expect(message).toContain('/count: expected number, received "many"');
+		expect(message).toContain("/label: expected string, received [1]");
+		expect(message).toContain('Received arguments:\n{\n  "count": "many"');
+		expect((results[0]!.details as { code: string }).code).toBe("E_INVALID_ARGS");
+		expect((results[0]!.details as { issues: unknown[] }).issues).toHaveLength(2);
+	});
+
+	it("keeps hostile keys away from Object.prototype", async () => {
+		const received: unknown[] = [];
+		const open = tool(
+			"open",
+			async (_id, params) => {
+				received.push(params);
+				// A careless deep merge, as a tool might write it.
+				const merge = (target: Record<string, unknown>, source: Record<string, unknown>) => {
+					for (const key of Object.keys(source)) {
+						const value = source[key];
+						if (typeof value === "object" && value !== null) {
+							if (typeof target[key] !== "object" || target[key] === null) target[key] = {};
+							merge(target[key] as Record<string, unknown>, value as Record<string, unknown>);
+						} else target[key] = value;
+					}
+				};
+				merge({}, params as Record<string, unknown>);
+				return text("ok");
+			},
+			{ parameters: Type.Object({ a: Type.Optional(Type.Unknown()) }) },
+		);
+		const payload = '{"a": {"__proto__": {"polluted": 1}, "constructor": {"prototype": {"polluted": 2}}}}';
+		const { results } = await executeToolCalls([call("1", "open", payload)], { tools: [open] });
+		expect(results[0]?.isError).toBe(false);
+		expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+		expect(Object.keys((received[0] as { a: object }).a)).toEqual([]);
+	});
+});
+
+describe("beforeToolCall", () => {
+	it("blocks a call with the reason it gives", async () => {
+		const execute = vi.fn(echo.execute);
+		const { results } = await executeToolCalls([call("1", "echo", { count: 1 })], {
+			tools: [{ ...echo, execute }],
+			beforeToolCall: ({ args }) =>
+				(args as { count: number }).count === 1 ? { block: true, reason: "no ones" } : undefined,
+		});
+		expect(execute).not.toHaveBeenCalled();
+		expect(results[0]).toMatchObject({ isError: true, content: [{ type: "text", text: "no ones" }] });
+		expect(results[0]?.details).toEqual({ code: "E_BLOCKED" });
+	});
+
+	it("blocks a call with the message when the hook throws or rejects", async () => {
+		const execute = vi.fn(echo.execute);
+		const { results } = await executeToolCalls([call("1", "echo", { count: 1 }), call("2", "echo", { count: 2 })], {
+			tools: [{ ...echo, execute }],
+			beforeToolCall: async ({ toolCall }) => {
+				if (toolCall.id === "1") throw new Error("policy service down");
+				throw "plain string";
+			},
+		});
+		expect(execute).not.toHaveBeenCalled();
+		expect(results.map((r) => firstText(r))).toEqual([
+			"Tool call echo was blocked: policy service down",
+			"Tool call echo was blocked: plain string",
+		]);
+	});
+});
+
+describe("scheduling", () => {
+	function gatedTools(mode: { sequentialName?: string }) {
+		let running = 0;
+		let maxRunning = 0;
+		const gates = new Map<string, Deferred<void>>();
+		const make = (name: string) =>
+			tool(
+				name,
+				async (id) => {
+					running++;
+					maxRunning = Math.max(maxRunning, running);
+					const gate = deferred();
+					gates.set(id, gate);
+					await gate.promise;
+					running--;
+					return text(id);
+				},
+				name === mode.sequentialName ? { executionMode: "sequential" } : {},
+			);
+		return {
+			tools: [make("a"), make("b"), make("c")],
+			gates,
+			maxRunning: () => maxRunning,
+		};
+	}
+
+	async function drive(gates: Map<string, Deferred<void>>, ids: string[]) {
+		// Open gates one by one as they appear, until every call has run.
+		for (let round = 0; round < 50 && gates.size < ids.length + 1; round++) {
+			await flush();
+			for (const [id, gate] of gates) {
+				gate.resolve();
+				gates.delete(id);
+				ids.splice(ids.indexOf(id), 1);
+			}
+			if (ids.length === 0) break;
+		}
+	}
+
+	it("runs calls in parallel by default (they overlap)", async () => {
+		const { tools, gates, maxRunning } = gatedTools({});
+		const batch = executeToolCalls([call("1", "a"), call("2", "b"), call("3", "c")], { tools });
+		await flush();
+		expect([...gates.keys()]).toEqual(["1", "2", "3"]);
+		await drive(gates, ["1", "2", "3"]);
+		await batch;
+		expect(maxRunning()).toBe(3);
+	});
+
+	it("serialises the whole batch when one called tool is sequential (overlap is zero)", async () => {
+		const { tools, gates, maxRunning } = gatedTools({ sequentialName: "c" });
+		const batch = executeToolCalls([call("1", "a"), call("2", "b"), call("3", "c")], { tools });
+		await flush();
+		expect([...gates.keys()]).toEqual(["1"]);
+		await drive(gates, ["1", "2", "3"]);
+		const { results } = await batch;
+		expect(maxRunning()).toBe(1);
+		expect(results.map((r) => firstText(r))).toEqual(["1", "2", "3"]);
+	});
+
+	it("serialises the batch when the config says sequential", async () => {
+		const { tools, gates, maxRunning } = gatedTools({});
+		const batch = executeToolCalls([call("1", "a"), call("2", "b")], { tools, toolExecution: "sequential" });
+		await flush();
+		expect([...gates.keys()]).toEqual(["1"]);
+		await drive(gates, ["1", "2"]);
+		await batch;
+		expect(maxRunning()).toBe(1);
+	});
+
+	it("ignores a sequential tool that is not called in the batch", async () => {
+		const { tools, gates, maxRunning } = gatedTools({ sequentialName: "c" });
+		const batch = executeToolCalls([call("1", "a"), call("2", "b")], { tools });
+		await flush();
+		expect([...gates.keys()]).toEqual(["1", "2"]);
+		await drive(gates, ["1", "2"]);
+		await batch;
+		expect(maxRunning()).toBe(2);
+	});
+
+	it("reports results and events in source order when a slow first call finishes last", async () => {
+		const slow = deferred();
+		const fast = deferred();
+		const events: ToolExecutionEvent[] = [];
+		const tools = [
+			tool("slow", async (_id, _p, _s, onUpdate) => {
+				await slow.promise;
+				onUpdate?.(text("slow partial"));
+				return text("slow done");
+			}),
+			tool("fast", async (_id, _p, _s, onUpdate) => {
+				onUpdate?.(text("fast partial"));
+				await fast.promise;
+				return text("fast done");
+			}),
+		];
+		const batch = executeToolCalls([call("s", "slow"), call("f", "fast"), call("x", "missing")], {
+			tools,
+			onEvent: (event) => events.push(event),
+		});
+		await flush();
+		fast.resolve();
+		await flush();
+		// The fast call and the failed lookup are done, but their ends wait for the slow call.
+		expect(eventLog(events)).toEqual(["start:s", "start:f", "update:f", "start:x"]);
+		slow.resolve();
+		const { results } = await batch;
+		expect(results.map((r) => firstText(r))).toEqual(["slow done", "fast done", expect.stringContaining("not found")]);
+		expect(eventLog(events)).toEqual([
+			"start:s",
+			"start:f",
+			"update:f",
+			"start:x",
+			"update:s",
+			"end:s",
+			"end:f",
+			"end:x",
+		]);
+	});
+
+	it("emits start, updates and end per call in order in sequential mode", async () => {
+		const events: ToolExecutionEvent[] = [];
+		const t = tool(
+			"t",
+			async (id, _p, _s, onUpdate) => {
+				onUpdate?.(text(`${id}.1`));
+				onUpdate?.(text(`${id}.2`));
+				return text(id);
+			},
+			{ executionMode: "sequential" },
+		);
+		await executeToolCalls([call("1", "t"), call("2", "t")], { tools: [t], onEvent: (e) => events.push(e) });
+		expect(eventLog(events)).toEqual([
+			"start:1",
+			"update:1",
+			"update:1",
+			"end:1",
+			"start:2",
+			"update:2",
+			"update:2",
+			"end:2",
+		]);
+	});
+});
+
+describe("results", () => {
+	it("turns throws, including non-Error values, into error results with the message", async () => {
+		const thrower = tool(
+			"thrower",
+			async (_id, params) => {
+				const { kind } = params as { kind: string };
+				if (kind === "error") throw new Error("disk on fire");
+				if (kind === "string") throw "just a string";
+				if (kind === "object") throw { reason: "object" };
+				if (kind === "sync") return undefined as never;
+				throw undefined;
+			},
+			{ parameters: Type.Object({ kind: Type.String() }) },
+		);
+		const syncThrower: AgentTool = {
+			...thrower,
+			name: "sync",
+			execute: () => {
+				throw new TypeError("thrown before any promise");
+			},
+		};
+		const { results } = await executeToolCalls(
+			[
+				call("1", "thrower", { kind: "error" }),
+				call("2", "thrower", { kind: "string" }),
+				call("3", "thrower", { kind: "object" }),
+				call("4", "thrower", { kind: "undefined" }),
+				call("5", "sync", { kind: "x" }),
+			],
+			{ tools: [thrower, syncThrower] },
+		);
+		expect(results.map((r) => [r.isError, firstText(r)])).toEqual([
+			[true, "disk on fire"],
+			[true, "just a string"],
+			[true, '{"reason":"object"}'],
+			[true, "undefined"],
+			[true, "thrown before any promise"],
+		]);
+		expect(results[0]?.details).toEqual({ code: "E_TOOL_FAILED" });
+	});
+
+	it("rejects malformed results and says what was wrong", async () => {
+		const bad = tool(
+			"bad",
+			async (_id, params) => {
+				switch ((params as { kind: string }).kind) {
+					case "undefined":
+						return undefined as never;
+					case "no-content":
+						return { details: {} } as never;
+					case "unknown-block":
+						return { content: [{ type: "video", url: "x" }], details: {} } as never;
+					case "bad-image":
+						return { content: [{ type: "image", data: "AAAA" }], details: {} } as never;
+					default:
+						return { content: [{ type: "text", text: 5 }], details: {} } as never;
+				}
+			},
+			{ parameters: Type.Object({ kind: Type.String() }) },
+		);
+		const kinds = ["undefined", "no-content", "unknown-block", "bad-image", "bad-text"];
+		const { results } = await executeToolCalls(
+			kinds.map((kind, i) => call(String(i), "bad", { kind })),
+			{ tools: [bad] },
+		);
+		expect(results.map((r) => firstText(r))).toEqual([
+			"Tool bad returned a malformed result: it returned undefined instead of an object { content, details }.",
+			"Tool bad returned a malformed result: its content is missing, not an array of blocks.",
+			'Tool bad returned a malformed result: content[0] has unknown type "video" (expected "text" or "image").',
+			'Tool bad returned a malformed result: content[0] is an image block without an "image/…" mimeType.',
+			'Tool bad returned a malformed result: content[0] is a text block without a string "text".',
+		]);
+		expect(results.every((r) => r.isError && (r.details as { code: string }).code === "E_BAD_RESULT")).toBe(true);
+	});
+
+	it("ignores onUpdate calls made after the tool settled", async () => {
+		let late: ((partial: ReturnType<typeof text>) => void) | undefined;
+		const events: ToolExecutionEvent[] = [];
+		const t = tool("t", async (_id, _p, _s, onUpdate) => {
+			late = onUpdate;
+			onUpdate?.(text("during"));
+			return text("done");
+		});
+		await executeToolCalls([call("1", "t")], { tools: [t], onEvent: (e) => events.push(e) });
+		late?.(text("after"));
+		expect(eventLog(events)).toEqual(["start:1", "update:1", "end:1"]);
+	});
+
+	it("carries addedToolNames and usage onto the message", async () => {
+		const t = tool("t", async () => ({
+			...text("ok"),
+			addedToolNames: ["npm"],
+			usage: { input: 3, output: 4 },
+		}));
+		const { results } = await executeToolCalls([call("1", "t")], { tools: [t] });
+		expect(results[0]).toMatchObject({ addedToolNames: ["npm"], usage: { input: 3, output: 4 } });
+		expect(typeof results[0]?.timestamp).toBe("number");
+	});
+
+	it("terminates only when every result asks to", async () => {
+		const stop = tool("stop", async () => ({ ...text("stop"), terminate: true }));
+		const go = tool("go", async () => text("go"));
+		expect((await executeToolCalls([call("1", "stop"), call("2", "stop")], { tools: [stop] })).terminate).toBe(true);
+		expect((await executeToolCalls([call("1", "stop"), call("2", "go")], { tools: [stop, go] })).terminate).toBe(false);
+		expect((await executeToolCalls([], { tools: [stop] })).terminate).toBe(false);
+	});
+
+	it("lets afterToolCall replace content, details, isError and terminate field by field", async () => {
+		const t = tool("t", async () => ({ content: [{ type: "text", text: "raw" }], details: { a: 1, b: 2 } }));
+		const { results, terminate } = await executeToolCalls([call("1", "t"), call("2", "t")], {
+			tools: [t],
+			afterToolCall: ({ toolCall }) =>
+				toolCall.id === "1"
+					? { details: { a: 9 }, terminate: true }
+					: { content: [{ type: "text", text: "redacted" }], isError: true, terminate: true },
+		});
+		expect(results[0]).toMatchObject({ content: [{ type: "text", text: "raw" }], details: { a: 9 }, isError: false });
+		expect(results[1]).toMatchObject({
+			content: [{ type: "text", text: "redacted" }],
+			details: { a: 1, b: 2 },
+			isError: true,
+		});
+		expect(terminate).toBe(true);
+	});
+
+	it("turns a throwing afterToolCall into an error result", async () => {
+		const t = tool("t", async () => text("fine"));
+		const { results } = await executeToolCalls([call("1", "t")], {
+			tools: [t],
+			afterToolCall: () => {
+				throw new Error("audit log full");
+			},
+		});
+		expect(results[0]).toMatchObject({ isError: true });
+		expect(firstText(results[0]!)).toBe("The afterToolCall hook failed for t: audit log full");
+	});
+});
+
+describe("abort", () => {
+	it("runs nothing when the signal is already aborted", async () => {
+		const execute = vi.fn(async () => text("ran"));
+		const prepareArguments = vi.fn((x: unknown) => x);
+		const beforeToolCall = vi.fn(() => undefined);
+		const controller = new AbortController();
+		controller.abort();
+		const { results } = await executeToolCalls([call("1", "t"), call("2", "t")], {
+			tools: [{ ...tool("t", execute), prepareArguments }],
+			signal: controller.signal,
+			beforeToolCall,
+		});
+		expect(execute).not.toHaveBeenCalled();
+		expect(prepareArguments).not.toHaveBeenCalled();
+		expect(beforeToolCall).not.toHaveBeenCalled();
+		expect(results.map((r) => [r.isError, (r.details as { code: string }).code])).toEqual([
+			[true, "E_ABORTED"],
+			[true, "E_ABORTED"],
+		]);
+		expect(firstText(results[0]!)).toMatch(/^Aborted/);
+	});
+
+	it("reaches every running tool's signal in the middle of a batch", async () => {
+		const controller = new AbortController();
+		const seen: string[] = [];
+		const waiter = tool("wait", (id, _p, signal) => {
+			return new Promise((_resolve, reject) => {
+				signal?.addEventListener("abort", () => {
+					seen.push(id);
+					reject(new Error(`aborted ${id}`));
+				});
+			});
+		});
+		const batch = executeToolCalls([call("1", "wait"), call("2", "wait")], {
+			tools: [waiter],
+			signal: controller.signal,
+		});
+		await flush();
+		controller.abort();
+		const { results } = await batch;
+		expect(seen.sort()).toEqual(["1", "2"]);
+		expect(results.map((r) => firstText(r))).toEqual(["aborted 1", "aborted 2"]);
+	});
+
+	it("gives calls not yet started an aborted result in a sequential batch", async () => {
+		const controller = new AbortController();
+		const execute = vi.fn(async (id: string) => {
+			if (id === "1") controller.abort();
+			return text(id);
+		});
+		const { results } = await executeToolCalls([call("1", "t"), call("2", "t"), call("3", "t")], {
+			tools: [tool("t", execute)],
+			signal: controller.signal,
+			toolExecution: "sequential",
+		});
+		expect(execute).toHaveBeenCalledTimes(1);
+		expect(results.map((r) => (r.details as { code?: string }).code ?? "ok")).toEqual(["ok", "E_ABORTED", "E_ABORTED"]);
+	});
+});
+
+describe("shouldSkipRemaining", () => {
+	it("is asked after each finished call in a sequential batch", async () => {
+		const execute = vi.fn(async (id: string) => text(id));
+		let finished = 0;
+		const { results } = await executeToolCalls([call("1", "t"), call("2", "t"), call("3", "t")], {
+			tools: [
+				tool("t", async (id) => {
+					finished++;
+					return execute(id);
+				}),
+			],
+			toolExecution: "sequential",
+			shouldSkipRemaining: () => finished >= 1,
+		});
+		expect(execute).toHaveBeenCalledTimes(1);
+		expect(results.map((r) => firstText(r).split(":")[0])).toEqual(["1", "Skipped", "Skipped"]);
+		expect((results[1]!.details as { code: string }).code).toBe("E_SKIPPED");
+	});
+
+	it("is asked before launching each call in a parallel batch", async () => {
+		let asked = 0;
+		const execute = vi.fn(async (id: string) => text(id));
+		const { results } = await executeToolCalls([call("1", "t"), call("2", "t"), call("3", "t")], {
+			tools: [tool("t", execute)],
+			shouldSkipRemaining: () => ++asked > 2,
+		});
+		expect(execute).toHaveBeenCalledTimes(2);
+		expect(results.map((r) => firstText(r).split(":")[0])).toEqual(["1", "2", "Skipped"]);
+	});
+
+	it("treats a throwing shouldSkipRemaining as false", async () => {
+		const { results } = await executeToolCalls([call("1", "t")], {
+			tools: [tool("t", async () => text("ran"))],
+			shouldSkipRemaining: () => {
+				throw new Error("nope");
+			},
+		});
+		expect(firstText(results[0]!)).toBe("ran");
+	});
+});
+
+describe("robustness", () => {
+	it("never throws, whatever it is given", async () => {
+		const weird: unknown[] = [[null, undefined, 5, { id: 1, name: 2 }, { type: "toolCall" }], "not an array", null];
+		for (const calls of weird) {
+			const result = await executeToolCalls(calls as ToolCall[], {
+				tools: [null, { name: 3 }, tool("t", async () => text("x"))] as AgentTool[],
+				onEvent: () => {
+					throw new Error("broken UI");
+				},
+			});
+			expect(result.results.length).toBe(Array.isArray(calls) ? calls.length : 0);
+		}
+		await expect(executeToolCalls([call("1", "t")], undefined as never)).resolves.toMatchObject({ terminate: false });
+	});
+
+	it("uses StringEnum schemas like any other", async () => {
+		const t = tool("t", async (_id, p) => text(String((p as { unit: string }).unit)), {
+			parameters: Type.Object({ unit: StringEnum(["c", "f"]) }),
+		});
+		const { results } = await executeToolCalls([call("1", "t", { unit: "k" }), call("2", "t", { unit: "f" })], {
+			tools: [t],
+		});
+		expect(firstText(results[0]!)).toContain('/unit: expected "c" | "f", received "k"');
+		expect(firstText(results[1]!)).toBe("f");
+	});
+});
