@@ -1,0 +1,374 @@
+/**
+ * `toolsmith dev`: load the built-ins and extensions, watch them, and try tools from a prompt (or
+ * from piped stdin, one command per line).
+ */
+import { resolve } from "node:path";
+import { createInterface, type Interface } from "node:readline";
+import type { Writable } from "node:stream";
+import type { ToolResultMessage } from "../contract/content.js";
+import { errorMessage } from "../contract/errors.js";
+import type { ToolExecutionEvent } from "../contract/events.js";
+import type { Theme } from "../contract/render.js";
+import type { AgentToolResult } from "../contract/tool.js";
+import { type RenderedBlock, renderToolCall, renderToolResult } from "../render/host.js";
+import { CommandError, defineCommand, EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK } from "./_command.js";
+import { displayPath, formatDiagnostic, formatReload, formatToolsTable } from "./_format.js";
+import { createDevHost, type DevHost, type DevHostFactory, HostUnavailableError } from "./_host.js";
+import { type CliIO, outputWidth } from "./_io.js";
+
+export const REPL_HELP = `Commands:
+  call <tool> [json-args]   Run a tool through the executor, e.g. call read {"path":"README.md"}
+  tools                     List the active tools
+  prompt                    Show the tools section of the system prompt
+  expand on|off             Show results in full (on, the default) or as a preview
+  reload [path]             Reload one extension, or all of them
+  help                      Show this help
+  exit                      Close the host and leave (also Ctrl-D; Ctrl-C twice)
+Ctrl-C aborts a running call. Lines starting with # are ignored.`;
+
+export interface DevLoopOptions {
+	readonly io: CliIO;
+	readonly theme: Theme;
+	/** Folder paths are shown relative to. */
+	readonly cwd: string;
+	/** Prompt, line editing and live partial output (stdin and stdout are terminals). */
+	readonly interactive: boolean;
+}
+
+/** The live region a running call redraws in place on a terminal. */
+const LIVE_LINES = 8;
+
+/**
+ * Read commands until `exit`, end of input or a second Ctrl-C; close the host; resolve to the exit
+ * code: 0, 1 when a piped command could not be run (unknown command, bad JSON), 130 on Ctrl-C.
+ */
+export function runDevLoop(host: DevHost, options: DevLoopOptions): Promise<number> {
+	const { io, theme, cwd, interactive } = options;
+	const out = (text: string) => io.stdout.write(text.endsWith("\n") ? text : `${text}\n`);
+	const fail = (text: string) => {
+		inputErrors++;
+		io.stderr.write(`${text}\n`);
+	};
+	const width = () => outputWidth(io.stdout, io.env);
+	const overflow = interactive ? "truncate" : "keep";
+
+	let inputErrors = 0;
+	let callCounter = 0;
+	let expanded = true;
+	let running: AbortController | undefined;
+	let liveLines = 0;
+	let armedToExit = false;
+	let finished = false;
+	let resolveExit!: (code: number) => void;
+	const exited = new Promise<number>((r) => {
+		resolveExit = r;
+	});
+
+	const rl: Interface = createInterface({
+		input: io.stdin,
+		...(interactive ? { output: io.stdout as unknown as Writable, terminal: true } : { terminal: false }),
+		prompt: "toolsmith> ",
+	});
+
+	const clearLive = () => {
+		if (liveLines > 0) io.stdout.write(`\x1b[${liveLines}A\r\x1b[J`);
+		liveLines = 0;
+	};
+	// Messages that arrive while the user types (reloads) must not garble the prompt line.
+	const printAsync = (lines: readonly string[]) => {
+		if (interactive && !running) io.stdout.write("\r\x1b[K");
+		if (interactive && running) clearLive();
+		out(lines.join("\n"));
+		if (interactive && !running && !finished) rl.prompt(true);
+	};
+
+	const unsubscribe = [
+		host.on("reload", (event) => printAsync(formatReload(event, cwd, theme))),
+		host.on("diagnostic", (diagnostic) => printAsync([formatDiagnostic(diagnostic, cwd, theme)])),
+	];
+
+	const finish = async (code: number) => {
+		if (finished) return;
+		finished = true;
+		running?.abort();
+		for (const off of unsubscribe) off();
+		removeInterrupt();
+		rl.close();
+		try {
+			await host.close();
+		} catch (error) {
+			io.stderr.write(`closing the host failed: ${errorMessage(error)}\n`);
+		}
+		resolveExit(code);
+	};
+
+	const interrupt = () => {
+		if (finished) return;
+		if (running && !running.signal.aborted) {
+			running.abort();
+			armedToExit = true;
+			clearLive();
+			out(theme.fg("warning", "^C aborting the call (Ctrl-C again to exit)"));
+			return;
+		}
+		if (armedToExit) {
+			out("");
+			void finish(EXIT_INTERRUPTED);
+			return;
+		}
+		armedToExit = true;
+		out(theme.fg("muted", interactive ? "\n(Ctrl-C again to exit, or type exit)" : "(Ctrl-C again to exit)"));
+		if (interactive && !running) rl.prompt();
+	};
+	const removeInterrupt = io.onInterrupt(interrupt);
+	rl.on("SIGINT", interrupt);
+
+	const printBlock = (block: RenderedBlock, indent: string) => {
+		if (block.lines.length > 0) out(block.lines.map((l) => indent + l).join("\n"));
+		if (block.error) out(`${indent}${theme.fg("warning", `! ${block.error}`)}`);
+	};
+
+	const call = async (rest: string) => {
+		const match = /^(\S+)\s*([\s\S]*)$/.exec(rest.trim());
+		if (!match) {
+			fail('usage: call <tool> [json-args], e.g. call read {"path":"README.md"}');
+			return;
+		}
+		const name = match[1]!;
+		const argsText = match[2]!.trim();
+		let args: unknown = {};
+		if (argsText !== "") {
+			try {
+				args = JSON.parse(argsText);
+			} catch (error) {
+				fail(`call ${name}: the arguments are not valid JSON (${errorMessage(error)}); write them as one JSON object`);
+				return;
+			}
+		}
+		const entry = host.tools().find((t) => t.name === name);
+		const definition = entry?.definition;
+		const toolCallId = `call-${++callCounter}`;
+		const cols = width();
+		const context = { toolCallId, cwd, args, width: cols - 2 };
+		printBlock(renderToolCall(definition, args, theme, cols, { ...context, name }, { overflow }), "");
+
+		const controller = new AbortController();
+		running = controller;
+		armedToExit = false;
+		let lastPartial = "";
+		const started = performance.now();
+		const onEvent = (event: ToolExecutionEvent) => {
+			if (event.type !== "tool_execution_update" || event.toolCallId !== toolCallId || finished) return;
+			const block = renderToolResult(
+				definition,
+				event.partialResult,
+				{ expanded, isPartial: true },
+				theme,
+				cols - 2,
+				context,
+				{ overflow },
+			);
+			if (interactive) {
+				clearLive();
+				const shown = block.lines.slice(-LIVE_LINES).map((l) => `  ${l}`);
+				if (shown.length > 0) out(shown.join("\n"));
+				liveLines = shown.length;
+			} else {
+				const last = [...block.lines].reverse().find((l) => l.trim() !== "") ?? "";
+				if (last !== lastPartial) out(`  ${theme.fg("muted", "…")} ${last}`);
+				lastPartial = last;
+			}
+		};
+		let message: ToolResultMessage | undefined;
+		try {
+			const outcome = await host.execute([{ type: "toolCall", id: toolCallId, name, arguments: args }], {
+				signal: controller.signal,
+				onEvent,
+			});
+			message = outcome.results[0];
+		} catch (error) {
+			// The executor never rejects; a host that does is reported rather than killing the loop.
+			clearLive();
+			out(theme.fg("error", `✗ the host failed to run the call: ${errorMessage(error)}`));
+			return;
+		} finally {
+			running = undefined;
+			clearLive();
+		}
+		if (finished) return;
+		const ms = Math.round(performance.now() - started);
+		if (!message) {
+			out(theme.fg("error", "✗ the host returned no result"));
+			return;
+		}
+		const result: AgentToolResult<unknown> = { content: message.content, details: message.details };
+		printBlock(
+			renderToolResult(
+				definition,
+				result,
+				{ expanded, isPartial: false },
+				theme,
+				cols - 2,
+				{ ...context, isError: message.isError },
+				{ overflow },
+			),
+			"  ",
+		);
+		const status = controller.signal.aborted
+			? theme.fg("warning", "✗ aborted")
+			: message.isError
+				? theme.fg("error", "✗ error")
+				: theme.fg("success", "✓ ok");
+		out(`${status} ${theme.fg("muted", `· ${ms} ms`)}`);
+	};
+
+	/** Runs one input line; resolves to false when the loop should end. */
+	const handle = async (raw: string): Promise<boolean> => {
+		const line = raw.trim();
+		if (line === "" || line.startsWith("#")) return true;
+		if (!interactive) out(theme.fg("muted", `> ${line}`));
+		armedToExit = false;
+		const [word = "", ...restWords] = line.split(/\s+/);
+		const rest = line.slice(word.length).trim();
+		switch (word) {
+			case "call":
+				await call(rest);
+				return true;
+			case "tools":
+				out(formatToolsTable(host.tools(), cwd, theme, interactive ? width() : undefined).join("\n"));
+				return true;
+			case "prompt":
+				out(host.buildToolsPrompt());
+				return true;
+			case "help":
+			case "?":
+				out(REPL_HELP);
+				return true;
+			case "expand":
+				if (rest === "on" || rest === "off") {
+					expanded = rest === "on";
+					out(`results are ${expanded ? "shown in full" : "shown as a preview"}`);
+				} else fail("usage: expand on|off");
+				return true;
+			case "reload":
+				if (!host.reload) {
+					fail("reload: this host cannot reload on demand");
+					return true;
+				}
+				try {
+					await host.reload(restWords.length > 0 ? resolve(cwd, rest) : undefined);
+				} catch (error) {
+					out(theme.fg("error", `reload failed: ${errorMessage(error)}`));
+				}
+				return true;
+			case "exit":
+			case "quit":
+				return false;
+			default:
+				fail(`unknown command '${word}' (type help for the list)`);
+				return true;
+		}
+	};
+
+	const queue: string[] = [];
+	let pumping = false;
+	let inputClosed = false;
+	const pump = async () => {
+		if (pumping) return;
+		pumping = true;
+		while (queue.length > 0 && !finished) {
+			const line = queue.shift()!;
+			let keepGoing = true;
+			try {
+				keepGoing = await handle(line);
+			} catch (error) {
+				out(theme.fg("error", `internal error: ${errorMessage(error)}`));
+			}
+			if (!keepGoing) {
+				await finish(EXIT_OK);
+				break;
+			}
+		}
+		pumping = false;
+		if (finished) return;
+		if (inputClosed) await finish(inputErrors > 0 && !interactive ? EXIT_FAILURE : EXIT_OK);
+		else if (interactive) rl.prompt();
+	};
+	rl.on("line", (line) => {
+		queue.push(line);
+		void pump();
+	});
+	rl.on("close", () => {
+		inputClosed = true;
+		if (interactive && !finished) out("");
+		void pump();
+	});
+	if (interactive) rl.prompt();
+	return exited;
+}
+
+export function createDevCommand(factory: DevHostFactory = createDevHost) {
+	return defineCommand({
+		name: "dev",
+		summary: "Load the built-in tools and your extensions, hot-reload them, and try them from a prompt",
+		description: [
+			"Prints the tools and any diagnostics, then watches every extension file (and the local modules",
+			"it imports) and prints one line per reload. At the prompt, `call <tool> <json-args>` runs a tool",
+			"and shows its renderCall/renderResult output; type `help` for the other commands.",
+			"When stdin is not a terminal, the same commands are read from it line by line and the command",
+			"exits at the end of input (exit code 1 if a line could not be run).",
+			"Without paths only the built-in tools are loaded.",
+		].join("\n"),
+		options: {
+			env: {
+				type: "string",
+				choices: ["node", "memory"],
+				default: "node",
+				description: "Run tools on the real disk and shell (node) or in an empty in-memory env (memory)",
+			},
+			cwd: { type: "string", valueName: "dir", description: "Working folder the tools see (default: the current one)" },
+			watch: { type: "boolean", default: true, description: "Reload extensions when their files change" },
+		},
+		positionals: [{ name: "paths", variadic: true, description: "Extension files or folders to load" }],
+		examples: [
+			"toolsmith dev docs/examples",
+			"toolsmith dev ./my-tool.ts --env memory",
+			`printf 'call hello {"name":"Ada"}\\n' | toolsmith dev docs/examples/hello.ts`,
+		],
+		async run({ options, positionals, io, theme }) {
+			const cwd = resolve(io.cwd, options.cwd ?? ".");
+			const paths = positionals.map((p) => resolve(io.cwd, p));
+			let started: Awaited<ReturnType<DevHostFactory>>;
+			try {
+				started = await factory({
+					paths,
+					env: options.env === "memory" ? "memory" : "node",
+					cwd,
+					watch: options.watch,
+					log: (message, level) =>
+						io.stdout.write(`${theme.fg(level === "info" ? "muted" : level, `[${level}]`)} ${message}\n`),
+				});
+			} catch (error) {
+				if (error instanceof HostUnavailableError) throw new CommandError(error.message);
+				throw new CommandError(`could not start the host: ${errorMessage(error)}`);
+			}
+			const { host, diagnostics } = started;
+			const interactive = io.stdin.isTTY === true && io.stdout.isTTY === true;
+			const tools = host.tools();
+			const extensionCount = new Set(tools.filter((t) => t.source !== "builtin").map((t) => t.source)).size;
+			io.stdout.write(
+				`${theme.bold("toolsmith dev")} · ${tools.length} tools (${extensionCount} from extensions) · ${options.env} env · cwd ${displayPath(cwd, io.cwd)}\n`,
+			);
+			io.stdout.write(
+				`${formatToolsTable(tools, io.cwd, theme, interactive ? outputWidth(io.stdout, io.env) : undefined).join("\n")}\n`,
+			);
+			for (const diagnostic of diagnostics) {
+				io.stdout.write(`${formatDiagnostic(diagnostic, io.cwd, theme)}\n`);
+			}
+			const watching =
+				options.watch && paths.length > 0 ? `watching ${paths.length} path${paths.length === 1 ? "" : "s"} · ` : "";
+			io.stdout.write(`${theme.fg("muted", `${watching}type help for commands`)}\n`);
+			return runDevLoop(host, { io, theme, cwd: io.cwd, interactive });
+		},
+	});
+}

@@ -1,0 +1,120 @@
+/** Text the `dev` loop prints: the tools table, parameter summaries, reload lines, diagnostics. */
+import { isAbsolute, relative } from "node:path";
+import type { Theme } from "../contract/render.js";
+import { truncateToWidth, visibleWidth } from "../render/width.js";
+import type { DevDiagnostic, DevReloadEvent, DevToolEntry } from "./_host.js";
+
+/** A path as the user would type it from `cwd`: relative when inside or near it, absolute otherwise. */
+export function displayPath(path: string, cwd: string): string {
+	if (!isAbsolute(path)) return path;
+	const rel = relative(cwd, path);
+	if (rel === "") return ".";
+	if (isAbsolute(rel) || rel.startsWith("../../..")) return path;
+	return rel;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+	return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** A short type label for a JSON schema: `string`, `number[]`, `add|list|clear`, `object`. */
+export function schemaTypeLabel(schema: unknown): string {
+	if (!isRecord(schema)) return "any";
+	if (Array.isArray(schema.enum)) {
+		const values = schema.enum.map((v) => (typeof v === "string" ? v : JSON.stringify(v)));
+		return values.length > 5 ? `${values.slice(0, 5).join("|")}|…` : values.join("|");
+	}
+	if ("const" in schema) return JSON.stringify(schema.const);
+	const union = Array.isArray(schema.anyOf) ? schema.anyOf : Array.isArray(schema.oneOf) ? schema.oneOf : undefined;
+	if (union) return [...new Set(union.map(schemaTypeLabel))].join("|");
+	const type = Array.isArray(schema.type) ? schema.type.join("|") : schema.type;
+	if (type === "array") {
+		const item = schemaTypeLabel(schema.items);
+		return item.includes("|") ? `(${item})[]` : `${item}[]`;
+	}
+	return typeof type === "string" ? type : "any";
+}
+
+/** `path: string, offset?: number` from an object schema; `(none)` without properties. */
+export function summarizeParameters(schema: unknown): string {
+	if (!isRecord(schema) || !isRecord(schema.properties)) return "(none)";
+	const required = new Set(Array.isArray(schema.required) ? schema.required : []);
+	const parts = Object.entries(schema.properties).map(
+		([name, property]) => `${name}${required.has(name) ? "" : "?"}: ${schemaTypeLabel(property)}`,
+	);
+	return parts.length === 0 ? "(none)" : parts.join(", ");
+}
+
+/** Columns padded to the widest cell; the last column is cut to `width` when one is given. */
+export function formatTable(
+	header: readonly string[],
+	rows: readonly (readonly string[])[],
+	theme: Theme,
+	width?: number,
+): string[] {
+	const widths = header.map((h, i) => Math.max(visibleWidth(h), ...rows.map((r) => visibleWidth(r[i] ?? ""))));
+	const line = (cells: readonly string[]) => {
+		const text = cells
+			.map((cell, i) => (i === cells.length - 1 ? cell : cell + " ".repeat(widths[i]! - visibleWidth(cell))))
+			.join("  ");
+		return `  ${width === undefined ? text : truncateToWidth(text, width - 2)}`.trimEnd();
+	};
+	return [theme.fg("muted", line(header)), ...rows.map(line)];
+}
+
+export function formatToolsTable(tools: readonly DevToolEntry[], cwd: string, theme: Theme, width?: number): string[] {
+	if (tools.length === 0) return ["  (no tools)"];
+	const rows = tools.map((t) => [
+		theme.bold(t.name),
+		t.source === "builtin" ? "built-in" : displayPath(t.source, cwd),
+		t.executionMode,
+		summarizeParameters(t.parameters),
+	]);
+	return formatTable(["name", "source", "mode", "parameters"], rows, theme, width);
+}
+
+/** `error weather.ts:3:7 Unexpected token [E_EXTENSION_LOAD]`. */
+export function formatDiagnostic(diagnostic: DevDiagnostic, cwd: string, theme: Theme): string {
+	const role = diagnostic.level === "error" ? "error" : diagnostic.level === "warning" ? "warning" : "muted";
+	let where = "";
+	if (diagnostic.path !== undefined) {
+		where = displayPath(diagnostic.path, cwd);
+		if (diagnostic.line !== undefined) {
+			where += `:${diagnostic.line}`;
+			if (diagnostic.column !== undefined) where += `:${diagnostic.column}`;
+		}
+		where += " ";
+	}
+	const code = diagnostic.code ? theme.fg("muted", ` [${diagnostic.code}]`) : "";
+	return `${theme.fg(role, diagnostic.level)} ${where}${diagnostic.message}${code}`;
+}
+
+function changeList(event: DevReloadEvent, theme: Theme): string {
+	const parts = [
+		...event.added.map((n) => theme.fg("success", `+${n}`)),
+		...event.removed.map((n) => theme.fg("error", `-${n}`)),
+		...event.changed.map((n) => theme.fg("warning", `~${n}`)),
+	];
+	return parts.length > 0 ? parts.join(" ") : theme.fg("muted", "no tool changes");
+}
+
+/**
+ * `reloaded weather.ts in 18 ms · +forecast ~current`, or a failure line saying the previous version
+ * stays active, followed by one line per diagnostic.
+ */
+export function formatReload(event: DevReloadEvent, cwd: string, theme: Theme): string[] {
+	const file = displayPath(event.path, cwd);
+	const ms = `${Math.round(event.durationMs)} ms`;
+	const failed = event.diagnostics.some((d) => d.level === "error");
+	let head: string;
+	if (failed) {
+		const kept = event.kind === "load" ? "not loaded" : "the previous version stays active";
+		head = `${theme.fg("error", "reload failed")} ${file} in ${ms} · ${kept}`;
+	} else if (event.kind === "unload") {
+		head = `${theme.fg("accent", "unloaded")} ${file} in ${ms} · ${changeList(event, theme)}`;
+	} else {
+		const verb = event.kind === "load" ? "loaded" : "reloaded";
+		head = `${theme.fg("accent", verb)} ${file} in ${ms} · ${changeList(event, theme)}`;
+	}
+	return [head, ...event.diagnostics.map((d) => `  ${formatDiagnostic(d, cwd, theme)}`)];
+}

@@ -1,0 +1,70 @@
+/**
+ * `test`, `check`, `replay-session` and `schema`: their options are final; each one exits 1 with a
+ * clear message until its engine (toolsmith/harness, the provider converters) is part of the build.
+ */
+import { CommandError, defineCommand } from "./_command.js";
+
+function notAvailable(command: string, engine: string): never {
+	throw new CommandError(`${command} is not available yet in this build of toolsmith: ${engine} has not landed`);
+}
+
+const extensionsOption = {
+	type: "string",
+	multiple: true,
+	valueName: "paths",
+	description: "Extension files or folders whose tools are loaded next to the built-ins",
+} as const;
+
+export const testCommand = defineCommand({
+	name: "test",
+	summary: "Replay fixture files against your tools and print a summary",
+	description:
+		"Each fixture seeds files and scripted commands, runs batches of tool calls and checks the results.\nExits 1 when any expectation fails.",
+	options: { extensions: extensionsOption },
+	positionals: [
+		{ name: "fixtures", variadic: true, description: "Replay fixture files (JSON) or folders holding them" },
+	],
+	examples: ["toolsmith test test/fixtures --extensions ./tools"],
+	run: ({ commandName }) => notAvailable(commandName, "the replay engine (toolsmith/harness)"),
+});
+
+export const checkCommand = defineCommand({
+	name: "check",
+	summary: "Run the conformance checks on the tools of extensions",
+	description:
+		"Static checks (names, descriptions, schemas per provider) and behavioural ones on an in-memory env.\nExits 1 when a check fails that the baseline does not expect.",
+	options: {
+		baseline: { type: "string", valueName: "file", description: "Expected-failures baseline (JSON)" },
+	},
+	positionals: [{ name: "paths", variadic: true, required: true, description: "Extension files or folders to check" }],
+	examples: ["toolsmith check ./tools/weather.ts"],
+	run: ({ commandName }) => notAvailable(commandName, "the conformance checks (toolsmith/harness)"),
+});
+
+export const replaySessionCommand = defineCommand({
+	name: "replay-session",
+	summary: "Replay a recorded pi session through toolsmith's tools and report its fidelity",
+	description: "Every recorded call is classified as match, mismatch (with a diff) or unknowable.",
+	options: { extensions: extensionsOption },
+	positionals: [{ name: "file", required: true, description: "A recorded session (.jsonl)" }],
+	examples: ["toolsmith replay-session ~/.pi/agent/sessions/run.jsonl"],
+	run: ({ commandName }) => notAvailable(commandName, "session replay (toolsmith/harness)"),
+});
+
+export const schemaCommand = defineCommand({
+	name: "schema",
+	summary: "Print tools in a provider's wire format, with what the provider rewrites",
+	options: {
+		provider: {
+			type: "string",
+			choices: ["openai", "anthropic", "google"],
+			default: "openai",
+			description: "The provider whose tool format to print",
+		},
+	},
+	positionals: [
+		{ name: "paths", variadic: true, description: "Extension files or folders (the built-ins without any)" },
+	],
+	examples: ["toolsmith schema ./tools --provider anthropic"],
+	run: ({ commandName }) => notAvailable(commandName, "the provider converters and the extension loader"),
+});

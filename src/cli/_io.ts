@@ -1,0 +1,53 @@
+/**
+ * What a command may touch, as one object: the real process in `main.ts`, fakes in tests. Commands
+ * never reach for `process` themselves.
+ */
+import type { Readable } from "node:stream";
+import type { Theme } from "../contract/render.js";
+import { ansiTheme, plainTheme } from "../render/theme.js";
+
+/** The slice of a writable stream the CLI uses. */
+export interface CliOutput {
+	write(chunk: string): unknown;
+	readonly isTTY?: boolean;
+	readonly columns?: number;
+}
+
+export interface CliIO {
+	readonly stdout: CliOutput;
+	readonly stderr: CliOutput;
+	readonly stdin: Readable & { readonly isTTY?: boolean };
+	readonly env: Readonly<Record<string, string | undefined>>;
+	/** The folder the command was started in. */
+	readonly cwd: string;
+	/**
+	 * Register a Ctrl-C (SIGINT) handler; while one is registered the process does not die on
+	 * Ctrl-C. Returns a function that removes it. Handlers must not throw.
+	 */
+	onInterrupt(handler: () => void): () => void;
+}
+
+/**
+ * Whether to colour what goes to `stream`. `FORCE_COLOR` decides when set (`0` or `false` turns colour
+ * off, anything else on); otherwise a non-empty `NO_COLOR` turns it off; otherwise colour is used only
+ * on a terminal (and not when `TERM` is `dumb`).
+ */
+export function shouldUseColor(stream: CliOutput, env: Readonly<Record<string, string | undefined>>): boolean {
+	const force = env.FORCE_COLOR;
+	if (force !== undefined) return force !== "0" && force.toLowerCase() !== "false";
+	if (env.NO_COLOR !== undefined && env.NO_COLOR !== "") return false;
+	if (env.TERM === "dumb") return false;
+	return stream.isTTY === true;
+}
+
+/** The theme for `stream`: ANSI when it should be coloured, plain otherwise. */
+export function themeFor(stream: CliOutput, env: Readonly<Record<string, string | undefined>>): Theme {
+	return shouldUseColor(stream, env) ? ansiTheme : plainTheme;
+}
+
+/** Columns to lay output out in: the terminal's width, else `COLUMNS`, else 100. */
+export function outputWidth(stream: CliOutput, env: Readonly<Record<string, string | undefined>>): number {
+	if (stream.isTTY && stream.columns && stream.columns > 0) return stream.columns;
+	const fromEnv = Number.parseInt(env.COLUMNS ?? "", 10);
+	return Number.isFinite(fromEnv) && fromEnv > 0 ? fromEnv : 100;
+}
