@@ -684,7 +684,7 @@ export class MemoryExecutionEnv implements ExecutionEnv {
 		if (!located.ok) return err(fileError(located.code, absolute));
 		const node = located.value.node;
 		if (node?.kind === "directory") return ok(node);
-		if (node?.kind === "file") return err(fileError("not_directory", absolute, "it is a file"));
+		if (node?.kind === "file") return err(fileError("already_exists", absolute, "it is a file, not a folder"));
 		if (node) return err(fileError("not_found", absolute, "it is a dangling symlink"));
 		const dir = newDir(this.now());
 		const added = this.addChild(located.value, dir);
