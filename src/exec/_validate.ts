@@ -202,7 +202,7 @@ function collectIssues(checker: TypeCheck<TSchema>, value: unknown): ValidationI
 		const expected = describeSchema(first.schema);
 		const text = TYPE_ERRORS.has(first.type)
 			? `expected ${expected}, received ${received}`
-			: `${lowerFirst(first.message)} (expected ${expected}), received ${received}`;
+			: `${lowerFirst(first.message)}, received ${received}`;
 		issues.push({ path, expected, received, message: `${where}: ${text}` });
 	}
 	return issues;

@@ -53,3 +53,18 @@ export function firstText(result: { content: readonly { type: string; text?: str
 	const block = result.content[0];
 	return block && block.type === "text" ? (block.text ?? "") : "";
 }
+
+/**
+ * A deep merge written the careless way many tools do: it walks `__proto__` and
+ * `constructor.prototype` straight into Object.prototype when its input carries those keys.
+ */
+export function carelessMerge(target: Record<string, unknown>, source: unknown): void {
+	if (typeof source !== "object" || source === null) return;
+	for (const key of Object.keys(source)) {
+		const value = (source as Record<string, unknown>)[key];
+		if (typeof value === "object" && value !== null) {
+			if (!target[key]) target[key] = {};
+			carelessMerge(target[key] as Record<string, unknown>, value);
+		} else target[key] = value;
+	}
+}

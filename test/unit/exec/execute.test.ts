@@ -7,7 +7,7 @@ import {
 	type ToolExecutionEvent,
 	Type,
 } from "../../../src/index.js";
-import { call, type Deferred, deferred, eventLog, firstText, flush, text, tool } from "./_helpers.js";
+import { call, carelessMerge, type Deferred, deferred, eventLog, firstText, flush, text, tool } from "./_helpers.js";
 
 const echo = tool(
 	"echo",
@@ -102,17 +102,7 @@ describe("preparation", () => {
 			"open",
 			async (_id, params) => {
 				received.push(params);
-				// A careless deep merge, as a tool might write it.
-				const merge = (target: Record<string, unknown>, source: Record<string, unknown>) => {
-					for (const key of Object.keys(source)) {
-						const value = source[key];
-						if (typeof value === "object" && value !== null) {
-							if (typeof target[key] !== "object" || target[key] === null) target[key] = {};
-							merge(target[key] as Record<string, unknown>, value as Record<string, unknown>);
-						} else target[key] = value;
-					}
-				};
-				merge({}, params as Record<string, unknown>);
+				carelessMerge({}, params);
 				return text("ok");
 			},
 			{ parameters: Type.Object({ a: Type.Optional(Type.Unknown()) }) },
