@@ -1,0 +1,435 @@
+/**
+ * Diffs for the edit tool: a numbered diff for people and a unified patch for programs.
+ *
+ * The edit tool knows exactly which regions it replaced, so only those regions (widened to whole
+ * lines) are diffed; the lines in between are known to be equal. That keeps the cost proportional
+ * to the size of the change, not of the file. Inside a region a Myers diff over interned lines
+ * finds the smallest change; a region whose diff would be too costly is shown as a plain
+ * replacement instead.
+ */
+
+/** A replaced region of the old text: `[start, end)` became `newText`. Sorted, non-overlapping. */
+export interface Replacement {
+	readonly start: number;
+	readonly end: number;
+	readonly newText: string;
+}
+
+export interface EditDiff {
+	/** Numbered diff: `+NN added`, `-NN removed`, ` NN context`, `     ...` for skipped lines. */
+	readonly diff: string;
+	/** Unified diff (`---`/`+++`/`@@` hunks) with 3 lines of context. */
+	readonly patch: string;
+	/** 1-based line of the first change in the new text; undefined when nothing changed. */
+	readonly firstChangedLine: number | undefined;
+}
+
+type Op =
+	| { readonly kind: "equal"; readonly oldStart: number; readonly newStart: number; readonly count: number }
+	| { readonly kind: "delete"; readonly oldStart: number; readonly newStart: number; readonly count: number }
+	| {
+			readonly kind: "insert";
+			readonly oldStart: number;
+			readonly newStart: number;
+			readonly lines: readonly string[];
+	  };
+
+/** Lines of a text without the empty piece after a final newline. */
+class LineIndex {
+	readonly starts: number[] = [0];
+	/** `text.split("\n").length`: what line counts mean in the tools' messages. */
+	readonly splitLength: number;
+	readonly realCount: number;
+	readonly endsWithNewline: boolean;
+
+	constructor(readonly text: string) {
+		for (let at = text.indexOf("\n"); at !== -1; at = text.indexOf("\n", at + 1)) this.starts.push(at + 1);
+		this.splitLength = this.starts.length;
+		this.endsWithNewline = text.endsWith("\n");
+		this.realCount = text.length === 0 ? 0 : this.endsWithNewline ? this.splitLength - 1 : this.splitLength;
+	}
+
+	/** Index of the line holding offset `position` (the phantom line after a final newline counts). */
+	lineOf(position: number): number {
+		let lo = 0;
+		let hi = this.starts.length - 1;
+		while (lo < hi) {
+			const mid = (lo + hi + 1) >> 1;
+			if ((this.starts[mid] ?? 0) <= position) lo = mid;
+			else hi = mid - 1;
+		}
+		return lo;
+	}
+
+	/** Offset where line `index` starts, or the text length past the last line. */
+	startOf(index: number): number {
+		return index < this.starts.length ? (this.starts[index] ?? this.text.length) : this.text.length;
+	}
+
+	line(index: number): string {
+		const start = this.startOf(index);
+		const next = index + 1 < this.starts.length ? (this.starts[index + 1] ?? 0) - 1 : this.text.length;
+		return this.text.slice(start, next);
+	}
+}
+
+/** Marks the last line of a text without a final newline, so it never equals the same text with one. */
+const NO_EOL = "\u0000no-eol";
+
+/** Split a piece of text into lines, dropping the empty piece after a final newline. */
+function splitReal(text: string): string[] {
+	if (text.length === 0) return [];
+	const lines = text.split("\n");
+	if (text.endsWith("\n")) lines.pop();
+	return lines;
+}
+
+type Step = "equal" | "delete" | "insert";
+
+/**
+ * Myers' O(ND) diff of two id sequences. Returns undefined when the edit distance exceeds
+ * `maxCost`, so the caller can fall back to a plain replacement.
+ */
+function myers(a: Int32Array, b: Int32Array, maxCost: number): Step[] | undefined {
+	const n = a.length;
+	const m = b.length;
+	const max = Math.min(n + m, maxCost);
+	const offset = max + 1;
+	const v = new Int32Array(2 * max + 3);
+	const trace: Int32Array[] = [];
+	for (let d = 0; d <= max; d++) {
+		trace.push(v.slice(offset - d - 1, offset + d + 2));
+		for (let k = -d; k <= d; k += 2) {
+			let x: number;
+			if (k === -d || (k !== d && (v[offset + k - 1] ?? 0) < (v[offset + k + 1] ?? 0))) x = v[offset + k + 1] ?? 0;
+			else x = (v[offset + k - 1] ?? 0) + 1;
+			let y = x - k;
+			while (x < n && y < m && a[x] === b[y]) {
+				x++;
+				y++;
+			}
+			v[offset + k] = x;
+			if (x >= n && y >= m) return backtrack(trace, d, n, m);
+		}
+	}
+	return undefined;
+}
+
+function backtrack(trace: readonly Int32Array[], finalD: number, n: number, m: number): Step[] {
+	const steps: Step[] = [];
+	let x = n;
+	let y = m;
+	for (let d = finalD; d > 0; d--) {
+		// trace[d] holds V as it was before round d, for k in [-d-1, d+1].
+		const saved = trace[d] as Int32Array;
+		const at = (k: number) => saved[k + d + 1] ?? 0;
+		const k = x - y;
+		const down = k === -d || (k !== d && at(k - 1) < at(k + 1));
+		const prevK = down ? k + 1 : k - 1;
+		const prevX = at(prevK);
+		const prevY = prevX - prevK;
+		while (x > prevX && y > prevY) {
+			steps.push("equal");
+			x--;
+			y--;
+		}
+		steps.push(down ? "insert" : "delete");
+		x = prevX;
+		y = prevY;
+	}
+	while (x > 0 && y > 0) {
+		steps.push("equal");
+		x--;
+		y--;
+	}
+	return steps.reverse();
+}
+
+/** Ops for one region: old lines `[a, b)` became `newLines`. */
+function diffRegion(
+	old: LineIndex,
+	a: number,
+	b: number,
+	newLines: readonly string[],
+	newKeys: readonly string[],
+	newStart: number,
+	ops: Op[],
+): void {
+	const oldKeys: string[] = [];
+	for (let i = a; i < b; i++)
+		oldKeys.push(i === old.realCount - 1 && !old.endsWithNewline ? old.line(i) + NO_EOL : old.line(i));
+	let prefix = 0;
+	while (prefix < oldKeys.length && prefix < newKeys.length && oldKeys[prefix] === newKeys[prefix]) prefix++;
+	let suffix = 0;
+	while (
+		suffix < oldKeys.length - prefix &&
+		suffix < newKeys.length - prefix &&
+		oldKeys[oldKeys.length - 1 - suffix] === newKeys[newKeys.length - 1 - suffix]
+	)
+		suffix++;
+	const push = (op: Op) => {
+		const last = ops[ops.length - 1];
+		if (op.kind === "equal" && op.count === 0) return;
+		if (op.kind === "delete" && op.count === 0) return;
+		if (op.kind === "insert" && op.lines.length === 0) return;
+		if (last && last.kind === "equal" && op.kind === "equal") {
+			ops[ops.length - 1] = { ...last, count: last.count + op.count };
+			return;
+		}
+		ops.push(op);
+	};
+	push({ kind: "equal", oldStart: a, newStart, count: prefix });
+	const oldMid = oldKeys.slice(prefix, oldKeys.length - suffix);
+	const newMid = newKeys.slice(prefix, newKeys.length - suffix);
+	let oldPos = a + prefix;
+	let newPos = newStart + prefix;
+	const ids = new Map<string, number>();
+	const intern = (keys: readonly string[]) => {
+		const out = new Int32Array(keys.length);
+		keys.forEach((key, i) => {
+			let id = ids.get(key);
+			if (id === undefined) {
+				id = ids.size;
+				ids.set(key, id);
+			}
+			out[i] = id;
+		});
+		return out;
+	};
+	const maxCost = Math.max(64, Math.floor(2_000_000 / Math.max(1, oldMid.length + newMid.length)));
+	const steps = oldMid.length > 0 && newMid.length > 0 ? myers(intern(oldMid), intern(newMid), maxCost) : undefined;
+	const plain: Step[] = steps ?? [
+		...new Array<Step>(oldMid.length).fill("delete"),
+		...new Array<Step>(newMid.length).fill("insert"),
+	];
+	// Group each run of changes between equal lines as deletions first, then insertions.
+	let i = 0;
+	while (i < plain.length) {
+		if (plain[i] === "equal") {
+			let count = 0;
+			while (i < plain.length && plain[i] === "equal") {
+				count++;
+				i++;
+			}
+			push({ kind: "equal", oldStart: oldPos, newStart: newPos, count });
+			oldPos += count;
+			newPos += count;
+			continue;
+		}
+		let deleted = 0;
+		const inserted: string[] = [];
+		while (i < plain.length && plain[i] !== "equal") {
+			if (plain[i] === "delete") deleted++;
+			else inserted.push(newLines[newPos - newStart + inserted.length] ?? "");
+			i++;
+		}
+		push({ kind: "delete", oldStart: oldPos, newStart: newPos, count: deleted });
+		push({ kind: "insert", oldStart: oldPos + deleted, newStart: newPos, lines: inserted });
+		oldPos += deleted;
+		newPos += inserted.length;
+	}
+	push({ kind: "equal", oldStart: oldPos, newStart: newPos, count: suffix });
+}
+
+/** All ops for the whole file, equal runs between regions included. */
+function buildOps(old: LineIndex, replacements: readonly Replacement[], newEndsWithNewline: boolean): Op[] {
+	interface Group {
+		a: number;
+		b: number;
+		members: Replacement[];
+	}
+	const groups: Group[] = [];
+	for (const r of replacements) {
+		const a = old.lineOf(r.start);
+		const b = Math.min(old.lineOf(r.end) + 1, old.realCount);
+		const last = groups[groups.length - 1];
+		if (last && a < last.b) {
+			last.b = Math.max(last.b, b);
+			last.members.push(r);
+		} else groups.push({ a, b: Math.max(a, b), members: [r] });
+	}
+	const ops: Op[] = [];
+	let oldPos = 0;
+	let delta = 0;
+	for (const group of groups) {
+		if (group.a > oldPos)
+			ops.push({ kind: "equal", oldStart: oldPos, newStart: oldPos + delta, count: group.a - oldPos });
+		const from = old.startOf(group.a);
+		const to = group.b < old.splitLength ? old.startOf(group.b) : old.text.length;
+		const pieces: string[] = [];
+		let pos = from;
+		for (const r of group.members) {
+			pieces.push(old.text.slice(pos, r.start), r.newText);
+			pos = r.end;
+		}
+		pieces.push(old.text.slice(pos, Math.max(pos, to)));
+		const piece = pieces.join("");
+		const newLines = splitReal(piece);
+		const atEnd = group.b >= old.realCount;
+		const newKeys = newLines.map((line, i) =>
+			atEnd && i === newLines.length - 1 && !newEndsWithNewline ? line + NO_EOL : line,
+		);
+		const before = ops.length;
+		diffRegion(old, group.a, group.b, newLines, newKeys, group.a + delta, ops);
+		for (let i = before; i < ops.length; i++) {
+			const op = ops[i] as Op;
+			if (op.kind === "delete") delta -= op.count;
+			if (op.kind === "insert") delta += op.lines.length;
+		}
+		oldPos = group.b;
+	}
+	if (oldPos < old.realCount)
+		ops.push({ kind: "equal", oldStart: oldPos, newStart: oldPos + delta, count: old.realCount - oldPos });
+	// Merge equal runs that touch (regions next to each other).
+	const merged: Op[] = [];
+	for (const op of ops) {
+		const last = merged[merged.length - 1];
+		if (last && last.kind === "equal" && op.kind === "equal")
+			merged[merged.length - 1] = { ...last, count: last.count + op.count };
+		else merged.push(op);
+	}
+	return merged;
+}
+
+function isChange(op: Op | undefined): boolean {
+	return op !== undefined && op.kind !== "equal";
+}
+
+function numberedDiff(old: LineIndex, ops: readonly Op[], width: number, context: number): string {
+	const out: string[] = [];
+	const num = (n: number) => String(n).padStart(width, " ");
+	const skipped = ` ${"".padStart(width, " ")} ...`;
+	const contextLine = (index: number) => out.push(` ${num(index + 1)} ${old.line(index)}`);
+	for (let i = 0; i < ops.length; i++) {
+		const op = ops[i] as Op;
+		if (op.kind === "delete") {
+			for (let k = 0; k < op.count; k++) out.push(`-${num(op.oldStart + k + 1)} ${old.line(op.oldStart + k)}`);
+			continue;
+		}
+		if (op.kind === "insert") {
+			op.lines.forEach((line, k) => {
+				out.push(`+${num(op.newStart + k + 1)} ${line}`);
+			});
+			continue;
+		}
+		const before = isChange(ops[i - 1]);
+		const after = isChange(ops[i + 1]);
+		const first = op.oldStart;
+		const count = op.count;
+		if (before && after) {
+			if (count <= context * 2) for (let k = 0; k < count; k++) contextLine(first + k);
+			else {
+				for (let k = 0; k < context; k++) contextLine(first + k);
+				out.push(skipped);
+				for (let k = count - context; k < count; k++) contextLine(first + k);
+			}
+		} else if (before) {
+			for (let k = 0; k < Math.min(context, count); k++) contextLine(first + k);
+			if (count > context) out.push(skipped);
+		} else if (after) {
+			if (count > context) out.push(skipped);
+			for (let k = Math.max(0, count - context); k < count; k++) contextLine(first + k);
+		}
+	}
+	return out.join("\n");
+}
+
+function unifiedPatch(
+	old: LineIndex,
+	newEndsWithNewline: boolean,
+	newRealCount: number,
+	ops: readonly Op[],
+	path: string,
+	context: number,
+): string {
+	const out: string[] = [`--- ${path}`, `+++ ${path}`];
+	const noEol = "\\ No newline at end of file";
+	const oldLacksEol = old.realCount > 0 && !old.endsWithNewline;
+	const newLacksEol = newRealCount > 0 && !newEndsWithNewline;
+	// Find hunks: change ops plus context, joined when the equal run between them is short.
+	let i = 0;
+	while (i < ops.length) {
+		while (i < ops.length && !isChange(ops[i])) i++;
+		if (i >= ops.length) break;
+		let end = i;
+		while (end + 1 < ops.length) {
+			const next = ops[end + 1] as Op;
+			if (next.kind !== "equal") {
+				end++;
+				continue;
+			}
+			if (next.count <= context * 2 && isChange(ops[end + 2])) {
+				end += 2;
+				continue;
+			}
+			break;
+		}
+		const lines: string[] = [];
+		const first = ops[i] as Op;
+		const lead = ops[i - 1];
+		const leadCount = lead && lead.kind === "equal" ? Math.min(context, lead.count) : 0;
+		const oldStart = first.oldStart - leadCount;
+		const newStart = first.newStart - leadCount;
+		let oldLen = 0;
+		let newLen = 0;
+		const emitContext = (index: number) => {
+			lines.push(` ${old.line(index)}`);
+			oldLen++;
+			newLen++;
+			if (index === old.realCount - 1 && oldLacksEol) lines.push(noEol);
+		};
+		for (let k = oldStart; k < first.oldStart; k++) emitContext(k);
+		for (let j = i; j <= end; j++) {
+			const op = ops[j] as Op;
+			if (op.kind === "equal") for (let k = 0; k < op.count; k++) emitContext(op.oldStart + k);
+			else if (op.kind === "delete") {
+				for (let k = 0; k < op.count; k++) {
+					const index = op.oldStart + k;
+					lines.push(`-${old.line(index)}`);
+					oldLen++;
+					if (index === old.realCount - 1 && oldLacksEol) lines.push(noEol);
+				}
+			} else {
+				op.lines.forEach((line, k) => {
+					lines.push(`+${line}`);
+					newLen++;
+					if (op.newStart + k === newRealCount - 1 && newLacksEol) lines.push(noEol);
+				});
+			}
+		}
+		const trail = ops[end + 1];
+		if (trail && trail.kind === "equal") {
+			for (let k = 0; k < Math.min(context, trail.count); k++) emitContext(trail.oldStart + k);
+		}
+		const range = (start: number, len: number) => `${len === 0 ? start : start + 1},${len}`;
+		out.push(`@@ -${range(oldStart, oldLen)} +${range(newStart, newLen)} @@`, ...lines);
+		i = end + 1;
+	}
+	return `${out.join("\n")}\n`;
+}
+
+/**
+ * The diff between `oldText` and `newText`, where `newText` is `oldText` with `replacements`
+ * applied. Both texts use LF line endings.
+ */
+export function diffReplacements(
+	oldText: string,
+	newText: string,
+	replacements: readonly Replacement[],
+	path: string,
+	context = { numbered: 4, patch: 3 },
+): EditDiff {
+	const old = new LineIndex(oldText);
+	const newEndsWithNewline = newText.endsWith("\n");
+	let newSplitLength = 1;
+	for (let at = newText.indexOf("\n"); at !== -1; at = newText.indexOf("\n", at + 1)) newSplitLength++;
+	const newRealCount = newText.length === 0 ? 0 : newEndsWithNewline ? newSplitLength - 1 : newSplitLength;
+	const ops = buildOps(old, replacements, newEndsWithNewline);
+	const width = String(Math.max(old.splitLength, newSplitLength)).length;
+	const firstChange = ops.find(isChange);
+	return {
+		diff: numberedDiff(old, ops, width, context.numbered),
+		patch: unifiedPatch(old, newEndsWithNewline, newRealCount, ops, path, context.patch),
+		firstChangedLine: firstChange ? firstChange.newStart + 1 : undefined,
+	};
+}

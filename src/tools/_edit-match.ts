@@ -1,0 +1,263 @@
+/**
+ * Locating a batch of `{oldText, newText}` edits in a file, with the rules the edit tool promises:
+ * every edit is found in the original text, exactly once, without overlapping another.
+ *
+ * Everything here works on the file's text with its BOM removed and CRLF folded to LF (the "LF
+ * view"); the edit tool maps the resulting offsets back onto the original bytes, so whatever lies
+ * outside the matched regions is written back exactly as it was.
+ */
+
+export interface EditInput {
+	readonly oldText: string;
+	readonly newText: string;
+}
+
+/** One edit located in the LF view: replace `[start, end)` with `newText` (LF line endings). */
+export interface LocatedEdit {
+	/** Position of the edit in the call's `edits` array. */
+	readonly index: number;
+	readonly start: number;
+	readonly end: number;
+	readonly newText: string;
+	/** Found only after tolerant normalisation (trailing spaces, typographic quotes, dashes, spaces). */
+	readonly tolerant: boolean;
+}
+
+/** Fold CRLF to LF, the form every comparison here uses. */
+export function toLF(text: string): string {
+	return text.indexOf("\r\n") === -1 ? text : text.replace(/\r\n/g, "\n");
+}
+
+const SINGLE_QUOTES = /[\u2018\u2019\u201A\u201B]/g;
+const DOUBLE_QUOTES = /[\u201C\u201D\u201E\u201F]/g;
+const DASHES = /[\u2010\u2011\u2012\u2013\u2014\u2015\u2212]/g;
+const SPACES = /[\u00A0\u2000-\u200A\u202F\u205F\u3000]/g;
+
+/**
+ * Each replacement maps one UTF-16 unit to one, so positions inside a line survive the mapping;
+ * only trailing whitespace changes lengths, and it is handled per line.
+ */
+function foldCharacters(text: string): string {
+	return text.replace(SINGLE_QUOTES, "'").replace(DOUBLE_QUOTES, '"').replace(DASHES, "-").replace(SPACES, " ");
+}
+
+/** The tolerant form of a text: trailing whitespace dropped per line, look-alike characters folded. */
+export function tolerantForm(text: string): string {
+	return foldCharacters(
+		text
+			.split("\n")
+			.map((line) => line.trimEnd())
+			.join("\n"),
+	);
+}
+
+/**
+ * The tolerant form of a whole file plus a way back to LF-view offsets. Lines keep their positions
+ * apart from dropped trailing whitespace, so a per-line table is enough (no per-character map).
+ */
+interface TolerantView {
+	readonly text: string;
+	/** Start of each line in the tolerant text. */
+	readonly tolerantStarts: Int32Array;
+	/** Start of each line in the LF view. */
+	readonly lfStarts: Int32Array;
+}
+
+function buildTolerantView(lf: string): TolerantView {
+	const lines = lf.split("\n");
+	const tolerantStarts = new Int32Array(lines.length);
+	const lfStarts = new Int32Array(lines.length);
+	const parts: string[] = [];
+	let tolerantPos = 0;
+	let lfPos = 0;
+	for (let i = 0; i < lines.length; i++) {
+		const line = lines[i] ?? "";
+		const kept = foldCharacters(line.trimEnd());
+		tolerantStarts[i] = tolerantPos;
+		lfStarts[i] = lfPos;
+		parts.push(kept);
+		tolerantPos += kept.length + 1;
+		lfPos += line.length + 1;
+	}
+	return { text: parts.join("\n"), tolerantStarts, lfStarts };
+}
+
+/** Index of the last element `<= value` in an ascending array (0 when none is). */
+function lastAtMost(sorted: ArrayLike<number>, value: number): number {
+	let lo = 0;
+	let hi = sorted.length - 1;
+	while (lo < hi) {
+		const mid = (lo + hi + 1) >> 1;
+		if ((sorted[mid] ?? 0) <= value) lo = mid;
+		else hi = mid - 1;
+	}
+	return lo;
+}
+
+function tolerantToLF(view: TolerantView, position: number): number {
+	const line = lastAtMost(view.tolerantStarts, position);
+	return (view.lfStarts[line] ?? 0) + (position - (view.tolerantStarts[line] ?? 0));
+}
+
+/** Start offsets of all occurrences of `needle` (overlapping ones included), up to `limit`. */
+function occurrences(haystack: string, needle: string, limit = Number.POSITIVE_INFINITY): number[] {
+	const found: number[] = [];
+	let at = haystack.indexOf(needle);
+	while (at !== -1 && found.length < limit) {
+		found.push(at);
+		at = haystack.indexOf(needle, at + 1);
+	}
+	return found;
+}
+
+/** 1-based line numbers of offsets in a text, computed in one pass. */
+function lineNumbersOf(text: string, offsets: readonly number[]): number[] {
+	const sorted = [...offsets].sort((a, b) => a - b);
+	const result: number[] = [];
+	let line = 1;
+	let pos = 0;
+	for (const offset of sorted) {
+		for (let nl = text.indexOf("\n", pos); nl !== -1 && nl < offset; nl = text.indexOf("\n", nl + 1)) {
+			line++;
+			pos = nl + 1;
+		}
+		result.push(line);
+	}
+	return result;
+}
+
+function listLines(lines: readonly number[]): string {
+	const shown = lines.slice(0, 10).join(", ");
+	return lines.length > 10 ? `${shown}, …` : shown;
+}
+
+function bigrams(text: string): Map<string, number> {
+	const counts = new Map<string, number>();
+	for (let i = 0; i + 1 < text.length; i++) {
+		const pair = text.slice(i, i + 2);
+		counts.set(pair, (counts.get(pair) ?? 0) + 1);
+	}
+	return counts;
+}
+
+/** Dice similarity of two strings over character pairs, in [0, 1]. */
+function similarity(a: string, aPairs: Map<string, number>, b: string): number {
+	if (a === b) return 1;
+	if (a.length < 2 || b.length < 2) return 0;
+	const bPairs = bigrams(b);
+	let shared = 0;
+	for (const [pair, count] of aPairs) shared += Math.min(count, bPairs.get(pair) ?? 0);
+	return (2 * shared) / (a.length - 1 + (b.length - 1));
+}
+
+function quoteLine(text: string): string {
+	return JSON.stringify(text.length > 160 ? `${text.slice(0, 160)}…` : text);
+}
+
+/** A hint naming the file lines most like the first non-blank line of `oldText`. */
+function closestLinesHint(lf: string, oldText: string): string {
+	const oldLines = oldText.split("\n");
+	const firstIndex = oldLines.findIndex((line) => line.trim() !== "");
+	if (firstIndex === -1) return "";
+	const needle = (oldLines[firstIndex] ?? "").trim();
+	const needlePairs = bigrams(needle);
+	const scored: { line: number; score: number; text: string }[] = [];
+	const lines = lf.split("\n");
+	for (let i = 0; i < lines.length; i++) {
+		const text = lines[i] ?? "";
+		const trimmed = text.trim();
+		// Cheap length filter first: lines of very different length cannot be close.
+		if (trimmed.length === 0 || trimmed.length > needle.length * 2 + 8 || needle.length > trimmed.length * 2 + 8)
+			continue;
+		const score = similarity(needle, needlePairs, trimmed);
+		if (score >= 0.6) scored.push({ line: i + 1, score, text });
+	}
+	if (scored.length === 0) {
+		return " No similar line was found: read the file again to see its current content.";
+	}
+	scored.sort((a, b) => b.score - a.score || a.line - b.line);
+	const best = scored.slice(0, 3).sort((a, b) => a.line - b.line);
+	const exact = best.filter((s) => s.score === 1);
+	const lead =
+		exact.length > 0 && oldLines.length > 1
+			? `The first line of oldText appears at line ${exact.map((s) => s.line).join(", ")}, but the lines after it differ.`
+			: `Closest line${best.length > 1 ? "s" : ""}:`;
+	return ` ${lead} ${best.map((s) => `line ${s.line}: ${quoteLine(s.text)}`).join("; ")}. Read the file again around there and copy the text exactly.`;
+}
+
+/**
+ * Locate every edit in `lf` (the file's LF view). Throws an Error naming the failing edit and what
+ * to do; returns the edits sorted by position.
+ */
+export function locateEdits(lf: string, edits: readonly EditInput[], displayPath: string): LocatedEdit[] {
+	let tolerant: TolerantView | undefined;
+	const located: LocatedEdit[] = [];
+	for (let i = 0; i < edits.length; i++) {
+		const edit = edits[i] as EditInput;
+		const oldText = toLF(edit.oldText);
+		const newText = toLF(edit.newText);
+		if (oldText.length === 0) {
+			throw new Error(
+				`edits[${i}].oldText is empty in ${displayPath}. Give the exact text to replace; to insert, include a neighbouring line in both oldText and newText.`,
+			);
+		}
+		const exact = occurrences(lf, oldText, 2);
+		if (exact.length > 1) {
+			const all = occurrences(lf, oldText);
+			throw new Error(
+				`edits[${i}].oldText occurs ${all.length} times in ${displayPath} (lines ${listLines(lineNumbersOf(lf, all))}). It must occur exactly once: add surrounding lines to make it unique.`,
+			);
+		}
+		if (exact.length === 1) {
+			const start = exact[0] ?? 0;
+			located.push({ index: i, start, end: start + oldText.length, newText, tolerant: false });
+			continue;
+		}
+		tolerant ??= buildTolerantView(lf);
+		const needle = tolerantForm(oldText);
+		const loose = needle.length > 0 ? occurrences(tolerant.text, needle) : [];
+		if (loose.length === 0) {
+			throw new Error(
+				`Could not find edits[${i}].oldText in ${displayPath}. It must match the file exactly, including whitespace and line breaks.${closestLinesHint(lf, oldText)}`,
+			);
+		}
+		const view = tolerant;
+		if (loose.length > 1) {
+			const lines = lineNumbersOf(
+				lf,
+				loose.map((at) => tolerantToLF(view, at)),
+			);
+			throw new Error(
+				`edits[${i}].oldText was not found exactly in ${displayPath}, and ignoring trailing whitespace and typographic quotes, dashes and spaces it occurs ${loose.length} times (lines ${listLines(lines)}). Copy the exact text, with enough surrounding lines to make it unique.`,
+			);
+		}
+		const at = loose[0] ?? 0;
+		const start = tolerantToLF(view, at);
+		const end = tolerantToLF(view, at + needle.length);
+		located.push({ index: i, start, end, newText, tolerant: true });
+	}
+	located.sort((a, b) => a.start - b.start || a.end - b.end);
+	for (let k = 1; k < located.length; k++) {
+		const previous = located[k - 1] as LocatedEdit;
+		const current = located[k] as LocatedEdit;
+		if (current.start < previous.end) {
+			const [a, b] = [previous.index, current.index].sort((x, y) => x - y);
+			throw new Error(
+				`edits[${a}] and edits[${b}] overlap in ${displayPath}. Every oldText must cover a separate part of the original file: merge the two into one edit.`,
+			);
+		}
+	}
+	return located;
+}
+
+/** `lf` with the located edits applied (edits sorted by position, as `locateEdits` returns them). */
+export function applyLocatedEdits(lf: string, located: readonly LocatedEdit[]): string {
+	const parts: string[] = [];
+	let pos = 0;
+	for (const edit of located) {
+		parts.push(lf.slice(pos, edit.start), edit.newText);
+		pos = edit.end;
+	}
+	parts.push(lf.slice(pos));
+	return parts.join("");
+}

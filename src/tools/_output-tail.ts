@@ -1,0 +1,168 @@
+/**
+ * Command output with bounded memory: the last bytes for display, counters for the whole stream,
+ * and, once the output outgrows the budget, a spill file in the env holding all of it.
+ *
+ * The tail is kept as raw bytes and decoded only when a snapshot is taken (at most a few times a
+ * second), so a command printing gigabytes costs a byte copy per chunk rather than a decode of
+ * every byte. Raw bytes cannot split a character between chunks; where the kept tail starts in
+ * the middle of one, the decoder skips the partial bytes.
+ */
+import type { ExecutionEnv } from "../env/types.js";
+import { type TruncationResult, truncateTail } from "./truncate.js";
+
+const NEWLINE = 10;
+
+export interface OutputSnapshot {
+	readonly content: string;
+	readonly truncation: TruncationResult;
+	readonly fullOutputPath: string | undefined;
+}
+
+export class OutputTail {
+	private chunks: Uint8Array[] = [];
+	private chunkBytes = 0;
+	/** Whether the oldest kept byte starts a line (the byte dropped before it was a newline). */
+	private startsAtLine = true;
+	private totalBytes = 0;
+	private totalLines = 1;
+	private lastLineBytes = 0;
+	/** Chunks not yet in the spill file (everything, until spilling starts). */
+	private unsaved: Uint8Array[] = [];
+	private spilling = false;
+	private spillPath: Promise<string | undefined> | undefined;
+	private writer: Promise<void> = Promise.resolve();
+	private writing = false;
+	private spillError: string | undefined;
+	private readonly keepBytes: number;
+
+	constructor(
+		private readonly env: ExecutionEnv,
+		private readonly maxLines: number,
+		private readonly maxBytes: number,
+		private readonly tempPrefix: string,
+	) {
+		this.keepBytes = Math.max(2 * maxBytes, 4096);
+	}
+
+	append(data: Uint8Array): void {
+		if (data.length === 0) return;
+		this.totalBytes += data.length;
+		let newlines = 0;
+		let last = -1;
+		for (let i = 0; i < data.length; i++) {
+			if (data[i] === NEWLINE) {
+				newlines++;
+				last = i;
+			}
+		}
+		this.totalLines += newlines;
+		this.lastLineBytes = last === -1 ? this.lastLineBytes + data.length : data.length - last - 1;
+
+		this.chunks.push(data);
+		this.chunkBytes += data.length;
+		while (this.chunks.length > 1 && this.chunkBytes - (this.chunks[0]?.length ?? 0) >= this.keepBytes) {
+			const dropped = this.chunks.shift() as Uint8Array;
+			this.chunkBytes -= dropped.length;
+			this.startsAtLine = dropped[dropped.length - 1] === NEWLINE;
+		}
+
+		this.unsaved.push(data);
+		if (!this.spilling && (this.totalBytes > this.maxBytes || this.totalLines > this.maxLines)) this.spilling = true;
+		if (this.spilling) this.flush();
+		else if (this.unsaved.length > 1 && this.unsaved.length > 64) this.unsaved = [concat(this.unsaved)];
+	}
+
+	/** Bytes of the last (possibly unfinished) line. */
+	get lastLineSize(): number {
+		return this.lastLineBytes;
+	}
+
+	private flush(): void {
+		if (this.writing) return;
+		this.writing = true;
+		this.writer = this.drain();
+	}
+
+	/** Writes pending chunks in batches: while one append runs, new chunks gather into the next. */
+	private async drain(): Promise<void> {
+		try {
+			this.spillPath ??= this.env.createTempFile({ prefix: this.tempPrefix, suffix: ".log" }).then((created) => {
+				if (created.ok) return created.value;
+				this.spillError = created.error.message;
+				return undefined;
+			});
+			const path = await this.spillPath;
+			while (this.unsaved.length > 0) {
+				const batch = this.unsaved.length === 1 ? (this.unsaved[0] as Uint8Array) : concat(this.unsaved);
+				this.unsaved = [];
+				if (path === undefined) continue;
+				const appended = await this.env.appendFile(path, batch);
+				if (!appended.ok && this.spillError === undefined) this.spillError = appended.error.message;
+			}
+		} finally {
+			this.writing = false;
+		}
+	}
+
+	/** Waits until everything is in the spill file (when spilling). */
+	async close(): Promise<void> {
+		while (this.writing || (this.spilling && this.unsaved.length > 0)) {
+			if (!this.writing) this.flush();
+			await this.writer;
+		}
+	}
+
+	/** The spill file's path once spilling started, or the reason it could not be written. */
+	async fullOutput(): Promise<{ path: string | undefined; error: string | undefined }> {
+		const path = this.spillPath ? await this.spillPath : undefined;
+		return { path, error: this.spillError };
+	}
+
+	/** Known without waiting: the spill path has been created. */
+	private knownPath: string | undefined;
+
+	/** The current tail within both budgets. `complete` is false while output may still arrive. */
+	snapshot(complete: boolean): Omit<OutputSnapshot, "fullOutputPath"> {
+		const bytes = concat(this.chunks);
+		let start = 0;
+		// Skip continuation bytes of a character whose first bytes were dropped.
+		if (!this.startsAtLine) while (start < bytes.length && ((bytes[start] ?? 0) & 0xc0) === 0x80) start++;
+		let text = new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes.subarray(start), { stream: !complete });
+		if (!this.startsAtLine) {
+			const newline = text.indexOf("\n");
+			if (newline !== -1) text = text.slice(newline + 1);
+		}
+		const tail = truncateTail(text, { maxLines: this.maxLines, maxBytes: this.maxBytes });
+		const truncated = this.totalLines > this.maxLines || this.totalBytes > this.maxBytes;
+		const truncation: TruncationResult = {
+			...tail,
+			truncated,
+			truncatedBy: truncated ? (tail.truncatedBy ?? (this.totalBytes > this.maxBytes ? "bytes" : "lines")) : null,
+			totalLines: this.totalLines,
+			totalBytes: this.totalBytes,
+		};
+		return { content: tail.content, truncation };
+	}
+
+	/** The spill path if it is already known (for partial updates, which must not wait). */
+	pathIfKnown(): string | undefined {
+		if (this.knownPath === undefined && this.spillPath)
+			void this.spillPath.then((path) => {
+				this.knownPath = path;
+			});
+		return this.knownPath;
+	}
+}
+
+function concat(chunks: readonly Uint8Array[]): Uint8Array {
+	if (chunks.length === 1) return chunks[0] as Uint8Array;
+	let length = 0;
+	for (const chunk of chunks) length += chunk.length;
+	const out = new Uint8Array(length);
+	let at = 0;
+	for (const chunk of chunks) {
+		out.set(chunk, at);
+		at += chunk.length;
+	}
+	return out;
+}

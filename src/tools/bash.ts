@@ -1,0 +1,169 @@
+/** The `bash` tool: run a shell command, stream its output, keep the tail. */
+import type { Theme } from "../contract/render.js";
+import { type Static, Type } from "../contract/schema.js";
+import { defineTool, type ToolDefinition } from "../contract/tool.js";
+import { OutputTail } from "./_output-tail.js";
+import { throwIfAborted } from "./_paths.js";
+import { argText, field, previewLines, resultText, titleLine } from "./_render.js";
+import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize, type TruncationResult } from "./truncate.js";
+
+export const bashToolParameters = Type.Object({
+	command: Type.String({ description: "The bash command to run" }),
+	timeout: Type.Optional(Type.Number({ description: "Seconds before the command is killed (no timeout by default)" })),
+});
+
+export type BashToolParams = Static<typeof bashToolParameters>;
+
+export interface BashToolDetails {
+	/** The exit code; undefined in partial updates (the command is still running). */
+	readonly exitCode: number | undefined;
+	/** Milliseconds since the command started. */
+	readonly durationMs: number;
+	/** Set when output was cut to the tail. */
+	readonly truncation?: TruncationResult;
+	/** The file (in the env) holding the complete output, when it was cut. */
+	readonly fullOutputPath?: string;
+}
+
+export interface BashToolOptions {
+	/** Line budget of the returned tail. Default `DEFAULT_MAX_LINES` (2000). */
+	readonly maxLines?: number;
+	/** Byte budget of the returned tail. Default `DEFAULT_MAX_BYTES` (50 KB). */
+	readonly maxBytes?: number;
+	/** Run before every command, on its own line (for example `shopt -s expand_aliases`). */
+	readonly commandPrefix?: string;
+	/** Minimum milliseconds between partial updates. Default 100 (at most 10 a second). */
+	readonly updateIntervalMs?: number;
+	/** Name prefix of the spill files. Default `toolsmith-bash-`. */
+	readonly tempFilePrefix?: string;
+}
+
+/**
+ * The `bash` tool. Runs the command through `ctx.env.exec` in `ctx.cwd`, streams the current tail
+ * through `onUpdate`, and keeps memory bounded: only the tail stays in memory, and output beyond
+ * the budget is streamed into a temp file of the env, named in the result.
+ */
+export function createBashTool(
+	options: BashToolOptions = {},
+): ToolDefinition<typeof bashToolParameters, BashToolDetails> {
+	const maxLines = options.maxLines ?? DEFAULT_MAX_LINES;
+	const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
+	const interval = options.updateIntervalMs ?? 100;
+	const tempPrefix = options.tempFilePrefix ?? "toolsmith-bash-";
+	return defineTool({
+		name: "bash",
+		label: "bash",
+		description: `Run a bash command in the working folder and return its combined stdout and stderr. Only the end of the output is returned: the last ${maxLines} lines or ${formatSize(maxBytes)}, whichever is smaller; when output is cut, the complete output is saved to a temp file whose path is given, so you can read or grep it. There is no timeout unless you pass one (timeout, in seconds); pass one for commands that might hang. A non-zero exit code is reported as an error together with the output.`,
+		promptSnippet: "Run shell commands (ls, grep, find, tests, builds…)",
+		promptGuidelines: ["Give bash a timeout for commands that might not finish on their own (servers, watchers)."],
+		parameters: bashToolParameters,
+		async execute(_toolCallId, { command, timeout }, signal, onUpdate, ctx) {
+			throwIfAborted(signal);
+			const started = Date.now();
+			const output = new OutputTail(ctx.env, maxLines, maxBytes, tempPrefix);
+			let timer: ReturnType<typeof setTimeout> | undefined;
+			let dirty = false;
+			let lastUpdate = 0;
+			const emit = () => {
+				timer = undefined;
+				if (!onUpdate || !dirty) return;
+				dirty = false;
+				lastUpdate = Date.now();
+				const snapshot = output.snapshot(false);
+				const path = output.pathIfKnown();
+				onUpdate({
+					content: [{ type: "text", text: snapshot.content }],
+					details: {
+						exitCode: undefined,
+						durationMs: lastUpdate - started,
+						...(snapshot.truncation.truncated ? { truncation: snapshot.truncation } : {}),
+						...(path !== undefined ? { fullOutputPath: path } : {}),
+					},
+				});
+			};
+			const onChunk = (chunk: Uint8Array) => {
+				output.append(chunk);
+				if (!onUpdate) return;
+				dirty = true;
+				if (timer !== undefined) return;
+				const wait = Math.max(0, interval - (Date.now() - lastUpdate));
+				timer = setTimeout(emit, wait);
+			};
+			const seconds = typeof timeout === "number" && Number.isFinite(timeout) && timeout > 0 ? timeout : undefined;
+			const script = options.commandPrefix ? `${options.commandPrefix}\n${command}` : command;
+			let result: Awaited<ReturnType<typeof ctx.env.exec>>;
+			try {
+				result = await ctx.env.exec(script, {
+					cwd: ctx.cwd,
+					...(seconds !== undefined ? { timeout: seconds } : {}),
+					...(signal ? { signal } : {}),
+					onStdout: onChunk,
+					onStderr: onChunk,
+				});
+			} finally {
+				if (timer !== undefined) clearTimeout(timer);
+				timer = undefined;
+			}
+			await output.close();
+			const durationMs = Date.now() - started;
+			const snapshot = output.snapshot(true);
+			const { path: fullOutputPath, error: spillError } = await output.fullOutput();
+			const truncation = snapshot.truncation;
+			const format = (empty: string): string => {
+				let text = snapshot.content || empty;
+				if (!truncation.truncated) return text;
+				const where = fullOutputPath ?? `(not saved: ${spillError ?? "unknown error"})`;
+				const endLine = truncation.totalLines;
+				const startLine = endLine - truncation.outputLines + 1;
+				if (truncation.lastLinePartial) {
+					text += `\n\n[Showing last ${formatSize(truncation.outputBytes)} of line ${endLine} (line is ${formatSize(output.lastLineSize)}). Full output: ${where}]`;
+				} else if (truncation.truncatedBy === "lines") {
+					text += `\n\n[Showing lines ${startLine}-${endLine} of ${truncation.totalLines}. Full output: ${where}]`;
+				} else {
+					text += `\n\n[Showing lines ${startLine}-${endLine} of ${truncation.totalLines} (${formatSize(maxBytes)} limit). Full output: ${where}]`;
+				}
+				return text;
+			};
+			const withStatus = (text: string, status: string) => `${text ? `${text}\n\n` : ""}${status}`;
+			if (!result.ok) {
+				const error = result.error;
+				if (error.code === "timeout")
+					throw new Error(withStatus(format(""), `Command timed out after ${seconds} seconds`));
+				if (error.code === "aborted") throw new Error(withStatus(format(""), "Command aborted"));
+				throw new Error(withStatus(format(""), `Could not run the command: ${error.message}`));
+			}
+			const text = format("(no output)");
+			const exitCode = result.value.exitCode;
+			if (exitCode !== 0) throw new Error(withStatus(text, `Command exited with code ${exitCode}`));
+			return {
+				content: [{ type: "text", text }],
+				details: {
+					exitCode,
+					durationMs,
+					...(truncation.truncated ? { truncation } : {}),
+					...(truncation.truncated && fullOutputPath !== undefined ? { fullOutputPath } : {}),
+				},
+			};
+		},
+		renderCall(args, theme: Theme) {
+			const command = field(args, "command");
+			const timeout = field(args, "timeout");
+			const suffix = typeof timeout === "number" ? theme.fg("muted", ` (timeout ${timeout}s)`) : "";
+			return titleLine(theme, "$", `${argText(theme, command)}${suffix}`);
+		},
+		renderResult(result, options, theme, context) {
+			const lines = previewLines(theme, resultText(result).trimEnd(), {
+				expanded: options.expanded,
+				maxLines: 5,
+				fromEnd: true,
+			});
+			const details = result?.details as Partial<BashToolDetails> | undefined;
+			const durationMs = details && typeof details.durationMs === "number" ? details.durationMs : undefined;
+			if (durationMs !== undefined) {
+				lines.push(theme.fg("muted", `${options.isPartial ? "Elapsed" : "Took"} ${(durationMs / 1000).toFixed(1)}s`));
+			}
+			if (context?.isError) return lines.map((l) => theme.fg("error", l));
+			return lines;
+		},
+	});
+}

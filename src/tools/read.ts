@@ -1,0 +1,394 @@
+/** The `read` tool: one page of a text file, or an image. */
+import type { Theme } from "../contract/render.js";
+import { type Static, Type } from "../contract/schema.js";
+import { type AgentToolResult, defineTool, type ToolDefinition } from "../contract/tool.js";
+import type { ExecutionEnv } from "../env/types.js";
+import { BINARY_SNIFF_BYTES, looksBinary, sniffImageMime } from "./_image.js";
+import { resolveToolPath, stripAtPrefix, throwIfAborted } from "./_paths.js";
+import { argText, field, previewLines, resultText, titleLine } from "./_render.js";
+import { toBase64 } from "./_utf8.js";
+import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize, type TruncationResult } from "./truncate.js";
+
+export const readToolParameters = Type.Object({
+	path: Type.String({ description: "File to read, relative to the working folder or absolute" }),
+	offset: Type.Optional(Type.Number({ description: "First line to show, counting from 1" })),
+	limit: Type.Optional(Type.Number({ description: "How many lines to show at most" })),
+});
+
+export type ReadToolParams = Static<typeof readToolParameters>;
+
+export interface ReadToolDetails {
+	/**
+	 * Set when the page was cut by the line or byte budget. `totalLines` and `totalBytes` describe
+	 * the text from `offset` to the end of the file; for a file too large to count, `totalLines` is
+	 * only the number of lines seen (a lower bound).
+	 */
+	readonly truncation?: TruncationResult;
+	/** Size of the file in bytes. */
+	readonly fileSize: number;
+	/** Exact number of lines (`split("\n")` semantics), when it was counted. */
+	readonly totalLines?: number;
+	/** Set for images. */
+	readonly image?: { readonly mimeType: string; readonly bytes: number; readonly omitted: boolean };
+}
+
+export interface ReadToolOptions {
+	/** Line budget of one page. Default `DEFAULT_MAX_LINES` (2000). */
+	readonly maxLines?: number;
+	/** Byte budget of one page. Default `DEFAULT_MAX_BYTES` (50 KB). */
+	readonly maxBytes?: number;
+	/**
+	 * Files up to this many bytes get an exact line count in continuation notices; larger ones are
+	 * described by size, so a page never costs a scan of a huge file. Default 16 MB.
+	 */
+	readonly countLinesUpTo?: number;
+	/** Larger images are described but not attached (they are never resized). Default 5 MB. */
+	readonly maxImageBytes?: number;
+}
+
+const FIRST_CHUNK = 64 * 1024;
+const NEXT_CHUNK = 1024 * 1024;
+const NEWLINE = 10;
+
+/** Sequential chunks of a file through `env.readRange`; only the current chunk is held. */
+class ChunkReader {
+	position = 0;
+	constructor(
+		private readonly env: ExecutionEnv,
+		private readonly path: string,
+		private readonly displayPath: string,
+		private readonly signal: AbortSignal | undefined,
+	) {}
+
+	/** The next chunk, or an empty array at the end of the file. */
+	async next(): Promise<{ offset: number; bytes: Uint8Array }> {
+		const offset = this.position;
+		const size = offset === 0 ? FIRST_CHUNK : NEXT_CHUNK;
+		const result = await this.env.readRange(this.path, offset, size, this.signal ? { signal: this.signal } : undefined);
+		throwIfAborted(this.signal);
+		if (!result.ok) throw readFailure(this.displayPath, result.error.code, result.error.message);
+		this.position += result.value.length;
+		return { offset, bytes: result.value };
+	}
+}
+
+function readFailure(path: string, code: string, message: string): Error {
+	if (code === "not_found") return new Error(`Could not read ${path}: the file does not exist.`);
+	if (code === "is_directory")
+		return new Error(`Could not read ${path}: it is a folder, not a file. Use bash (ls) to list it.`);
+	return new Error(`Could not read ${path}: ${message}`);
+}
+
+function shellQuote(path: string): string {
+	return /^[\w./@:+-]+$/.test(path) ? path : `'${path.replace(/'/g, "'\\''")}'`;
+}
+
+/** Number of `\n` bytes in `bytes`. */
+function countNewlines(bytes: Uint8Array): number {
+	let count = 0;
+	for (let at = bytes.indexOf(NEWLINE); at !== -1; at = bytes.indexOf(NEWLINE, at + 1)) count++;
+	return count;
+}
+
+interface PageScan {
+	/** File offset where the page starts. */
+	readonly startByte: number;
+	/** File offset where the page ends (exclusive, before the newline of its last line). */
+	readonly endByte: number;
+	/** Lines in the page. */
+	readonly lines: number;
+	/** Bytes the page costs under the budget (line bytes plus separating newlines). */
+	readonly bytes: number;
+	readonly stop: "end" | "limit" | "lines" | "bytes" | "firstLine";
+	/** Length of the first line when it alone is over the byte budget. */
+	readonly firstLineBytes: number;
+	/** Lines known so far: exact when `exact`. */
+	readonly totalLines: number;
+	readonly exact: boolean;
+}
+
+/**
+ * Find the page: skip to line `startLine` counting newlines chunk by chunk (earlier chunks are
+ * dropped), then take whole lines while both budgets allow, with the same decisions as
+ * `truncateHead` on the selected text. Stops as soon as the page is decided; counts the remaining
+ * lines only when `countRest` allows it.
+ */
+async function scanPage(
+	reader: ChunkReader,
+	first: { offset: number; bytes: Uint8Array },
+	startLine: number,
+	limit: number,
+	maxLines: number,
+	maxBytes: number,
+	countRest: boolean,
+): Promise<PageScan | { beyond: number }> {
+	let chunk = first;
+	let newlines = 0;
+	let startByte = startLine === 0 ? 0 : -1;
+	let lineStart = 0;
+	let taken = 0;
+	let bytes = 0;
+	let endByte = 0;
+	let stop: PageScan["stop"] | undefined;
+	let firstLineBytes = 0;
+	let lookingForLineEnd = false;
+	let pos = 0;
+	if (limit === 0 && startLine === 0) stop = "limit";
+
+	while (true) {
+		const data = chunk.bytes;
+		const base = chunk.offset;
+		while (stop === undefined || lookingForLineEnd) {
+			const nl = data.indexOf(NEWLINE, pos);
+			if (startByte === -1) {
+				if (nl === -1) break;
+				newlines++;
+				pos = nl + 1;
+				if (newlines === startLine) {
+					startByte = base + pos;
+					lineStart = startByte;
+					if (limit === 0) stop = "limit";
+				}
+				continue;
+			}
+			if (lookingForLineEnd) {
+				if (nl === -1) break;
+				firstLineBytes = base + nl - lineStart;
+				lookingForLineEnd = false;
+				break;
+			}
+			if (nl === -1) {
+				// A line still open at the end of the chunk: stop early when it can no longer fit.
+				const partial = base + data.length - lineStart;
+				if (taken === 0 && partial > maxBytes) {
+					stop = "firstLine";
+					lookingForLineEnd = true;
+				} else if (taken > 0 && bytes + partial + 1 > maxBytes) stop = "bytes";
+				break;
+			}
+			newlines++;
+			pos = nl + 1;
+			const length = base + nl - lineStart;
+			const cost = length + (taken > 0 ? 1 : 0);
+			if (taken === 0 && length > maxBytes) {
+				stop = "firstLine";
+				firstLineBytes = length;
+				break;
+			}
+			if (bytes + cost > maxBytes) {
+				stop = "bytes";
+				break;
+			}
+			taken++;
+			bytes += cost;
+			endByte = base + nl;
+			lineStart = base + nl + 1;
+			// This line ended with a newline, so another line (maybe empty) follows it.
+			if (taken === limit) stop = "limit";
+			else if (taken === maxLines) stop = "lines";
+		}
+		if (stop !== undefined && !lookingForLineEnd) break;
+		if (pos < data.length && stop === undefined && startByte !== -1) pos = data.length;
+		chunk = await reader.next();
+		pos = 0;
+		if (chunk.bytes.length === 0) {
+			// End of file: the text after the last newline is the last line.
+			if (startByte === -1) return { beyond: newlines + 1 };
+			if (lookingForLineEnd) {
+				firstLineBytes = chunk.offset - lineStart;
+				lookingForLineEnd = false;
+				break;
+			}
+			if (stop !== undefined) break;
+			const length = chunk.offset - lineStart;
+			const cost = length + (taken > 0 ? 1 : 0);
+			if (taken === 0 && length > maxBytes) {
+				stop = "firstLine";
+				firstLineBytes = length;
+			} else if (bytes + cost > maxBytes) stop = "bytes";
+			else {
+				taken++;
+				bytes += cost;
+				endByte = chunk.offset;
+				stop = "end";
+			}
+			return {
+				startByte,
+				endByte,
+				lines: taken,
+				bytes,
+				stop,
+				firstLineBytes,
+				totalLines: newlines + 1,
+				exact: true,
+			};
+		}
+	}
+	if (startByte === -1) startByte = 0;
+	// The page is decided. Count the lines after it when that is affordable.
+	let exact = chunk.bytes.length === 0;
+	if (countRest && !exact) {
+		newlines += countNewlines(chunk.bytes.subarray(pos));
+		for (let next = await reader.next(); next.bytes.length > 0; next = await reader.next()) {
+			newlines += countNewlines(next.bytes);
+		}
+		exact = true;
+	}
+	return {
+		startByte,
+		endByte,
+		lines: taken,
+		bytes,
+		stop: stop ?? "end",
+		firstLineBytes,
+		totalLines: newlines + 1,
+		exact,
+	};
+}
+
+/**
+ * The `read` tool. Pages through text files with `env.readRange`, so the cost follows the page,
+ * not the file; returns png, jpeg, gif, webp and bmp files (recognised by content) as images.
+ */
+export function createReadTool(
+	options: ReadToolOptions = {},
+): ToolDefinition<typeof readToolParameters, ReadToolDetails> {
+	const maxLines = options.maxLines ?? DEFAULT_MAX_LINES;
+	const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
+	const countLinesUpTo = options.countLinesUpTo ?? 16 * 1024 * 1024;
+	const maxImageBytes = options.maxImageBytes ?? 5 * 1024 * 1024;
+	return defineTool({
+		name: "read",
+		label: "read",
+		description: `Read a file. Text files come back one page at a time: at most ${maxLines} lines or ${formatSize(maxBytes)}, whichever is reached first, and a cut page ends with a notice giving the offset to continue from. Use offset (first line, from 1) and limit (number of lines) to read other parts; to read a whole large file, keep calling with the offset from the notice until the end. Images (png, jpeg, gif, webp, bmp) are returned as image attachments.`,
+		promptSnippet: "Read file contents (text pages or images)",
+		promptGuidelines: ["Use read to look at files rather than cat, head or sed."],
+		parameters: readToolParameters,
+		async execute(_toolCallId, { path, offset, limit }, signal, _onUpdate, ctx) {
+			throwIfAborted(signal);
+			const displayPath = stripAtPrefix(path);
+			const absolutePath = resolveToolPath(ctx, path);
+			const info = await ctx.env.fileInfo(absolutePath);
+			throwIfAborted(signal);
+			if (!info.ok) throw readFailure(displayPath, info.error.code, info.error.message);
+			if (info.value.kind === "directory") throw readFailure(displayPath, "is_directory", "");
+			const fileSize = info.value.size;
+			const reader = new ChunkReader(ctx.env, absolutePath, displayPath, signal);
+			const first = await reader.next();
+			const head = first.bytes;
+
+			const mimeType = sniffImageMime(head);
+			if (mimeType) return readImage(ctx.env, absolutePath, displayPath, mimeType, fileSize, maxImageBytes, signal);
+			if (looksBinary(head.subarray(0, BINARY_SNIFF_BYTES))) {
+				throw new Error(
+					`Could not read ${displayPath}: it is a binary file (it contains NUL bytes), not text or a supported image (png, jpeg, gif, webp, bmp).`,
+				);
+			}
+
+			const startLine = offset ? Math.max(0, Math.floor(offset) - 1) : 0;
+			const lineLimit = limit === undefined ? Number.POSITIVE_INFINITY : Math.max(0, Math.floor(limit));
+			const scan = await scanPage(reader, first, startLine, lineLimit, maxLines, maxBytes, fileSize <= countLinesUpTo);
+			if ("beyond" in scan) throw new Error(`Offset ${offset} is beyond end of file (${scan.beyond} lines total)`);
+
+			const firstShown = startLine + 1;
+			const total = scan.exact ? scan.totalLines : undefined;
+			const pageBytes =
+				scan.endByte > scan.startByte
+					? await ctx.env.readRange(
+							absolutePath,
+							scan.startByte,
+							scan.endByte - scan.startByte,
+							signal ? { signal } : undefined,
+						)
+					: undefined;
+			throwIfAborted(signal);
+			if (pageBytes && !pageBytes.ok) throw readFailure(displayPath, pageBytes.error.code, pageBytes.error.message);
+			// ignoreBOM keeps a byte-order mark visible, as the file really has one.
+			const page = pageBytes ? new TextDecoder("utf-8", { ignoreBOM: true }).decode(pageBytes.value) : "";
+			const truncated = scan.stop === "lines" || scan.stop === "bytes" || scan.stop === "firstLine";
+			const base = { fileSize, ...(total !== undefined ? { totalLines: total } : {}) };
+			if (!truncated) {
+				let text = page;
+				if (scan.stop === "limit") {
+					const next = startLine + scan.lines + 1;
+					text +=
+						total !== undefined
+							? `\n\n[${total - (startLine + scan.lines)} more lines in file. Use offset=${next} to continue.]`
+							: `\n\n[More lines follow in this ${formatSize(fileSize)} file. Use offset=${next} to continue.]`;
+				}
+				return { content: [{ type: "text", text }], details: base };
+			}
+			const selectedLines = total !== undefined ? Math.min(lineLimit, total - startLine) : Math.max(scan.lines + 1, 0);
+			const truncation: TruncationResult = {
+				content: page,
+				truncated: true,
+				truncatedBy: scan.stop === "lines" ? "lines" : "bytes",
+				totalLines: selectedLines,
+				totalBytes: fileSize - scan.startByte,
+				outputLines: scan.lines,
+				outputBytes: scan.bytes,
+				lastLinePartial: false,
+				firstLineExceedsLimit: scan.stop === "firstLine",
+				maxLines,
+				maxBytes,
+			};
+			let text: string;
+			if (scan.stop === "firstLine") {
+				text = `[Line ${firstShown} is ${formatSize(scan.firstLineBytes)}, exceeds ${formatSize(maxBytes)} limit. Use bash: sed -n '${firstShown}p' ${shellQuote(displayPath)} | head -c ${maxBytes}]`;
+			} else {
+				const last = firstShown + scan.lines - 1;
+				const of = total !== undefined ? `of ${total}` : `of a ${formatSize(fileSize)} file`;
+				const budget = scan.stop === "bytes" ? ` (${formatSize(maxBytes)} limit)` : "";
+				text = `${page}\n\n[Showing lines ${firstShown}-${last} ${of}${budget}. Use offset=${last + 1} to continue.]`;
+			}
+			return { content: [{ type: "text", text }], details: { ...base, truncation } };
+		},
+		renderCall(args, theme: Theme) {
+			const offset = field(args, "offset");
+			const limit = field(args, "limit");
+			let range = "";
+			if (typeof offset === "number" || typeof limit === "number") {
+				const from = typeof offset === "number" ? offset : 1;
+				range = theme.fg("warning", `:${from}${typeof limit === "number" ? `-${from + limit - 1}` : ""}`);
+			}
+			return titleLine(theme, "read", `${argText(theme, field(args, "path"))}${range}`);
+		},
+		renderResult(result, options, theme, context) {
+			const lines = previewLines(theme, resultText(result), { expanded: options.expanded, maxLines: 10 });
+			if (context?.isError) return lines.map((l) => theme.fg("error", l));
+			return lines;
+		},
+	});
+}
+
+async function readImage(
+	env: ExecutionEnv,
+	absolutePath: string,
+	displayPath: string,
+	mimeType: string,
+	fileSize: number,
+	maxImageBytes: number,
+	signal: AbortSignal | undefined,
+): Promise<AgentToolResult<ReadToolDetails>> {
+	if (fileSize > maxImageBytes) {
+		return {
+			content: [
+				{
+					type: "text",
+					text: `Read image file [${mimeType}]\n[Image omitted: it is ${formatSize(fileSize)}, over the ${formatSize(maxImageBytes)} limit for inline images.]`,
+				},
+			],
+			details: { fileSize, image: { mimeType, bytes: fileSize, omitted: true } },
+		};
+	}
+	const bytes = await env.readBinaryFile(absolutePath, signal ? { signal } : undefined);
+	throwIfAborted(signal);
+	if (!bytes.ok) throw readFailure(displayPath, bytes.error.code, bytes.error.message);
+	return {
+		content: [
+			{ type: "text", text: `Read image file [${mimeType}]` },
+			{ type: "image", data: toBase64(bytes.value), mimeType },
+		],
+		details: { fileSize, image: { mimeType, bytes: bytes.value.length, omitted: false } },
+	};
+}
