@@ -52,18 +52,26 @@ export class UsageError extends Error {
 	override readonly name = "UsageError";
 }
 
-/** Levenshtein distance, for "did you mean" hints. */
+/** Edit distance where swapping two neighbouring letters counts as one edit, for "did you mean" hints. */
 export function editDistance(a: string, b: string): number {
-	let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
-	for (let i = 1; i <= a.length; i++) {
-		const current = [i];
+	const rows: number[][] = [];
+	for (let i = 0; i <= a.length; i++) {
+		const row = [i];
 		for (let j = 1; j <= b.length; j++) {
+			if (i === 0) {
+				row.push(j);
+				continue;
+			}
 			const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-			current.push(Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + cost));
+			let best = Math.min(rows[i - 1]![j]! + 1, row[j - 1]! + 1, rows[i - 1]![j - 1]! + cost);
+			if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
+				best = Math.min(best, rows[i - 2]![j - 2]! + 1);
+			}
+			row.push(best);
 		}
-		previous = current;
+		rows.push(row);
 	}
-	return previous[b.length]!;
+	return rows[a.length]![b.length]!;
 }
 
 /** The closest candidate to `input`, if one is close enough to be a likely typo. */
@@ -129,12 +137,10 @@ export function parseArgs<const T extends OptionSpecs>(
 
 	// A value may not look like an option: `--cwd --env` is far more likely a forgotten value than a
 	// directory called `--env`. `--cwd=--env` still works for the rare real case.
-	const takeValue = (name: string, index: number): string => {
+	const takeValue = (name: string, index: number, spelled = display(name)): string => {
 		const next = argv[index + 1];
 		if (next === undefined || (next.startsWith("-") && next !== "-")) {
-			throw new UsageError(
-				`option ${display(name)} needs a value: ${display(name)} ${valueLabel(specs.options[name])}`,
-			);
+			throw new UsageError(`option ${spelled} needs a value: ${spelled} ${valueLabel(specs.options[name])}`);
 		}
 		return next;
 	};
@@ -187,7 +193,7 @@ export function parseArgs<const T extends OptionSpecs>(
 				const rest = arg.slice(j + 1).replace(/^=/, "");
 				if (rest !== "") setValue(name!, spec, rest);
 				else {
-					setValue(name!, spec, takeValue(name!, i));
+					setValue(name!, spec, takeValue(name!, i, `-${letter}`));
 					i++;
 				}
 				break;

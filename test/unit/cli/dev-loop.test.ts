@@ -1,0 +1,331 @@
+import { describe, expect, it } from "vitest";
+import { runDevLoop } from "../../../src/cli/_dev.js";
+import { defineTool, StringEnum, Type } from "../../../src/contract/index.js";
+import { ansiTheme, plainTheme } from "../../../src/render/index.js";
+import { type FakeIO, fakeHost, fakeIO } from "./_fake-host.js";
+
+const text = (t: string) => ({ content: [{ type: "text" as const, text: t }], details: {} });
+
+const greet = defineTool({
+	name: "greet",
+	label: "Greet",
+	description: "Say hello.",
+	parameters: Type.Object({ name: Type.String(), loud: Type.Optional(Type.Boolean()) }),
+	async execute(_id, { name, loud }) {
+		const line = `Hello, ${name}!`;
+		return text(loud ? line.toUpperCase() : line);
+	},
+	renderCall: (args, theme) => `${theme.bold("greet")} ${args.name}`,
+	renderResult: (result) => [`said: ${(result.content[0] as { text: string }).text}`],
+});
+
+const progress = defineTool({
+	name: "progress",
+	label: "Progress",
+	description: "Count to three, reporting each step.",
+	parameters: Type.Object({ mode: StringEnum(["fast", "slow"]) }),
+	executionMode: "sequential",
+	async execute(_id, _params, _signal, onUpdate) {
+		for (let i = 1; i <= 3; i++) {
+			onUpdate?.(text(`step ${i}/3`));
+			await new Promise((r) => setImmediate(r));
+		}
+		return text("counted to 3");
+	},
+});
+
+const brokenRenderer = defineTool({
+	name: "broken",
+	label: "Broken",
+	description: "Its renderer throws.",
+	parameters: Type.Object({}),
+	async execute() {
+		return text("raw output\nsecond line");
+	},
+	renderResult: () => {
+		throw new Error("details.items is undefined");
+	},
+});
+
+const failing = defineTool({
+	name: "failing",
+	label: "Failing",
+	description: "Always throws.",
+	parameters: Type.Object({ n: Type.Array(Type.Number()) }),
+	async execute() {
+		throw new Error("nope");
+	},
+});
+
+const waiting = defineTool({
+	name: "wait",
+	label: "Wait",
+	description: "Waits until aborted.",
+	parameters: Type.Object({}),
+	execute: (_id, _params, signal) =>
+		new Promise((_resolve, reject) => {
+			signal?.addEventListener("abort", () => reject(new Error("stopped waiting")), { once: true });
+		}),
+});
+
+const tools = [greet, progress, brokenRenderer, failing, waiting];
+const normalise = (s: string) => s.replace(/\d+ ms/g, "N ms");
+
+async function script(lines: string[], io: FakeIO = fakeIO()) {
+	const host = fakeHost(tools);
+	const exit = runDevLoop(host, { io, theme: plainTheme, cwd: "/project", interactive: false });
+	io.stdin.end(`${lines.join("\n")}\n`);
+	const code = await exit;
+	return { code, out: normalise(io.out()), err: io.err(), host };
+}
+
+describe("dev loop over piped stdin", () => {
+	it("runs calls with renderers, falls back when there is none, and exits 0 at end of input", async () => {
+		const { code, out, err, host } = await script([
+			'call greet {"name":"Ada"}',
+			"# a comment is ignored",
+			"",
+			'call progress {"mode":"fast"}',
+		]);
+		expect(code).toBe(0);
+		expect(err).toBe("");
+		expect(host.closed).toBe(1);
+		expect(out).toMatchInlineSnapshot(`
+			"> call greet {"name":"Ada"}
+			greet Ada
+			  said: Hello, Ada!
+			✓ ok · N ms
+			> call progress {"mode":"fast"}
+			progress {"mode":"fast"}
+			  … step 1/3
+			  … step 2/3
+			  … step 3/3
+			  counted to 3
+			✓ ok · N ms
+			"
+		`);
+	});
+
+	it("shows the renderer's error next to the fallback, and tool errors as errors", async () => {
+		const { code, out } = await script(["call broken", 'call failing {"n":[1]}']);
+		expect(code).toBe(0);
+		expect(out).toMatchInlineSnapshot(`
+			"> call broken
+			broken
+			  raw output
+			  second line
+			  ! renderResult of broken failed: details.items is undefined
+			✓ ok · N ms
+			> call failing {"n":[1]}
+			failing {"n":[1]}
+			  nope
+			✗ error · N ms
+			"
+		`);
+	});
+
+	it("prints the executor's error for invalid arguments and unknown tools", async () => {
+		const { code, out } = await script(['call failing {"n":"x"}', "call nothere {}"]);
+		expect(code).toBe(0);
+		expect(out).toMatch(/^failing \{"n":"x"\}\n {2}.*"failing".*\n(.*\n)*✗ error · N ms$/m);
+		expect(out).toMatch(/^nothere\n {2}Tool nothere not found.*greet, progress, broken, failing, wait.*\n✗ error/m);
+	});
+
+	it("lists tools, prints the prompt and the help", async () => {
+		const { out } = await script(["tools", "prompt", "help"]);
+		expect(out).toMatchInlineSnapshot(`
+			"> tools
+			  name      source          mode        parameters
+			  greet     tools/greet.ts  parallel    name: string, loud?: boolean
+			  progress  built-in        sequential  mode: fast|slow
+			  broken    built-in        parallel    (none)
+			  failing   built-in        parallel    n: number[]
+			  wait      built-in        parallel    (none)
+			> prompt
+			Available tools:
+			- greet: Say hello.
+			- progress: Count to three, reporting each step.
+			- broken: Its renderer throws.
+			- failing: Always throws.
+			- wait: Waits until aborted.
+			> help
+			Commands:
+			  call <tool> [json-args]   Run a tool through the executor, e.g. call read {"path":"README.md"}
+			  tools                     List the active tools
+			  prompt                    Show the tools section of the system prompt
+			  expand on|off             Show results in full (on, the default) or as a preview
+			  reload [path]             Reload one extension, or all of them
+			  help                      Show this help
+			  exit                      Close the host and leave (also Ctrl-D; Ctrl-C twice)
+			Ctrl-C aborts a running call. Lines starting with # are ignored.
+			"
+		`);
+	});
+
+	it("reports lines it cannot run on stderr and exits 1 at end of input", async () => {
+		const { code, out, err } = await script(["frobnicate", "call greet {name:", "call", "expand maybe", "reload"]);
+		expect(code).toBe(1);
+		expect(out).toContain("> frobnicate");
+		expect(err.replace(/JSON \(.*\);/, "JSON (…);")).toMatchInlineSnapshot(`
+			"unknown command 'frobnicate' (type help for the list)
+			call greet: the arguments are not valid JSON (…); write them as one JSON object
+			usage: call <tool> [json-args], e.g. call read {"path":"README.md"}
+			usage: expand on|off
+			reload: this host cannot reload on demand
+			"
+		`);
+	});
+
+	it("stops at exit without reading further and closes the host once", async () => {
+		const { code, out, host } = await script(["exit", 'call greet {"name":"never"}']);
+		expect(code).toBe(0);
+		expect(out).not.toContain("never\n");
+		expect(host.closed).toBe(1);
+	});
+
+	it("prints reload lines and diagnostics as they arrive, with file:line:col", async () => {
+		const io = fakeIO();
+		const host = fakeHost(tools);
+		const exit = runDevLoop(host, { io, theme: plainTheme, cwd: "/project", interactive: false });
+		host.emitReload({
+			path: "/project/weather.ts",
+			durationMs: 18.4,
+			added: ["forecast"],
+			removed: ["old"],
+			changed: ["current"],
+			diagnostics: [],
+		});
+		host.emitReload({
+			path: "/project/weather.ts",
+			durationMs: 7,
+			added: [],
+			removed: [],
+			changed: [],
+			diagnostics: [
+				{
+					level: "error",
+					message: "Unexpected token",
+					path: "/project/weather.ts",
+					line: 3,
+					column: 7,
+					code: "E_EXTENSION_LOAD",
+				},
+			],
+		});
+		host.emitReload({
+			path: "/project/new.ts",
+			kind: "load",
+			durationMs: 5,
+			added: ["fresh"],
+			removed: [],
+			changed: [],
+			diagnostics: [],
+		});
+		host.emitReload({
+			path: "/project/new.ts",
+			kind: "unload",
+			durationMs: 1,
+			added: [],
+			removed: ["fresh"],
+			changed: [],
+			diagnostics: [],
+		});
+		host.emitReload({ path: "/project/same.ts", durationMs: 2, added: [], removed: [], changed: [], diagnostics: [] });
+		host.emitDiagnostic({
+			level: "warning",
+			message: "tool name 'a.b' is not valid for google",
+			path: "/elsewhere/x.ts",
+		});
+		io.stdin.end();
+		expect(await exit).toBe(0);
+		expect(io.out()).toMatchInlineSnapshot(`
+			"reloaded weather.ts in 18 ms · +forecast -old ~current
+			reload failed weather.ts in 7 ms · the previous version stays active
+			  error weather.ts:3:7 Unexpected token [E_EXTENSION_LOAD]
+			loaded new.ts in 5 ms · +fresh
+			unloaded new.ts in 1 ms · -fresh
+			reloaded same.ts in 2 ms · no tool changes
+			warning ../elsewhere/x.ts tool name 'a.b' is not valid for google
+			"
+		`);
+	});
+
+	it("colours with the ANSI theme", async () => {
+		const io = fakeIO();
+		const host = fakeHost(tools);
+		const exit = runDevLoop(host, { io, theme: ansiTheme, cwd: "/project", interactive: false });
+		io.stdin.end('call greet {"name":"Ada"}\n');
+		await exit;
+		expect(io.out()).toContain("\x1b[1mgreet\x1b[22m Ada");
+		expect(io.out()).toContain("\x1b[32m✓ ok\x1b[39m");
+	});
+
+	it("shows a preview when expand is off", async () => {
+		const long = defineTool({
+			name: "long",
+			label: "Long",
+			description: "Many lines.",
+			parameters: Type.Object({}),
+			execute: async () => text(Array.from({ length: 14 }, (_, i) => `line ${i + 1}`).join("\n")),
+		});
+		const io = fakeIO();
+		const exit = runDevLoop(fakeHost([long]), { io, theme: plainTheme, cwd: "/project", interactive: false });
+		io.stdin.end("expand off\ncall long\n");
+		await exit;
+		expect(normalise(io.out())).toContain("  line 10\n  … 4 more lines\n✓ ok");
+	});
+});
+
+describe("Ctrl-C", () => {
+	async function waitFor(check: () => boolean) {
+		for (let i = 0; i < 500 && !check(); i++) await new Promise((r) => setTimeout(r, 2));
+		expect(check()).toBe(true);
+	}
+
+	it("aborts a running call, then the loop goes on", async () => {
+		const io = fakeIO();
+		const host = fakeHost(tools);
+		const exit = runDevLoop(host, { io, theme: plainTheme, cwd: "/project", interactive: false });
+		io.stdin.write("call wait\n");
+		await waitFor(() => io.out().includes("wait\n"));
+		io.interrupt();
+		await waitFor(() => io.out().includes("aborted"));
+		io.stdin.end('call greet {"name":"after"}\n');
+		expect(await exit).toBe(0);
+		expect(normalise(io.out())).toMatchInlineSnapshot(`
+			"> call wait
+			wait
+			^C aborting the call (Ctrl-C again to exit)
+			  stopped waiting
+			✗ aborted · N ms
+			> call greet {"name":"after"}
+			greet after
+			  said: Hello, after!
+			✓ ok · N ms
+			"
+		`);
+	});
+
+	it("exits with 130 on a second Ctrl-C and closes the host", async () => {
+		const io = fakeIO();
+		const host = fakeHost(tools);
+		const exit = runDevLoop(host, { io, theme: plainTheme, cwd: "/project", interactive: false });
+		io.interrupt();
+		expect(io.out()).toContain("(Ctrl-C again to exit)");
+		io.interrupt();
+		expect(await exit).toBe(130);
+		expect(host.closed).toBe(1);
+	});
+
+	it("a command between two Ctrl-C presses disarms the exit", async () => {
+		const io = fakeIO();
+		const host = fakeHost(tools);
+		const exit = runDevLoop(host, { io, theme: plainTheme, cwd: "/project", interactive: false });
+		io.interrupt();
+		io.stdin.write("tools\n");
+		await waitFor(() => io.out().includes("> tools"));
+		io.interrupt();
+		io.stdin.end();
+		expect(await exit).toBe(0);
+	});
+});
