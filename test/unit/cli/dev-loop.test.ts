@@ -63,7 +63,7 @@ const waiting = defineTool({
 	description: "Waits until aborted.",
 	parameters: Type.Object({}),
 	execute: (_id, _params, signal) =>
-		new Promise((_resolve, reject) => {
+		new Promise<never>((_resolve, reject) => {
 			signal?.addEventListener("abort", () => reject(new Error("stopped waiting")), { once: true });
 		}),
 });
