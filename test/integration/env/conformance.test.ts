@@ -197,6 +197,7 @@ describe.each(bothEnvs)("ExecutionEnv conformance: %s", (_name, make) => {
 				expectError(await env.canonicalPath(path), "symlink_loop");
 				expectError(await env.readTextFile(path), "symlink_loop");
 			}
+			expectError(await env.exists("loopA"), "symlink_loop");
 			expectError(await env.canonicalPath("dangling"), "not_found");
 			expectError(await env.readTextFile("dangling"), "not_found");
 			expect(value(await env.fileInfo("loopA", { followSymlinks: false })).kind).toBe("symlink");

@@ -194,3 +194,79 @@ describe("MemoryExecutionEnv scripted shell", () => {
 		]);
 	});
 });
+
+describe("MemoryExecutionEnv isolation and cancellation", () => {
+	it("copies bytes in and out, so callers cannot change stored files by accident", async () => {
+		const env = new MemoryExecutionEnv();
+		const data = new Uint8Array([1, 2, 3]);
+		await env.writeFile("a.bin", data);
+		data[0] = 9;
+		const read = await env.readBinaryFile("a.bin");
+		if (!read.ok) throw read.error;
+		read.value[1] = 9;
+		expect(await env.readBinaryFile("a.bin")).toEqual({ ok: true, value: new Uint8Array([1, 2, 3]) });
+	});
+
+	it("settles a hanging run on timeout and tells it through its signal", async () => {
+		let sawAbort = false;
+		const env = new MemoryExecutionEnv({
+			commands: [
+				{
+					match: "serve",
+					run: (_cmd, ctx) =>
+						new Promise(() => {
+							ctx.signal.addEventListener("abort", () => {
+								sawAbort = true;
+							});
+							ctx.stdout("listening\n");
+						}),
+				},
+			],
+		});
+		const result = await env.exec("serve", { timeout: 0.05 });
+		expect(result.ok ? "ok" : result.error.code).toBe("timeout");
+		expect(sawAbort).toBe(true);
+		expect(env.commandLog[0]).toMatchObject({
+			command: "serve",
+			error: "timeout",
+			stdout: "listening\n",
+			running: false,
+		});
+	});
+
+	it("ignores output a run writes after the exec settled", async () => {
+		let late: ((data: string) => void) | undefined;
+		const env = new MemoryExecutionEnv({
+			commands: [
+				{
+					match: "x",
+					run: (_cmd, ctx) => {
+						late = (data) => ctx.stdout(data);
+						return new Promise(() => undefined);
+					},
+				},
+			],
+		});
+		const controller = new AbortController();
+		const chunks: string[] = [];
+		const pending = env.exec("x", { signal: controller.signal, onStdout: (c) => chunks.push(text(c)) });
+		await Promise.resolve();
+		controller.abort();
+		expect((await pending).ok).toBe(false);
+		late?.("too late");
+		expect(chunks).toEqual([]);
+	});
+
+	it("marks a command as running in the log until it settles", async () => {
+		let release!: () => void;
+		const env = new MemoryExecutionEnv({
+			commands: [{ match: "wait", run: () => new Promise((resolve) => (release = () => resolve({ exitCode: 4 }))) }],
+		});
+		const pending = env.exec("wait");
+		await Promise.resolve();
+		expect(env.commandLog).toMatchObject([{ command: "wait", running: true, exitCode: undefined }]);
+		release();
+		await pending;
+		expect(env.commandLog).toMatchObject([{ command: "wait", running: false, exitCode: 4 }]);
+	});
+});
