@@ -5,6 +5,7 @@
 export * from "./contract/index.js";
 export * from "./env/index.js";
 export * from "./exec/index.js";
+export * from "./extensions/index.js";
 export * from "./prompt/index.js";
 export * from "./providers/index.js";
 export * from "./render/index.js";

@@ -1,2 +1,18 @@
 /** toolsmith/node: the parts that need Node.js (the real disk and processes, the loader, the watcher). */
 export { NodeExecutionEnv, type NodeExecutionEnvOptions } from "./env/node.js";
+export {
+	type DiscoveredExtension,
+	type DiscoverOptions,
+	type DiscoveryResult,
+	discoverExtensions,
+} from "./extensions/discovery.js";
+export {
+	type ImportExtensionResult,
+	importExtension,
+	type LoadExtensionResult,
+	type LoadExtensionsOptions,
+	type LoadExtensionsResult,
+	loadExtension,
+	loadExtensions,
+} from "./extensions/loader.js";
+export { checkEngines } from "./extensions/version.js";

@@ -1,0 +1,168 @@
+/**
+ * Importing one extension module fresh with jiti, and reporting which local files it pulled in.
+ *
+ * Why synchronous evaluation: in jiti's async mode, `.mjs` files and `.js` files of `"type":
+ * "module"` packages are handed to Node's native `import()`, whose cache can never be cleared, so
+ * an edited helper would never be seen again. Evaluated synchronously, jiti transpiles them like
+ * `.ts` files into a module table we own (the `cache` option), which is fresh for every import and
+ * lists exactly the files that were loaded. Files Node itself requires (plain CommonJS) land in
+ * `require.cache`; the local ones are noted and evicted so the next import re-reads them too.
+ * Modules with top-level `await` cannot be evaluated synchronously; they fall back to async mode.
+ */
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { extname } from "node:path";
+import type { Jiti } from "jiti";
+import type { ExtensionDiagnostic } from "./api.js";
+
+const nodeRequire = createRequire(import.meta.url);
+
+export type ImportOutcome =
+	| { readonly ok: true; readonly module: unknown; readonly modules: string[] }
+	| { readonly ok: false; readonly diagnostic: ExtensionDiagnostic; readonly modules: string[] };
+
+type CreateJiti = (id: string, options: Record<string, unknown>) => Jiti;
+let createJitiPromise: Promise<CreateJiti> | undefined;
+
+/** jiti is loaded on first use, so importing `toolsmith/node` stays cheap. */
+function loadJiti(): Promise<CreateJiti> {
+	createJitiPromise ??= import("jiti").then((mod) => mod.createJiti as unknown as CreateJiti);
+	return createJitiPromise;
+}
+
+function isLocal(file: string): boolean {
+	return !file.includes("/node_modules/") && !file.startsWith("node:");
+}
+
+/** Position and file of a parse error, from jiti's `__JITI_ERROR__` message or a V8 SyntaxError stack. */
+function syntaxPosition(error: Error, fallback: string): { path: string; line?: number; column?: number } {
+	const jitiStyle = /\s(\/[^\s]+?):(\d+):(\d+)\s*$/.exec(error.message);
+	if (jitiStyle) return { path: jitiStyle[1] as string, line: Number(jitiStyle[2]), column: Number(jitiStyle[3]) };
+	const v8Style = /^(\/[^\n]+?):(\d+)\n/.exec(error.stack ?? "");
+	if (v8Style) {
+		// V8 marks the column with carets under the source line; count them when present.
+		const lines = (error.stack ?? "").split("\n");
+		const caret = lines.findIndex((line) => /^\s*\^+\s*$/.test(line));
+		const column = caret > 0 ? (lines[caret]?.indexOf("^") ?? -1) + 1 : 0;
+		return { path: v8Style[1] as string, line: Number(v8Style[2]), ...(column > 0 ? { column } : {}) };
+	}
+	return { path: fallback };
+}
+
+/** The first stack frame in a local, non-toolsmith file. */
+function throwPosition(error: unknown, files: readonly string[]): { path?: string; line?: number; column?: number } {
+	const stack = error instanceof Error ? error.stack : undefined;
+	if (!stack) return {};
+	for (const frame of stack.split("\n").slice(1)) {
+		for (const file of files) {
+			const at = frame.indexOf(`${file}:`);
+			if (at < 0) continue;
+			const match = /^:(\d+):(\d+)/.exec(frame.slice(at + file.length));
+			if (match) return { path: file, line: Number(match[1]), column: Number(match[2]) };
+		}
+	}
+	return {};
+}
+
+function cleanMessage(message: string): string {
+	return message.replace(/\s*\n\s*/g, " ").trim();
+}
+
+/**
+ * Import `path` (absolute) with a fresh module table. Never throws: a module that does not parse,
+ * cannot resolve an import or throws while evaluating comes back as a diagnostic naming the file
+ * (with line and column when known). `modules` lists the local files that were loaded, entry first.
+ */
+export async function importFresh(path: string, virtualModules: Record<string, unknown>): Promise<ImportOutcome> {
+	const createJiti = await loadJiti();
+	const table: Record<string, unknown> = Object.create(null);
+	const requireCache = nodeRequire.cache;
+	const before = new Set(Object.keys(requireCache));
+	const collect = (): string[] => {
+		const files = new Set<string>([path]);
+		for (const file of Object.keys(table)) if (isLocal(file)) files.add(file);
+		for (const file of Object.keys(requireCache)) {
+			if (before.has(file) || !isLocal(file)) continue;
+			files.add(file);
+			delete requireCache[file];
+		}
+		return [...files];
+	};
+	let source: string;
+	try {
+		source = readFileSync(path, "utf8");
+	} catch (error) {
+		return {
+			ok: false,
+			diagnostic: {
+				severity: "error",
+				code: "E_EXTENSION_LOAD",
+				message: `Could not read ${path}: ${error instanceof Error ? error.message : String(error)}.`,
+				path,
+			},
+			modules: [path],
+		};
+	}
+	const jiti = createJiti(path, {
+		moduleCache: false,
+		// Raw exports: the loader tells a missing default export from a CommonJS function itself.
+		interopDefault: false,
+		virtualModules,
+	});
+	const evaluate = (async: boolean): unknown =>
+		jiti.evalModule(source, {
+			id: path,
+			filename: path,
+			ext: extname(path),
+			cache: table as never,
+			async,
+			// A `.cjs` entry is transpiled too, so its `require`s of aliased packages reach the aliases.
+			forceTranspile: true,
+		});
+	try {
+		let module: unknown;
+		try {
+			module = evaluate(false);
+		} catch (error) {
+			if (!(error instanceof SyntaxError && /await is only valid/.test(error.message))) throw error;
+			module = await evaluate(true);
+		}
+		return { ok: true, module, modules: collect() };
+	} catch (error) {
+		const modules = collect();
+		const err = error instanceof Error ? error : new Error(String(error));
+		const parse = /^(ParseError|SyntaxError)\b/.test(err.message) || err.name === "SyntaxError";
+		if (parse) {
+			const where = syntaxPosition(err, path);
+			const message = cleanMessage(
+				err.message.replace(/\s*\n\s*\/[^\s]+:\d+:\d+\s*$/, "").replace(/^(ParseError|SyntaxError):\s*/, ""),
+			);
+			return {
+				ok: false,
+				diagnostic: {
+					severity: "error",
+					code: "E_SYNTAX",
+					message: `${where.path}${where.line !== undefined ? `:${where.line}:${where.column ?? 0}` : ""} does not parse: ${message}${where.path !== path ? ` (imported by the extension ${path})` : ""}. The extension was not loaded.`,
+					...where,
+				},
+				modules,
+			};
+		}
+		const where = throwPosition(err, modules);
+		const notFound = (err as { code?: unknown }).code === "MODULE_NOT_FOUND";
+		const first = cleanMessage(err.message.split("\nRequire stack:")[0] ?? err.message);
+		return {
+			ok: false,
+			diagnostic: {
+				severity: "error",
+				code: "E_EXTENSION_LOAD",
+				message: notFound
+					? `${path} could not be loaded: ${first}. Install the package in the extension's folder (npm install) or fix the import.`
+					: `${path} threw while its module was evaluated: ${first}. The extension was not loaded.`,
+				path: where.path ?? path,
+				...(where.line !== undefined ? { line: where.line, column: where.column } : {}),
+			},
+			modules,
+		};
+	}
+}

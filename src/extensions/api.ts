@@ -1,0 +1,286 @@
+/**
+ * The extension API: what an extension's default export receives, the events it can listen to,
+ * and the diagnostics the runtime reports. Types only (plus two identity helpers), no `node:`
+ * imports, so tools and tests written against it run anywhere.
+ */
+import type { ToolResultContent } from "../contract/content.js";
+import type { TSchema } from "../contract/schema.js";
+import type { ToolContext, ToolDefinition } from "../contract/tool.js";
+
+/**
+ * The version of the extension API this build of toolsmith implements (semver). Extensions declare
+ * the range they need in `engines.toolsmith`; a major bump means a breaking change of this file.
+ */
+export const API_VERSION = "1.0.0";
+
+/**
+ * Codes of extension diagnostics, one per problem the runtime reports. Match on `code`, never
+ * on the message.
+ *
+ * - `E_PATH_NOT_FOUND`: a path given to discovery does not exist.
+ * - `E_MANIFEST`: a package.json could not be read, or names an entry that does not exist.
+ * - `E_SYNTAX`: the extension (or a module it imports) does not parse.
+ * - `E_EXTENSION_LOAD`: evaluating the module failed (it threw, or an import could not be resolved).
+ * - `E_NO_FACTORY`: the module has no default export, or the default export is not a function.
+ * - `E_FACTORY_FAILED`: the default export threw or rejected.
+ * - `E_LOAD_TIMEOUT`: the default export did not settle within `loadTimeoutMs`.
+ * - `E_INCOMPATIBLE`: the extension's `engines.toolsmith` range excludes this `API_VERSION`.
+ * - `E_INVALID_ENGINES`: the extension's `engines.toolsmith` is not a valid semver range.
+ * - `E_INVALID_TOOL`: a tool definition broke a registration rule; the tool was rejected.
+ * - `W_DUPLICATE_TOOL`: two extensions register one tool name; the one loaded first is used.
+ * - `E_HANDLER_FAILED`: an event handler threw or rejected (the event went on without it).
+ * - `W_PROVIDER_NAME`: a tool name is valid here but a provider's rule is stricter.
+ * - `W_UNKNOWN_TOOL`: `setActiveTools` named a tool that is not registered.
+ * - `W_UNSUPPORTED_API`: an extension used an API member toolsmith accepts but does not implement.
+ * - `W_LATE_CALL`: an unloaded (or timed-out) extension called the API; the call was ignored.
+ * - `I_BUILTIN_OVERRIDDEN`: an extension tool replaces the built-in tool of the same name.
+ * - `I_EVENT_NOT_EMITTED`: an extension listens to an event toolsmith never emits.
+ */
+export type ExtensionDiagnosticCode =
+	| "E_PATH_NOT_FOUND"
+	| "E_MANIFEST"
+	| "E_SYNTAX"
+	| "E_EXTENSION_LOAD"
+	| "E_NO_FACTORY"
+	| "E_FACTORY_FAILED"
+	| "E_LOAD_TIMEOUT"
+	| "E_INCOMPATIBLE"
+	| "E_INVALID_ENGINES"
+	| "E_INVALID_TOOL"
+	| "W_DUPLICATE_TOOL"
+	| "E_HANDLER_FAILED"
+	| "W_PROVIDER_NAME"
+	| "W_UNKNOWN_TOOL"
+	| "W_UNSUPPORTED_API"
+	| "W_LATE_CALL"
+	| "I_BUILTIN_OVERRIDDEN"
+	| "I_EVENT_NOT_EMITTED";
+
+export type DiagnosticSeverity = "error" | "warning" | "info";
+
+/** One problem found while discovering, loading or running extensions. Never thrown: collected. */
+export interface ExtensionDiagnostic {
+	readonly severity: DiagnosticSeverity;
+	readonly code: ExtensionDiagnosticCode;
+	/** A full sentence that names the file, the tool or the rule, and what to do. */
+	readonly message: string;
+	/** The file the diagnostic is about (an extension entry, a module it imports, a package.json). */
+	readonly path: string;
+	/** 1-based line, when the problem has a position. */
+	readonly line?: number;
+	/** 1-based column, when the problem has a position. */
+	readonly column?: number;
+}
+
+/**
+ * Receives diagnostics as they happen (also those raised after loading, e.g. by a tool registered
+ * from a `session_start` handler). May throw: the error is swallowed.
+ */
+export type DiagnosticListener = (diagnostic: ExtensionDiagnostic) => void;
+
+/** A line for the host's log: `ui.notify` calls and runtime messages. May throw: swallowed. */
+export type ExtensionLogger = (entry: {
+	readonly level: "info" | "warning" | "error";
+	readonly message: string;
+	/** The extension that logged it, when there is one. */
+	readonly path?: string;
+}) => void;
+
+// ---------------------------------------------------------------------------------------------
+// Events
+
+/** Emitted when a session starts (`startup`) and to an extension after it was reloaded (`reload`). */
+export interface SessionStartEvent {
+	readonly type: "session_start";
+	readonly reason: "startup" | "reload";
+}
+
+/** Emitted before an extension goes away: the host exits, or the extension is about to be reloaded. */
+export interface SessionShutdownEvent {
+	readonly type: "session_shutdown";
+	readonly reason: "reload" | "exit";
+}
+
+/**
+ * Emitted before a tool runs, after its arguments were validated. `input` is the object the tool
+ * will receive: a handler may change it in place, and later handlers see the change.
+ */
+export interface ToolCallEvent {
+	readonly type: "tool_call";
+	readonly toolCallId: string;
+	readonly toolName: string;
+	readonly input: Record<string, unknown>;
+}
+
+/** What a `tool_call` handler may return: `{ block: true, reason }` stops the call. */
+export interface ToolCallEventResult {
+	readonly block?: boolean;
+	readonly reason?: string;
+}
+
+/** Emitted after a tool settled (also when it threw). Handlers see the result as patched so far. */
+export interface ToolResultEvent {
+	readonly type: "tool_result";
+	readonly toolCallId: string;
+	readonly toolName: string;
+	readonly input: Record<string, unknown>;
+	readonly content: ToolResultContent[];
+	readonly details: unknown;
+	readonly isError: boolean;
+}
+
+/** A partial patch: each field present replaces the result's field; omitted fields stay. */
+export interface ToolResultEventResult {
+	readonly content?: ToolResultContent[];
+	readonly details?: unknown;
+	readonly isError?: boolean;
+}
+
+/** Events toolsmith emits to extensions, by name. */
+export interface ExtensionEventMap {
+	session_start: SessionStartEvent;
+	session_shutdown: SessionShutdownEvent;
+	tool_call: ToolCallEvent;
+	tool_result: ToolResultEvent;
+}
+
+/** What a handler of each event may return. */
+export interface ExtensionEventResultMap {
+	session_start: undefined;
+	session_shutdown: undefined;
+	tool_call: ToolCallEventResult | undefined;
+	tool_result: ToolResultEventResult | undefined;
+}
+
+export type ExtensionEventName = keyof ExtensionEventMap;
+
+/**
+ * Handles one event. May throw or reject: for `tool_call` the call is then blocked with the error's
+ * message; for the other events the error becomes an `E_HANDLER_FAILED` diagnostic and the
+ * remaining handlers still run.
+ */
+export type ExtensionHandler<E extends ExtensionEventName> = (
+	event: ExtensionEventMap[E],
+	ctx: ExtensionContext,
+) => ExtensionEventResultMap[E] | undefined | Promise<ExtensionEventResultMap[E] | undefined>;
+
+// ---------------------------------------------------------------------------------------------
+// Context, bus, exec
+
+/** The `ctx` extension tools and handlers receive: a `ToolContext` that always names its extension. */
+export interface ExtensionContext extends ToolContext {
+	readonly extension: { readonly path: string };
+}
+
+/**
+ * A message bus shared by every extension of one runtime, for extensions that talk to each other.
+ * A throwing listener is reported and does not stop the others.
+ */
+export interface EventBus {
+	emit(channel: string, data: unknown): void;
+	/** Returns a function that removes the listener. */
+	on(channel: string, handler: (data: unknown) => void): () => void;
+}
+
+export interface ExtensionExecOptions {
+	readonly signal?: AbortSignal;
+	/** Milliseconds before the process tree is killed (the reference API's unit). */
+	readonly timeout?: number;
+	/** Working folder; defaults to the runtime's `cwd`. */
+	readonly cwd?: string;
+}
+
+export interface ExtensionExecResult {
+	readonly stdout: string;
+	readonly stderr: string;
+	/** The exit code; 1 when the command could not be started. */
+	readonly code: number;
+	/** True when the command was stopped by the timeout or the signal. */
+	readonly killed: boolean;
+}
+
+/** A tool as `getAllTools` lists it. */
+export interface ToolInfo {
+	readonly name: string;
+	readonly description: string;
+	readonly parameters: TSchema;
+	/** `"builtin"` or the absolute path of the extension that registered it. */
+	readonly source: string;
+	readonly active: boolean;
+}
+
+export interface RegisteredCommand {
+	readonly name: string;
+	readonly description?: string;
+	/** Runs the command. May throw: hosts report the error. */
+	readonly handler: (args: string, ctx: ExtensionContext) => unknown;
+	/** The extension that registered it. */
+	readonly path: string;
+}
+
+export interface RegisteredFlag {
+	readonly name: string;
+	readonly description?: string;
+	readonly type: "boolean" | "string";
+	readonly default?: boolean | string;
+	readonly path: string;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The API
+
+/**
+ * What an extension's default export receives. Registration methods (`registerTool`, `on`,
+ * `registerCommand`, `registerFlag`) work during load and later. Action methods (`exec`,
+ * `getAllTools`, `getActiveTools`, `setActiveTools`) throw a `ToolsmithError` with code
+ * `E_NOT_READY` while the extension's default export is still running: call them from handlers,
+ * tools or commands instead.
+ */
+export interface ExtensionAPI {
+	/**
+	 * Add a tool, or replace one this extension registered before under the same name. An invalid
+	 * definition is rejected with an `E_INVALID_TOOL` diagnostic; never throws.
+	 */
+	registerTool<TParameters extends TSchema, TDetails>(definition: ToolDefinition<TParameters, TDetails>): void;
+	/** Remove a tool this extension registered. Unknown names are ignored. */
+	unregisterTool(name: string): void;
+	/** Listen to an event. Handlers of every extension run in load order. */
+	on<E extends ExtensionEventName>(event: E, handler: ExtensionHandler<E>): void;
+	/** The bus shared by all extensions of this runtime. */
+	readonly events: EventBus;
+	/**
+	 * Run `command` with `args` through the env's shell (each argument quoted, so nothing is
+	 * interpreted). Never rejects for a failing command: see `code` and `killed`.
+	 */
+	exec(command: string, args: readonly string[], options?: ExtensionExecOptions): Promise<ExtensionExecResult>;
+	/** Every registered tool (the winners, when names collide). */
+	getAllTools(): ToolInfo[];
+	/** Names of the tools the model currently sees. */
+	getActiveTools(): string[];
+	/** Choose the tools the model sees. Unknown names get a `W_UNKNOWN_TOOL` diagnostic. */
+	setActiveTools(names: readonly string[]): void;
+	/** Accepted and listed for hosts that offer commands (`toolsmith dev` lists them). */
+	registerCommand(name: string, options: { description?: string; handler: RegisteredCommand["handler"] }): void;
+	/** Accepted and listed; `getFlag` returns its default. */
+	registerFlag(
+		name: string,
+		options: { description?: string; type: "boolean" | "string"; default?: boolean | string },
+	): void;
+	/** The value of a flag this extension registered (its default), or `undefined`. */
+	getFlag(name: string): boolean | string | undefined;
+}
+
+/**
+ * The default export of an extension module. May be async. May throw or reject: the extension is
+ * then not loaded (its registrations are dropped) and an `E_FACTORY_FAILED` diagnostic names it.
+ */
+export type ExtensionFactory = (api: ExtensionAPI) => void | Promise<void>;
+
+/**
+ * Identity helper that types the API parameter.
+ * @example
+ * export default defineExtension((api) => { api.registerTool(myTool); });
+ */
+export function defineExtension<const F extends ExtensionFactory>(factory: F): F {
+	return factory;
+}

@@ -1,0 +1,2 @@
+/** What `@mariozechner/pi-ai` (and `@earendil-works/pi-ai`, with `/compat`) resolve to inside extensions. */
+export { StringEnum, Type } from "../../contract/schema.js";

@@ -1,0 +1,229 @@
+/**
+ * Loading extensions from disk: discovery, a fresh jiti import per extension, the `engines` check,
+ * and activation in an `ExtensionRuntime`. Node-only.
+ *
+ * Loading one extension (`loadExtension`) is a step of its own that can be re-run at any time: it
+ * imports the extension and its local modules afresh and swaps the new version in only when every
+ * step succeeded, so a hot-reload host calls it for the file that changed.
+ */
+import { realpathSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import type { ToolDefinition } from "../contract/tool.js";
+import { NodeExecutionEnv } from "../env/node.js";
+import type { ExecutionEnv } from "../env/types.js";
+import { createBuiltinTools } from "../tools/index.js";
+import { importFresh } from "./_jiti.js";
+import type { DiagnosticListener, ExtensionDiagnostic, ExtensionFactory, ExtensionLogger } from "./api.js";
+import { type DiscoveredExtension, discoverExtensions } from "./discovery.js";
+import type { ToolRegistry } from "./registry.js";
+import { createExtensionRuntime, type ExtensionRuntime, type LoadedExtension } from "./runtime.js";
+import { checkEngines } from "./version.js";
+
+export interface LoadExtensionsOptions {
+	/** Relative paths resolve against it, and it is the session's working folder. `process.cwd()` by default. */
+	readonly cwd?: string;
+	/** The env tools and `api.exec` use; a `NodeExecutionEnv` in `cwd` by default. */
+	readonly env?: ExecutionEnv;
+	/** Load into this runtime (its registry, env and bus) instead of a new one. */
+	readonly runtime?: ExtensionRuntime;
+	/** Fill this registry instead of a new one (ignored with `runtime`). */
+	readonly registry?: ToolRegistry;
+	/** Built-in tools of a new registry: `true` (default) for read, bash, edit, write; or your own list. */
+	readonly builtins?: boolean | readonly ToolDefinition[];
+	/** Bound for each extension's default export, in milliseconds. Default 10 000. */
+	readonly loadTimeoutMs?: number;
+	/** Where `ctx.ui.notify` goes. */
+	readonly log?: ExtensionLogger;
+	/** Hears every diagnostic as it happens, including those raised after loading. */
+	readonly onDiagnostic?: DiagnosticListener;
+}
+
+export interface LoadExtensionsResult {
+	/** The extensions that loaded, in load order. */
+	readonly extensions: LoadedExtension[];
+	/** Everything that went wrong (and the notes), in order. Loading never throws. */
+	readonly diagnostics: ExtensionDiagnostic[];
+	readonly registry: ToolRegistry;
+	/** Emit `session_start` through it once the host is ready; reload single extensions with `loadExtension`. */
+	readonly runtime: ExtensionRuntime;
+}
+
+export interface ImportExtensionResult {
+	/** The default export, when the module loaded and it is a function. */
+	readonly factory: ExtensionFactory | undefined;
+	/** Local module files the import pulled in, entry first (also when it failed, so they can be watched). */
+	readonly modules: string[];
+	readonly diagnostics: ExtensionDiagnostic[];
+	readonly durationMs: number;
+}
+
+export interface LoadExtensionResult {
+	/** The version now active, or undefined when this load failed (a previous version stays active). */
+	readonly extension: LoadedExtension | undefined;
+	readonly modules: string[];
+	readonly diagnostics: ExtensionDiagnostic[];
+	readonly durationMs: number;
+}
+
+let virtualModules: Promise<Record<string, unknown>> | undefined;
+
+/** The compat modules, loaded once on first use. */
+async function compat(env: ExecutionEnv): Promise<Record<string, unknown>> {
+	virtualModules ??= import("./compat/index.js").then((mod) => ({ ...mod.VIRTUAL_MODULES }));
+	const modules = await virtualModules;
+	if (env.kind === "node") (await import("./compat/index.js")).setCompatEnv(env);
+	return modules;
+}
+
+function entryOf(entry: DiscoveredExtension | string, cwd: string): DiscoveredExtension {
+	if (typeof entry !== "string") return entry;
+	let path = resolve(cwd, entry);
+	try {
+		path = realpathSync(path);
+	} catch {
+		// the import reports a missing file
+	}
+	return { path, root: dirname(path), kind: "file" };
+}
+
+/** The default export of an ESM module (transpiled or not), or a CommonJS `module.exports`. */
+function defaultExport(mod: unknown): unknown {
+	if (typeof mod === "function") return mod;
+	if (typeof mod !== "object" || mod === null) return undefined;
+	return (mod as { default?: unknown }).default;
+}
+
+/**
+ * Import one extension afresh and check its `engines` range, without running it. Never throws.
+ * `factory` is set only when the extension may be activated.
+ */
+export async function importExtension(
+	entry: DiscoveredExtension | string,
+	options: { readonly cwd?: string; readonly env?: ExecutionEnv } = {},
+): Promise<ImportExtensionResult> {
+	const started = performance.now();
+	const found = entryOf(entry, options.cwd ?? process.cwd());
+	const path = found.path;
+	const diagnostics: ExtensionDiagnostic[] = [];
+	const done = (factory: ExtensionFactory | undefined, modules: string[]): ImportExtensionResult => ({
+		factory,
+		modules,
+		diagnostics,
+		durationMs: performance.now() - started,
+	});
+	const fromPackage = checkEngines(found.engines, path, found.packageJson ?? "package.json");
+	if (fromPackage) {
+		diagnostics.push(fromPackage);
+		return done(undefined, [path]);
+	}
+	const outcome = await importFresh(path, await compat(options.env ?? new NodeExecutionEnv()));
+	if (!outcome.ok) {
+		diagnostics.push(outcome.diagnostic);
+		return done(undefined, outcome.modules);
+	}
+	const mod = outcome.module as Record<string, unknown> | ((...args: never[]) => unknown) | null | undefined;
+	const engines = (mod as { engines?: { toolsmith?: unknown } } | null | undefined)?.engines;
+	const fromModule = checkEngines(
+		typeof engines === "object" && engines !== null ? engines.toolsmith : undefined,
+		path,
+		"its `engines` export",
+	);
+	if (fromModule) {
+		diagnostics.push(fromModule);
+		return done(undefined, outcome.modules);
+	}
+	const candidate = defaultExport(mod);
+	if (typeof candidate !== "function") {
+		const what =
+			candidate === undefined || candidate === null ? "has no default export" : `default-exports a ${typeof candidate}`;
+		diagnostics.push({
+			severity: "error",
+			code: "E_NO_FACTORY",
+			message: `${path} ${what}; an extension must default-export a function that receives the extension API (export default function (api) { … }).`,
+			path,
+		});
+		return done(undefined, outcome.modules);
+	}
+	return done(candidate as ExtensionFactory, outcome.modules);
+}
+
+/**
+ * Load (or reload) one extension into `runtime`: import it fresh, check it, run its default export
+ * and swap its registrations in. When any step fails the previous version (if any) stays active
+ * and the diagnostics say why. Never throws.
+ */
+export async function loadExtension(
+	entry: DiscoveredExtension | string,
+	runtime: ExtensionRuntime,
+	options: { readonly loadTimeoutMs?: number } = {},
+): Promise<LoadExtensionResult> {
+	const started = performance.now();
+	const found = entryOf(entry, runtime.cwd);
+	const imported = await importExtension(found, { cwd: runtime.cwd, env: runtime.env });
+	for (const diagnostic of imported.diagnostics) runtime.report(diagnostic);
+	if (!imported.factory) {
+		return {
+			extension: undefined,
+			modules: imported.modules,
+			diagnostics: imported.diagnostics,
+			durationMs: performance.now() - started,
+		};
+	}
+	const activated = await runtime.activate(found.path, imported.factory, {
+		root: found.root,
+		modules: imported.modules,
+		...(found.engines !== undefined ? { engines: found.engines } : {}),
+		importMs: imported.durationMs,
+		...(options.loadTimeoutMs !== undefined ? { timeoutMs: options.loadTimeoutMs } : {}),
+	});
+	return {
+		extension: activated.extension,
+		modules: imported.modules,
+		diagnostics: [...imported.diagnostics, ...activated.diagnostics],
+		durationMs: performance.now() - started,
+	};
+}
+
+/**
+ * Discover and load extensions, one after another in discovery order (which is the order that
+ * wins tool-name clashes). A broken extension is a diagnostic, never a reason to stop. Never throws.
+ */
+export async function loadExtensions(
+	paths: readonly string[],
+	options: LoadExtensionsOptions = {},
+): Promise<LoadExtensionsResult> {
+	const cwd = options.runtime?.cwd ?? resolve(options.cwd ?? process.cwd());
+	const diagnostics: ExtensionDiagnostic[] = [];
+	const listener = options.onDiagnostic;
+	const runtime =
+		options.runtime ??
+		createExtensionRuntime({
+			env: options.env ?? new NodeExecutionEnv({ cwd }),
+			cwd,
+			...(options.registry ? { registry: options.registry } : {}),
+			builtins:
+				options.builtins === false
+					? []
+					: options.builtins === true || options.builtins === undefined
+						? createBuiltinTools()
+						: options.builtins,
+			...(options.log ? { log: options.log } : {}),
+			...(listener ? { onDiagnostic: listener } : {}),
+		});
+	const discovered = await discoverExtensions(paths, { cwd });
+	for (const diagnostic of discovered.diagnostics) {
+		diagnostics.push(diagnostic);
+		runtime.report(diagnostic);
+	}
+	const extensions: LoadedExtension[] = [];
+	for (const entry of discovered.extensions) {
+		// Reserve the load-order slot first, so a name clash is decided by discovery order.
+		runtime.registry.reserveSource(entry.path);
+		const result = await loadExtension(entry, runtime, {
+			...(options.loadTimeoutMs !== undefined ? { loadTimeoutMs: options.loadTimeoutMs } : {}),
+		});
+		diagnostics.push(...result.diagnostics);
+		if (result.extension) extensions.push(result.extension);
+	}
+	return { extensions, diagnostics, registry: runtime.registry, runtime };
+}
