@@ -1,0 +1,216 @@
+import { readFileSync, statSync } from "node:fs";
+import { afterEach, describe, expect, it } from "vitest";
+import type { AgentToolResult } from "../../../src/contract/tool.js";
+import type { ScriptedCommand } from "../../../src/env/memory.js";
+import { type BashToolDetails, createBashTool } from "../../../src/tools/index.js";
+import { bothEnvs, nodeFixture, type ToolFixture, textOf } from "./_env.js";
+
+const bash = createBashTool();
+
+/** Gone, or a zombie nobody reaps (some containers' init never does). */
+function processGone(pid: number): boolean {
+	try {
+		process.kill(pid, 0);
+	} catch (error) {
+		return (error as NodeJS.ErrnoException).code === "ESRCH";
+	}
+	try {
+		const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+		return stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z");
+	} catch {
+		return false;
+	}
+}
+
+const seq5000 = `${Array.from({ length: 5000 }, (_, i) => String(i + 1)).join("\n")}\n`;
+
+/** The memory env's answers to the commands the tests run for real on Node. */
+const scripted: ScriptedCommand[] = [
+	{ match: "printf 'a\\nb\\n'", stdout: "a\nb\n" },
+	{ match: "true", stdout: "" },
+	{ match: "echo oops >&2; exit 3", stderr: "oops\n", exitCode: 3 },
+	{ match: "exit 1", exitCode: 1 },
+	{
+		match: "for i in 1 2 3; do echo $i; sleep 0.3; done",
+		chunks: [
+			{ stream: "stdout", data: "1\n" },
+			{ stream: "stdout", data: "2\n", delayMs: 300 },
+			{ stream: "stdout", data: "3\n", delayMs: 300 },
+		],
+	},
+	{
+		match: "printf '\\303'; sleep 0.3; printf '\\251\\n'",
+		chunks: [
+			{ stream: "stdout", data: new Uint8Array([0xc3]) },
+			{ stream: "stdout", data: new Uint8Array([0xa9, 0x0a]), delayMs: 300 },
+		],
+	},
+	{
+		match: "echo started; sleep 30",
+		chunks: [
+			{ stream: "stdout", data: "started\n" },
+			{ stream: "stdout", data: "", delayMs: 30_000 },
+		],
+	},
+	{ match: "seq 1 5000", stdout: seq5000 },
+	{
+		match: "echo waiting; sleep 20",
+		chunks: [
+			{ stream: "stdout", data: "waiting\n" },
+			{ stream: "stdout", data: "", delayMs: 20_000 },
+		],
+	},
+	{ match: "head -c 60000 /dev/zero | tr '\\0' x", stdout: "x".repeat(60_000) },
+	{ match: /^pwd$/, stdout: "/home/user/project\n" },
+];
+
+describe.each(bothEnvs)("bash on %s", (_name, make) => {
+	let fx: ToolFixture;
+	afterEach(async () => fx?.cleanup());
+	const run = async (
+		command: string,
+		options: { timeout?: number; signal?: AbortSignal; updates?: AgentToolResult<BashToolDetails>[] } = {},
+	) => {
+		const args = options.timeout !== undefined ? { command, timeout: options.timeout } : { command };
+		const onUpdate = options.updates ? (u: AgentToolResult<BashToolDetails>) => options.updates?.push(u) : undefined;
+		return bash.execute("id", args, options.signal, onUpdate, fx.ctx);
+	};
+	const failure = (promise: Promise<unknown>) =>
+		promise.then(
+			() => {
+				throw new Error("expected the command to fail");
+			},
+			(e: Error) => e.message,
+		);
+
+	it("returns stdout and stderr, and (no output) for silence", async () => {
+		fx = await make({ commands: scripted });
+		const result = await run("printf 'a\\nb\\n'");
+		expect(textOf(result)).toBe("a\nb\n");
+		expect(result.details).toMatchObject({ exitCode: 0 });
+		expect(typeof (result.details as BashToolDetails).durationMs).toBe("number");
+		expect(textOf(await run("true"))).toBe("(no output)");
+		expect(textOf(await run("pwd"))).toBe(`${fx.env.cwd}\n`);
+	});
+
+	it("throws on a non-zero exit with the output and the code", async () => {
+		fx = await make({ commands: scripted });
+		expect(await failure(run("echo oops >&2; exit 3"))).toBe("oops\n\n\nCommand exited with code 3");
+		expect(await failure(run("exit 1"))).toBe("(no output)\n\nCommand exited with code 1");
+	});
+
+	it("streams partial output while the command runs", async () => {
+		fx = await make({ commands: scripted });
+		const updates: AgentToolResult<BashToolDetails>[] = [];
+		const result = await run("for i in 1 2 3; do echo $i; sleep 0.3; done", { updates });
+		expect(textOf(result)).toBe("1\n2\n3\n");
+		const texts = updates.map((u) => textOf(u));
+		expect(texts.length).toBeGreaterThanOrEqual(2);
+		expect(texts[0]?.startsWith("1\n")).toBe(true);
+		// Every update is the output so far: a prefix of the final text.
+		for (const text of texts) expect("1\n2\n3\n".startsWith(text)).toBe(true);
+		expect(updates.every((u) => u.details.exitCode === undefined)).toBe(true);
+	});
+
+	it("never splits a UTF-8 character across chunks", async () => {
+		fx = await make({ commands: scripted });
+		const updates: AgentToolResult<BashToolDetails>[] = [];
+		const result = await run("printf '\\303'; sleep 0.3; printf '\\251\\n'", { updates });
+		expect(textOf(result)).toBe("é\n");
+		for (const update of updates) expect(textOf(update)).not.toContain("\uFFFD");
+	});
+
+	it("keeps the tail and spills the whole output to a temp file", async () => {
+		fx = await make({ commands: scripted });
+		const result = await run("seq 1 5000");
+		const text = textOf(result);
+		const details = result.details as BashToolDetails;
+		expect(details.fullOutputPath).toBeDefined();
+		expect(text.startsWith("3002\n3003\n")).toBe(true);
+		expect(text.endsWith(`5000\n\n\n[Showing lines 3002-5001 of 5001. Full output: ${details.fullOutputPath}]`)).toBe(
+			true,
+		);
+		expect(details.truncation).toMatchObject({
+			truncated: true,
+			truncatedBy: "lines",
+			totalLines: 5001,
+			outputLines: 2000,
+		});
+		const full = await fx.env.readTextFile(details.fullOutputPath as string);
+		expect(full.ok && full.value).toBe(seq5000);
+	});
+
+	it("shows the end of a single line longer than the byte budget", async () => {
+		fx = await make({ commands: scripted });
+		const result = await run("head -c 60000 /dev/zero | tr '\\0' x");
+		const details = result.details as BashToolDetails;
+		expect(textOf(result)).toBe(
+			`${"x".repeat(51_200)}\n\n[Showing last 50.0KB of line 1 (line is 58.6KB). Full output: ${details.fullOutputPath}]`,
+		);
+	});
+
+	it("stops a command at its timeout, with the output so far", async () => {
+		fx = await make({ commands: scripted });
+		expect(await failure(run("echo waiting; sleep 20", { timeout: 0.5 }))).toBe(
+			"waiting\n\n\nCommand timed out after 0.5 seconds",
+		);
+	});
+
+	it("aborts the command and reports the output so far", async () => {
+		fx = await make({ commands: scripted });
+		const controller = new AbortController();
+		const updates: AgentToolResult<BashToolDetails>[] = [];
+		const pending = failure(run("echo started; sleep 30", { signal: controller.signal, updates }));
+		const deadline = Date.now() + 10_000;
+		while (!updates.some((u) => textOf(u).includes("started")) && Date.now() < deadline)
+			await new Promise((r) => setTimeout(r, 20));
+		controller.abort();
+		expect(await pending).toBe("started\n\n\nCommand aborted");
+	});
+});
+
+describe("bash on node only", () => {
+	let fx: ToolFixture;
+	afterEach(async () => fx?.cleanup());
+
+	it("a timeout kills the whole process tree", async () => {
+		fx = await nodeFixture();
+		const message = await bash
+			.execute("id", { command: "sleep 30 & echo $!; wait", timeout: 1 }, undefined, undefined, fx.ctx)
+			.then(
+				() => "finished",
+				(e: Error) => e.message,
+			);
+		const match = /^(\d+)\n\n\nCommand timed out after 1 seconds$/.exec(message);
+		expect(match, message).not.toBeNull();
+		const pid = Number(match?.[1]);
+		const deadline = Date.now() + 5000;
+		while (!processGone(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+		expect(processGone(pid)).toBe(true);
+	});
+
+	it("handles 120 MB of output: the text stays within budget and the spill file holds everything", async () => {
+		fx = await nodeFixture();
+		const result = await bash.execute(
+			"id",
+			{ command: "head -c 120000000 /dev/zero | tr '\\0' 'a' | fold -w 100" },
+			undefined,
+			undefined,
+			fx.ctx,
+		);
+		const details = result.details as BashToolDetails;
+		const text = textOf(result);
+		const notice = text.slice(text.lastIndexOf("\n\n[") + 2);
+		expect(notice).toMatch(/^\[Showing lines 1199\d{3}-1200000 of 1200000 \(50\.0KB limit\)\. Full output: .+\]$/);
+		expect(Buffer.byteLength(text.slice(0, text.lastIndexOf("\n\n["))) <= 50 * 1024).toBe(true);
+		expect(details.truncation?.totalBytes).toBe(120_000_000 + 1_199_999);
+		expect(statSync(details.fullOutputPath as string).size).toBe(120_000_000 + 1_199_999);
+	});
+
+	it("runs the command prefix first", async () => {
+		fx = await nodeFixture();
+		const prefixed = createBashTool({ commandPrefix: "GREETING=hi" });
+		const result = await prefixed.execute("id", { command: 'echo "$GREETING"' }, undefined, undefined, fx.ctx);
+		expect(textOf(result)).toBe("hi\n");
+	});
+});

@@ -1,0 +1,152 @@
+import { describe, expect, it } from "vitest";
+import { diffReplacements } from "../../../src/tools/_diff.js";
+import { applyLocatedEdits, locateEdits, tolerantForm } from "../../../src/tools/_edit-match.js";
+import { sniffImageMime } from "../../../src/tools/_image.js";
+import { toBase64 } from "../../../src/tools/_utf8.js";
+
+function change(text: string, edits: { oldText: string; newText: string }[]) {
+	const located = locateEdits(text, edits, "f.txt");
+	const after = applyLocatedEdits(text, located);
+	return { after, ...diffReplacements(text, after, located, "f.txt") };
+}
+
+const numbered = (count: number) => `${Array.from({ length: count }, (_, i) => `line ${i + 1}`).join("\n")}\n`;
+
+describe("numbered diff", () => {
+	it("shows four lines of context and marks skipped lines", () => {
+		const { diff, firstChangedLine } = change(numbered(30), [{ oldText: "line 15\n", newText: "fifteen\n" }]);
+		expect(diff).toBe(
+			[
+				"    ...",
+				" 11 line 11",
+				" 12 line 12",
+				" 13 line 13",
+				" 14 line 14",
+				"-15 line 15",
+				"+15 fifteen",
+				" 16 line 16",
+				" 17 line 17",
+				" 18 line 18",
+				" 19 line 19",
+				"    ...",
+			].join("\n"),
+		);
+		expect(firstChangedLine).toBe(15);
+	});
+
+	it("joins nearby changes and numbers added lines in the new file", () => {
+		const { diff } = change(numbered(12), [
+			{ oldText: "line 2\n", newText: "line 2\nnew a\nnew b\n" },
+			{ oldText: "line 6\n", newText: "" },
+		]);
+		expect(diff).toBe(
+			[
+				"  1 line 1",
+				"  2 line 2",
+				"+ 3 new a",
+				"+ 4 new b",
+				"  3 line 3",
+				"  4 line 4",
+				"  5 line 5",
+				"- 6 line 6",
+				"  7 line 7",
+				"  8 line 8",
+				"  9 line 9",
+				" 10 line 10",
+				"    ...",
+			].join("\n"),
+		);
+	});
+
+	it("stays small for many edits in a large file", () => {
+		const text = numbered(60_000);
+		const edits = Array.from({ length: 200 }, (_, i) => ({
+			oldText: `line ${i * 300 + 7}\n`,
+			newText: `LINE ${i * 300 + 7}\n`,
+		}));
+		const { diff, patch } = change(text, edits);
+		expect(diff.split("\n").filter((l) => l.startsWith("-")).length).toBe(200);
+		expect(patch.split("\n").filter((l) => l.startsWith("@@")).length).toBe(200);
+	});
+});
+
+describe("unified patch", () => {
+	it("writes hunks with three lines of context", () => {
+		const { patch } = change(numbered(10), [{ oldText: "line 5", newText: "five" }]);
+		expect(patch).toBe(
+			[
+				"--- f.txt",
+				"+++ f.txt",
+				"@@ -2,7 +2,7 @@",
+				" line 2",
+				" line 3",
+				" line 4",
+				"-line 5",
+				"+five",
+				" line 6",
+				" line 7",
+				" line 8",
+				"",
+			].join("\n"),
+		);
+	});
+
+	it("marks a last line without a newline", () => {
+		const { patch } = change("a\nb", [{ oldText: "b", newText: "c" }]);
+		expect(patch).toBe(
+			[
+				"--- f.txt",
+				"+++ f.txt",
+				"@@ -1,2 +1,2 @@",
+				" a",
+				"-b",
+				"\\ No newline at end of file",
+				"+c",
+				"\\ No newline at end of file",
+				"",
+			].join("\n"),
+		);
+	});
+
+	it("handles deleting everything and inserting into an empty file", () => {
+		expect(change("only\n", [{ oldText: "only\n", newText: "" }]).patch).toBe(
+			["--- f.txt", "+++ f.txt", "@@ -1,1 +0,0 @@", "-only", ""].join("\n"),
+		);
+	});
+});
+
+describe("tolerant matching", () => {
+	it("folds trailing whitespace, typographic quotes, dashes and unusual spaces", () => {
+		expect(tolerantForm("a \u2018b\u2019 \u201cc\u201d\u2014d\u00a0e  \nf\t")).toBe("a 'b' \"c\"-d e\nf");
+	});
+
+	it("maps the match back to the original text, keeping what is outside it", () => {
+		const text = "x = \u201cone\u201d;  \ny = \u201ctwo\u201d;  \n";
+		const located = locateEdits(text, [{ oldText: 'y = "two";', newText: 'y = "2";' }], "f.txt");
+		expect(located[0]).toMatchObject({ tolerant: true });
+		expect(applyLocatedEdits(text, located)).toBe('x = \u201cone\u201d;  \ny = "2";  \n');
+	});
+
+	it("reports ambiguous tolerant matches with their lines", () => {
+		expect(() => locateEdits("a  \nb\na\n", [{ oldText: "a \nb\na \n", newText: "x" }], "f.txt")).not.toThrow();
+		expect(() => locateEdits("\u2018q\u2019\n'q'\n", [{ oldText: "\u201cq\u201d", newText: "x" }], "f.txt")).toThrow(
+			/Could not find edits\[0\]/,
+		);
+		expect(() => locateEdits("\u2018q\u2019\n\u2019q\u2018\n", [{ oldText: "'q'", newText: "x" }], "f.txt")).toThrow(
+			/occurs 2 times \(lines 1, 2\)/,
+		);
+	});
+});
+
+describe("content sniffing and base64", () => {
+	it("does not take text starting with BM for a bitmap", () => {
+		expect(sniffImageMime(new TextEncoder().encode("BMW is a car maker and more text"))).toBeUndefined();
+	});
+
+	it("encodes base64 like the standard", () => {
+		for (const length of [0, 1, 2, 3, 4, 5, 100, 70_000]) {
+			const bytes = new Uint8Array(length).map((_, i) => (i * 37 + 11) & 255);
+			expect(toBase64(bytes)).toBe(Buffer.from(bytes).toString("base64"));
+		}
+	});
+});
