@@ -1,0 +1,108 @@
+/**
+ * Known format differences between what the recorded agent's tools printed and what ours print.
+ * Each rule has an id; docs/testing.md lists every rule and why it is safe. A rule rewrites both
+ * texts into one canonical form that keeps every fact the model could act on (line numbers,
+ * offsets, counts, paths, exit codes), so a real behavioural difference still shows as a mismatch.
+ */
+
+export interface NormalisedText {
+	readonly text: string;
+	/** Ids of the rules that changed the text. */
+	readonly rules: string[];
+}
+
+export interface NormaliseContext {
+	readonly toolName: string;
+	/** The call's arguments after the old shapes were mapped (object or undefined). */
+	readonly args: Readonly<Record<string, unknown>> | undefined;
+	readonly isError: boolean;
+}
+
+interface Rule {
+	readonly id: string;
+	readonly tools: readonly string[];
+	apply(text: string, context: NormaliseContext): string;
+}
+
+// Continuation notices of a page of a file. All forms state how many lines remain and which offset
+// continues; they differ only in wording.
+const OLD_READ_MORE = /\n\n\.\.\. \((\d+) more lines not shown\. Use offset=(\d+) to continue reading\)$/;
+const NEW_READ_MORE = /\n\n\[(\d+) more lines in file\. Use offset=(\d+) to continue\.\]$/;
+const NEW_READ_SHOWING =
+	/\n\n\[Showing lines (\d+)-(\d+) of (\d+)(?: \([^)\]]*\))?\. Use offset=(\d+) to continue\.\]$/;
+
+// Edit success lines: the older agent also counted characters (always the lengths of oldText and
+// newText, which the call itself holds); ours counts replaced blocks.
+const OLD_EDIT_OK = /^Successfully replaced text in (.+)\. Changed \d+ characters to \d+ characters\.$/;
+
+const RULES: readonly Rule[] = [
+	{
+		id: "read-continuation",
+		tools: ["read"],
+		apply(text) {
+			let match = OLD_READ_MORE.exec(text);
+			if (match) return `${text.slice(0, match.index)}\n\n[more: ${match[1]} lines, next offset ${match[2]}]`;
+			match = NEW_READ_MORE.exec(text);
+			if (match) return `${text.slice(0, match.index)}\n\n[more: ${match[1]} lines, next offset ${match[2]}]`;
+			match = NEW_READ_SHOWING.exec(text);
+			if (match) {
+				const remaining = Number(match[3]) - Number(match[2]);
+				return `${text.slice(0, match.index)}\n\n[more: ${remaining} lines, next offset ${match[4]}]`;
+			}
+			return text;
+		},
+	},
+	{
+		id: "bash-empty-output-status",
+		tools: ["bash"],
+		apply(text) {
+			const match = /^\(no output\)\n\n(Command (?:exited with code \d+|aborted|timed out after [\d.]+ seconds))$/.exec(
+				text,
+			);
+			return match ? match[1]! : text;
+		},
+	},
+	{
+		id: "edit-success",
+		tools: ["edit"],
+		apply(text) {
+			const old = OLD_EDIT_OK.exec(text);
+			if (old) return `Successfully replaced 1 block(s) in ${old[1]}.`;
+			return text;
+		},
+	},
+];
+
+/** The ids and one-line descriptions of every rule, for reports and docs. */
+export const NORMALISATION_RULES: readonly { readonly id: string; readonly summary: string }[] = [
+	{
+		id: "read-continuation",
+		summary:
+			"read: the notice after a page (`... (R more lines not shown. Use offset=N to continue reading)`, `[R more lines in file. …]`, `[Showing lines A-B of T. …]`) becomes `[more: R lines, next offset N]`",
+	},
+	{
+		id: "bash-empty-output-status",
+		summary:
+			"bash: a failed command with no output, `(no output)\\n\\nCommand exited with code N`, becomes `Command exited with code N` (the older agent printed the status alone)",
+	},
+	{
+		id: "edit-success",
+		summary:
+			"edit: `Successfully replaced text in P. Changed A characters to B characters.` (one edit) becomes `Successfully replaced 1 block(s) in P.`",
+	},
+];
+
+/** Apply every rule for the tool; returns the canonical text and the rules that changed it. */
+export function normaliseResultText(text: string, context: NormaliseContext): NormalisedText {
+	let current = text;
+	const rules: string[] = [];
+	for (const rule of RULES) {
+		if (!rule.tools.includes(context.toolName)) continue;
+		const next = rule.apply(current, context);
+		if (next !== current) {
+			rules.push(rule.id);
+			current = next;
+		}
+	}
+	return { text: current, rules };
+}

@@ -1,0 +1,239 @@
+/**
+ * The recorded env: a MemoryExecutionEnv that holds exactly what a recorded session reveals about
+ * its files, and no more.
+ *
+ * A file enters when a recorded result shows some of it (a read's page) or when a call writes it
+ * whole. A line the recording never showed is held as `UNKNOWN_LINE`, so the env's content always
+ * has the real number of lines and every known line sits at its real position; our tools run on
+ * that content unchanged. Files also carry a `stale` flag: set when something outside the recorded
+ * tool calls (a shell command that may write, the user between turns) may have changed them. A
+ * result that disagrees with a stale file is unknowable; one that disagrees with a fresh file is a
+ * mismatch.
+ */
+import { MemoryExecutionEnv } from "../env/memory.js";
+
+/**
+ * Stands for a line the recording never showed. Private-use characters, so it cannot occur in a
+ * real file by accident, and no tool treats it as binary.
+ */
+export const UNKNOWN_LINE = "\uE000line not in the recording\uE000";
+
+/** Lines of a file the recording revealed: `lines[0]` is line `start` (1-based); `total` lines in all. */
+export interface RevealedPage {
+	readonly start: number;
+	readonly lines: readonly string[];
+	readonly total: number;
+}
+
+interface FileState {
+	stale: boolean;
+	staleBecause: string | undefined;
+}
+
+export type MergeResult =
+	| { readonly kind: "seeded" }
+	| { readonly kind: "merged"; readonly filled: number }
+	| { readonly kind: "conflict"; readonly message: string };
+
+export class RecordedFiles {
+	readonly env: MemoryExecutionEnv;
+	private readonly states = new Map<string, FileState>();
+
+	constructor(cwd: string) {
+		// Unmatched commands would mean a bash call the replay did not script: fail loudly.
+		this.env = new MemoryExecutionEnv({
+			cwd,
+			clock: () => 0,
+			unmatched: (command) => ({ exitCode: 127, stderr: `replay: no recorded answer for ${command}\n` }),
+		});
+	}
+
+	/** Absolute path the way our tools resolve it (a leading `@` dropped, relative to cwd). */
+	resolve(path: string): string | undefined {
+		const absolute = this.env.absolutePath(path.startsWith("@") ? path.slice(1) : path);
+		return absolute.ok ? absolute.value : undefined;
+	}
+
+	has(path: string): boolean {
+		return this.states.has(path);
+	}
+
+	isStale(path: string): boolean {
+		return this.states.get(path)?.stale === true;
+	}
+
+	staleReason(path: string): string | undefined {
+		return this.states.get(path)?.staleBecause;
+	}
+
+	/** The file's lines (`UNKNOWN_LINE` where unknown), or undefined when the env has no such file. */
+	async lines(path: string): Promise<string[] | undefined> {
+		const text = await this.env.readTextFile(path);
+		return text.ok ? text.value.split("\n") : undefined;
+	}
+
+	async content(path: string): Promise<string | undefined> {
+		const text = await this.env.readTextFile(path);
+		return text.ok ? text.value : undefined;
+	}
+
+	async isPartial(path: string): Promise<boolean> {
+		const lines = await this.lines(path);
+		return lines === undefined || lines.includes(UNKNOWN_LINE);
+	}
+
+	/** Something outside the recorded calls may have changed every file. */
+	markAllStale(reason: string): void {
+		for (const state of this.states.values()) {
+			if (!state.stale) {
+				state.stale = true;
+				state.staleBecause = reason;
+			}
+		}
+	}
+
+	markStale(path: string, reason: string): void {
+		const state = this.states.get(path);
+		if (state && !state.stale) {
+			state.stale = true;
+			state.staleBecause = reason;
+		}
+	}
+
+	/** The file is exactly `content` (a write, or a read of the whole file). */
+	async setContent(path: string, content: string): Promise<void> {
+		await this.env.writeFile(path, content);
+		this.states.set(path, { stale: false, staleBecause: undefined });
+	}
+
+	/** Our tool changed the file: it stays tracked with its staleness. */
+	touch(path: string): void {
+		if (!this.states.has(path)) this.states.set(path, { stale: false, staleBecause: undefined });
+	}
+
+	/** Nothing is known about the file any more. */
+	async forget(path: string): Promise<void> {
+		this.states.delete(path);
+		await this.env.remove(path);
+	}
+
+	/** Replace what is known by this page alone. */
+	async seed(path: string, page: RevealedPage): Promise<void> {
+		const lines = new Array<string>(page.total).fill(UNKNOWN_LINE);
+		for (let i = 0; i < page.lines.length; i++) lines[page.start - 1 + i] = page.lines[i]!;
+		await this.env.writeFile(path, lines.join("\n"));
+		// Whatever was known before is dropped, so nothing known is stale.
+		this.states.set(path, { stale: false, staleBecause: undefined });
+	}
+
+	/**
+	 * Add a page to what is known. A page that disagrees with a known line or with the line count
+	 * is a conflict (the caller decides whether that is a mismatch or an outside change) and
+	 * changes nothing.
+	 */
+	async merge(path: string, page: RevealedPage): Promise<MergeResult> {
+		const current = this.states.has(path) ? await this.lines(path) : undefined;
+		if (current === undefined) {
+			await this.seed(path, page);
+			return { kind: "seeded" };
+		}
+		if (current.length !== page.total) {
+			return {
+				kind: "conflict",
+				message: `the recorded result shows ${page.total} lines, the replayed file has ${current.length}`,
+			};
+		}
+		let filled = 0;
+		const next = [...current];
+		for (let i = 0; i < page.lines.length; i++) {
+			const index = page.start - 1 + i;
+			const known = current[index];
+			const shown = page.lines[i]!;
+			if (known === UNKNOWN_LINE) {
+				next[index] = shown;
+				filled++;
+			} else if (known !== shown) {
+				return {
+					kind: "conflict",
+					message: `line ${index + 1}: the recorded result shows ${JSON.stringify(shown)}, the replayed file has ${JSON.stringify(known)}`,
+				};
+			}
+		}
+		if (filled > 0) await this.env.writeFile(path, next.join("\n"));
+		if (!next.includes(UNKNOWN_LINE)) {
+			const state = this.states.get(path);
+			if (state) {
+				state.stale = false;
+				state.staleBecause = undefined;
+			}
+		}
+		return { kind: "merged", filled };
+	}
+
+	/** Whether every line the page covers is known (no `UNKNOWN_LINE` within it). */
+	async covers(path: string, page: RevealedPage): Promise<boolean> {
+		if (!this.states.has(path)) return false;
+		const lines = await this.lines(path);
+		if (!lines) return false;
+		const end = Math.min(lines.length, page.start - 1 + page.lines.length);
+		for (let i = page.start - 1; i < end; i++) if (lines[i] === UNKNOWN_LINE) return false;
+		return true;
+	}
+}
+
+// Continuation notices of the recorded agent's read tool, older and newer wording.
+const OLD_MORE = /\n\n\.\.\. \((\d+) more lines not shown\. Use offset=(\d+) to continue reading\)$/;
+const NEW_MORE = /\n\n\[(\d+) more lines in file\. Use offset=(\d+) to continue\.\]$/;
+const NEW_SHOWING = /\n\n\[Showing lines (\d+)-(\d+) of (\d+)(?: \([^)\]]*\))?\. Use offset=(\d+) to continue\.\]$/;
+const LINE_TOO_LONG = /^\[Line \d+ is .* exceeds .*\]$/s;
+
+/**
+ * What a recorded (successful, text) read result reveals. `undefined` when it reveals no lines or
+ * its notice does not add up (an unknown format is never guessed at).
+ */
+export function pageFromRead(text: string, offset: number | undefined): RevealedPage | undefined {
+	const start = offset !== undefined && offset > 0 ? Math.floor(offset) : 1;
+	if (LINE_TOO_LONG.test(text)) return undefined;
+	let match = OLD_MORE.exec(text) ?? NEW_MORE.exec(text);
+	if (match) {
+		const lines = text.slice(0, match.index).split("\n");
+		const remaining = Number(match[1]);
+		if (Number(match[2]) !== start + lines.length) return undefined;
+		return { start, lines, total: start - 1 + lines.length + remaining };
+	}
+	match = NEW_SHOWING.exec(text);
+	if (match) {
+		const lines = text.slice(0, match.index).split("\n");
+		const first = Number(match[1]);
+		const last = Number(match[2]);
+		if (first !== start || last - first + 1 !== lines.length || Number(match[4]) !== last + 1) return undefined;
+		return { start, lines, total: Number(match[3]) };
+	}
+	const lines = text.split("\n");
+	return { start, lines, total: start - 1 + lines.length };
+}
+
+/** One changed line of a recorded edit diff: `-` lines carry old line numbers, `+` lines new ones. */
+export interface DiffLine {
+	readonly kind: "-" | "+";
+	readonly line: number;
+	readonly text: string;
+}
+
+/**
+ * The changed lines of a recorded edit's numbered diff (`details.diff`: lines like `+ 12 text`,
+ * `- 12 text`, `  12 text`, `   ...`). Context lines are left out: the recorded agent numbered the
+ * leading context unreliably. `undefined` when there is no diff in a form this understands.
+ */
+export function changedLinesFromDiff(details: unknown): DiffLine[] | undefined {
+	if (typeof details !== "object" || details === null) return undefined;
+	const diff = (details as { diff?: unknown }).diff;
+	if (typeof diff !== "string" || diff === "") return undefined;
+	const out: DiffLine[] = [];
+	for (const row of diff.split("\n")) {
+		const match = /^([+-]) *(\d+) (.*)$/s.exec(row) ?? /^([+-]) *(\d+)$/.exec(row);
+		if (!match) continue;
+		out.push({ kind: match[1] as "-" | "+", line: Number(match[2]), text: match[3] ?? "" });
+	}
+	return out;
+}

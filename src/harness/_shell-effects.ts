@@ -1,0 +1,180 @@
+/**
+ * Whether a recorded shell command may have changed files. The replay cannot run the real command,
+ * so after one that may have written anything, what it knew about files is only probable.
+ *
+ * The check is deliberately conservative: a command counts as read-only only when every program in
+ * it is on a short list of programs that do not write, used without their writing options, and no
+ * output is redirected to a file. Anything else (an unknown program, a build, a script) may write.
+ */
+
+const READ_ONLY_PROGRAMS = new Set([
+	"cat",
+	"head",
+	"tail",
+	"wc",
+	"grep",
+	"egrep",
+	"fgrep",
+	"rg",
+	"ls",
+	"echo",
+	"printf",
+	"pwd",
+	"cd",
+	"date",
+	"sort",
+	"uniq",
+	"cut",
+	"tr",
+	"diff",
+	"which",
+	"type",
+	"file",
+	"stat",
+	"du",
+	"df",
+	"tree",
+	"true",
+	"false",
+	"test",
+	"[",
+	"sleep",
+	"basename",
+	"dirname",
+	"realpath",
+	"readlink",
+	"nl",
+	"column",
+	"jq",
+	"less",
+	"more",
+	"env",
+	"uname",
+	"whoami",
+	"id",
+	"hostname",
+	"xxd",
+	"od",
+	"hexdump",
+	"md5sum",
+	"shasum",
+	"sha256sum",
+	"seq",
+]);
+
+const READ_ONLY_GIT = new Set([
+	"status",
+	"log",
+	"diff",
+	"show",
+	"rev-parse",
+	"ls-files",
+	"blame",
+	"grep",
+	"describe",
+	"shortlog",
+	"reflog",
+	"cat-file",
+	"ls-tree",
+]);
+
+/**
+ * Split a command into its simple commands (on `&&`, `||`, `;`, `|`, newlines, and command
+ * substitutions), keeping quoted text intact. Returns `undefined` for a command whose quoting is
+ * not understood (it is then treated as writing).
+ */
+function simpleCommands(command: string): { segments: string[]; redirectsToFile: boolean } | undefined {
+	const segments: string[] = [];
+	let current = "";
+	let quote: "'" | '"' | undefined;
+	let redirectsToFile = false;
+	for (let i = 0; i < command.length; i++) {
+		const ch = command[i]!;
+		if (quote) {
+			current += ch;
+			if (ch === "\\" && quote === '"' && i + 1 < command.length) {
+				current += command[++i];
+				continue;
+			}
+			if (ch === quote) quote = undefined;
+			continue;
+		}
+		if (ch === "'" || ch === '"') {
+			quote = ch;
+			current += ch;
+			continue;
+		}
+		if (ch === "\\" && i + 1 < command.length) {
+			current += ch + command[++i];
+			continue;
+		}
+		if (ch === ">" || (ch === "&" && command[i + 1] === ">")) {
+			// `2>&1` and `>&2` duplicate a stream; `> /dev/null` discards; anything else writes a file.
+			if (ch === "&") i++;
+			const rest = command.slice(i + 1);
+			const duplicate = /^&\d*-?/.exec(rest);
+			if (duplicate) {
+				current += `>${duplicate[0]}`;
+				i += duplicate[0].length;
+				continue;
+			}
+			if (!rest.replace(/^>/, "").trimStart().startsWith("/dev/null")) redirectsToFile = true;
+			current += ">";
+			continue;
+		}
+		if (ch === "`" || (ch === "$" && command[i + 1] === "(")) {
+			segments.push(current);
+			current = "";
+			if (ch === "$") i++;
+			continue;
+		}
+		if (ch === ")" || ch === ";" || ch === "\n" || ch === "|" || ch === "&") {
+			segments.push(current);
+			current = "";
+			continue;
+		}
+		current += ch;
+	}
+	if (quote) return undefined;
+	segments.push(current);
+	return { segments: segments.map((s) => s.trim()).filter((s) => s !== ""), redirectsToFile };
+}
+
+/** The words of a simple command, with quotes removed (good enough to find the program and flags). */
+function words(segment: string): string[] {
+	const out: string[] = [];
+	const pattern = /"((?:[^"\\]|\\.)*)"|'([^']*)'|(\S+)/g;
+	for (const match of segment.matchAll(pattern)) out.push(match[1] ?? match[2] ?? match[3] ?? "");
+	return out;
+}
+
+function segmentIsReadOnly(segment: string): boolean {
+	const all = words(segment);
+	let index = 0;
+	// Leading variable assignments (`FOO=1 cmd`) do not change what the program is.
+	while (index < all.length && /^[A-Za-z_][A-Za-z0-9_]*=/.test(all[index]!)) index++;
+	const program = all[index];
+	if (program === undefined) return true;
+	const args = all.slice(index + 1);
+	const name = program.split("/").pop() ?? program;
+	if (name === "git") {
+		const sub = args.find((arg) => !arg.startsWith("-"));
+		return sub !== undefined && READ_ONLY_GIT.has(sub) && !args.includes("--output");
+	}
+	if (name === "find") {
+		return !args.some((arg) => /^-(exec|execdir|ok|okdir|delete|fprint|fprint0|fprintf|fls)$/.test(arg));
+	}
+	if (name === "sed") return !args.some((arg) => /^-[a-zA-Z]*i/.test(arg) || arg.startsWith("--in-place"));
+	if (name === "awk" || name === "gawk") return !segment.includes(">") && !segment.includes("system(");
+	if (name === "sort") return !args.some((arg) => arg === "-o" || arg.startsWith("--output"));
+	if (name === "tree") return !args.includes("-o");
+	return READ_ONLY_PROGRAMS.has(name);
+}
+
+/** True unless `command` is provably read-only by the rules above. */
+export function commandMayWrite(command: string): boolean {
+	if (command.includes("<<")) return true;
+	const parsed = simpleCommands(command);
+	if (!parsed || parsed.redirectsToFile) return true;
+	return !parsed.segments.every(segmentIsReadOnly);
+}

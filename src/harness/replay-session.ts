@@ -1,0 +1,624 @@
+/**
+ * Replaying a recorded session through our tools.
+ *
+ * Each recorded call runs through the executor with our tools on a recorded env (see
+ * `_recorded-env.ts`) that knows only what the recording revealed. The call is then classified:
+ *
+ * - `match`: our result equals the recorded one (after the documented normalisation rules);
+ * - `mismatch`: it differs, and everything it depended on was known: a real difference;
+ * - `unknowable`: it depended on something the recording does not hold (a region of a file no
+ *   result ever showed, a change made outside the recorded calls, a call that never ran).
+ *
+ * Runtime-neutral.
+ */
+import type { ToolCall } from "../contract/content.js";
+import { errorMessage } from "../contract/errors.js";
+import { type ToolDefinition, wrapToolDefinitions } from "../contract/tool.js";
+import { executeToolCalls } from "../exec/index.js";
+import { createBuiltinTools } from "../tools/index.js";
+import { headlessContextFactory } from "./_context.js";
+import { normaliseResultText } from "./_normalise.js";
+import { changedLinesFromDiff, pageFromRead, RecordedFiles, UNKNOWN_LINE } from "./_recorded-env.js";
+import { commandMayWrite } from "./_shell-effects.js";
+import { textDiff } from "./_text-diff.js";
+import type { RecordedBatch, RecordedCall, RecordedSession } from "./session.js";
+
+export type SessionCallStatus = "match" | "mismatch" | "unknowable";
+
+/**
+ * Why a call is unknowable.
+ *
+ * - `no-result`: the recording holds no result (the call never ran).
+ * - `no-tool`: no tool of that name is being replayed.
+ * - `unseen-file`: the call needs a file no recorded result showed.
+ * - `unseen-region`: the call needs lines of a file no recorded result showed.
+ * - `outside-change`: the result disagrees with what the replay knew, and something outside the
+ *   recorded calls (a shell command that may write files, the user between turns) may have
+ *   changed the file since.
+ * - `image`: the recorded result is an image; the file's bytes are not in the recording.
+ * - `timing`: the recorded result depends on wall-clock time (a command that timed out).
+ * - `unreadable-result`: the recorded result is in a form the replay does not understand.
+ */
+export type UnknowableReason =
+	| "no-result"
+	| "no-tool"
+	| "unseen-file"
+	| "unseen-region"
+	| "outside-change"
+	| "image"
+	| "timing"
+	| "unreadable-result";
+
+export interface SessionCallOutcome {
+	/** Position among all calls of the session, from 0. */
+	readonly index: number;
+	readonly batch: number;
+	readonly toolCallId: string;
+	readonly toolName: string;
+	readonly arguments: unknown;
+	readonly status: SessionCallStatus;
+	/** Set for `unknowable`. */
+	readonly reason?: UnknowableReason;
+	/** One line saying what happened, for people. */
+	readonly message: string;
+	/**
+	 * A read whose page the replay learned from this very result (it checks how our tool pages
+	 * and frames a file, not that earlier calls left the file as recorded).
+	 */
+	readonly seeded: boolean;
+	/** Normalisation rules that changed the recorded or our text. */
+	readonly rules: readonly string[];
+	/** The recorded text and error flag (normalised). */
+	readonly expected?: { readonly text: string; readonly isError: boolean };
+	/** Our text and error flag (normalised). */
+	readonly actual?: { readonly text: string; readonly isError: boolean };
+	/** For a mismatch: a readable diff of expected vs actual. */
+	readonly diff?: string;
+}
+
+export interface SessionToolFigures {
+	readonly calls: number;
+	readonly match: number;
+	readonly mismatch: number;
+	readonly unknowable: number;
+}
+
+export interface SessionReplayFigures extends SessionToolFigures {
+	readonly byTool: Readonly<Record<string, SessionToolFigures>>;
+	/** Reads that matched using a page learned from their own result (part of `match`). */
+	readonly seededReads: number;
+	readonly unknowableReasons: Readonly<Partial<Record<UnknowableReason, number>>>;
+	/** How often each normalisation rule was needed. */
+	readonly rules: Readonly<Record<string, number>>;
+}
+
+export interface SessionReplayReport {
+	readonly cwd: string;
+	readonly figures: SessionReplayFigures;
+	readonly calls: readonly SessionCallOutcome[];
+	/** True when no call is a mismatch. */
+	readonly ok: boolean;
+}
+
+export interface ReplaySessionOptions {
+	/**
+	 * Tools to replay with, by name; they replace built-ins of the same name and add the others.
+	 * Calls to a tool that is neither here nor built in are `unknowable` (`no-tool`).
+	 */
+	readonly tools?: readonly ToolDefinition[];
+	/** Include the built-in read, write, edit and bash tools (default true). */
+	readonly builtins?: boolean;
+	/**
+	 * Whether the user may have changed files between turns (default true). When false, only
+	 * shell commands that may write make files stale, so more disagreements count as mismatches.
+	 */
+	readonly userTurnsMayChangeFiles?: boolean;
+	/**
+	 * Called with each outcome as soon as it is known. May throw: the replay stops and rejects
+	 * with that error.
+	 */
+	readonly onCall?: (outcome: SessionCallOutcome) => void;
+}
+
+/** Tools known not to change files, so a call to them needs no staleness when it cannot be replayed. */
+const READ_ONLY_TOOLS = new Set(["read", "grep", "find", "ls"]);
+
+interface ToolRun {
+	readonly text: string;
+	readonly isError: boolean;
+	readonly hasImage: boolean;
+	readonly details: unknown;
+}
+
+type Args = Readonly<Record<string, unknown>>;
+
+function argsOf(call: ToolCall): Args | undefined {
+	let value = call.arguments;
+	if (typeof value === "string") {
+		try {
+			value = JSON.parse(value);
+		} catch {
+			return undefined;
+		}
+	}
+	return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Args) : undefined;
+}
+
+function textOf(content: readonly { type: string; text?: string }[]): string {
+	return content
+		.filter((block) => block.type === "text")
+		.map((block) => block.text ?? "")
+		.join("\n");
+}
+
+function hasImageBlock(content: readonly { type: string }[]): boolean {
+	return content.some((block) => block.type === "image");
+}
+
+const EXIT_STATUS = /(?:^|\n\n)Command exited with code (\d+)$/;
+const ABORTED_STATUS = /(?:^|\n\n)Command aborted$/;
+const TIMEOUT_STATUS = /(?:^|\n\n)Command timed out after [\d.]+ seconds$/;
+const TRUNCATED_OUTPUT = /\n\n\[Showing (?:lines \d+-\d+ of \d+|last .* of line \d+)[^\]]*Full output: [^\]]*\]$/;
+
+/** The output and ending a recorded bash result describes. */
+function recordedCommand(
+	text: string,
+	isError: boolean,
+): { output: string; exitCode: number; aborted: boolean } | { unknowable: UnknowableReason; why: string } {
+	if (TIMEOUT_STATUS.test(text)) return { unknowable: "timing", why: "the command timed out (wall-clock time)" };
+	let body = text;
+	let exitCode = 0;
+	let aborted = false;
+	const exit = EXIT_STATUS.exec(text);
+	const abort = ABORTED_STATUS.exec(text);
+	if (exit) {
+		exitCode = Number(exit[1]);
+		body = text.slice(0, exit.index);
+	} else if (abort) {
+		aborted = true;
+		body = text.slice(0, abort.index);
+	} else if (isError) {
+		return { unknowable: "unreadable-result", why: "an error result without an exit status" };
+	}
+	if (TRUNCATED_OUTPUT.test(body)) {
+		return { unknowable: "unseen-region", why: "the recording holds only the tail of the output" };
+	}
+	if (body === "(no output)") body = "";
+	return { output: body, exitCode, aborted };
+}
+
+class SessionReplayer {
+	readonly files: RecordedFiles;
+	private readonly definitions = new Map<string, ToolDefinition>();
+	private readonly outcomes: SessionCallOutcome[] = [];
+	private lastTurn: number | undefined;
+
+	constructor(
+		private readonly session: RecordedSession,
+		private readonly options: ReplaySessionOptions,
+	) {
+		this.files = new RecordedFiles(session.cwd);
+		if (options.builtins !== false) for (const tool of createBuiltinTools()) this.definitions.set(tool.name, tool);
+		for (const tool of options.tools ?? []) this.definitions.set(tool.name, tool);
+	}
+
+	async run(): Promise<SessionReplayReport> {
+		for (const batch of this.session.batches) {
+			this.beforeBatch(batch);
+			for (const call of batch.calls) {
+				const outcome = await this.replayCall(call, batch);
+				this.outcomes.push(outcome);
+				this.options.onCall?.(outcome);
+			}
+		}
+		const figures = summarise(this.outcomes);
+		return { cwd: this.session.cwd, figures, calls: this.outcomes, ok: figures.mismatch === 0 };
+	}
+
+	private beforeBatch(batch: RecordedBatch): void {
+		if (this.lastTurn !== undefined && batch.turn !== this.lastTurn && this.options.userTurnsMayChangeFiles !== false) {
+			this.files.markAllStale(`the user's turn before batch ${batch.index}`);
+		}
+		this.lastTurn = batch.turn;
+		const writing = batch.userCommands.find(commandMayWrite);
+		if (writing !== undefined) this.files.markAllStale(`the user's command ${JSON.stringify(writing)}`);
+	}
+
+	private async execute(toolCall: ToolCall, signal?: AbortSignal): Promise<ToolRun> {
+		const tools = wrapToolDefinitions([...this.definitions.values()], headlessContextFactory(this.files.env));
+		const { results } = await executeToolCalls([toolCall], { tools, ...(signal ? { signal } : {}) });
+		const result = results[0];
+		if (!result)
+			return { text: "(the executor returned no result)", isError: true, hasImage: false, details: undefined };
+		return {
+			text: textOf(result.content),
+			isError: result.isError,
+			hasImage: hasImageBlock(result.content),
+			details: result.details,
+		};
+	}
+
+	private base(
+		call: RecordedCall,
+	): Pick<SessionCallOutcome, "index" | "batch" | "toolCallId" | "toolName" | "arguments"> {
+		return {
+			index: call.index,
+			batch: call.batch,
+			toolCallId: call.toolCall.id,
+			toolName: call.toolCall.name,
+			arguments: call.toolCall.arguments,
+		};
+	}
+
+	private unknowable(call: RecordedCall, reason: UnknowableReason, message: string): SessionCallOutcome {
+		return { ...this.base(call), status: "unknowable", reason, message, seeded: false, rules: [] };
+	}
+
+	/** Compare our run with the recording; `explain` names what was known, for the message. */
+	private compare(
+		call: RecordedCall,
+		ours: ToolRun,
+		options: { seeded?: boolean; extraRules?: readonly string[]; onDifference?: UnknowableReason; why?: string } = {},
+	): SessionCallOutcome {
+		const recorded = call.result!;
+		const context = { toolName: call.toolCall.name, args: argsOf(call.toolCall), isError: recorded.isError };
+		const expected = normaliseResultText(textOf(recorded.content), context);
+		const actual = normaliseResultText(ours.text, { ...context, isError: ours.isError });
+		const rules = [...new Set([...expected.rules, ...actual.rules, ...(options.extraRules ?? [])])];
+		const same = expected.text === actual.text && recorded.isError === ours.isError;
+		const base = {
+			...this.base(call),
+			seeded: options.seeded === true,
+			rules,
+			expected: { text: expected.text, isError: recorded.isError },
+			actual: { text: actual.text, isError: ours.isError },
+		};
+		if (same)
+			return {
+				...base,
+				status: "match",
+				message: options.seeded ? "matched (page seeded from this result)" : "matched",
+			};
+		const diff =
+			recorded.isError !== ours.isError
+				? `isError: recorded ${recorded.isError}, ours ${ours.isError}\n${textDiff(expected.text, actual.text, { expected: "recorded", actual: "ours" })}`
+				: textDiff(expected.text, actual.text, { expected: "recorded", actual: "ours" });
+		if (options.onDifference) {
+			return { ...base, status: "unknowable", reason: options.onDifference, message: options.why ?? "differs", diff };
+		}
+		return { ...base, status: "mismatch", message: options.why ?? "our result differs from the recorded one", diff };
+	}
+
+	private async replayCall(call: RecordedCall, batch: RecordedBatch): Promise<SessionCallOutcome> {
+		const name = call.toolCall.name;
+		const definition = this.definitions.get(name);
+		const ran = batch.stopReason !== "error" && batch.stopReason !== "aborted";
+		if (!call.result) {
+			// A call without a result in a message that ended normally may still have run.
+			if (ran) this.assumeSideEffects(call, "a call whose result is missing");
+			return this.unknowable(call, "no-result", "the recording holds no result (the call never ran)");
+		}
+		if (!definition) {
+			this.assumeSideEffects(call, `the ${name} call`);
+			return this.unknowable(call, "no-tool", `no tool named ${name} is being replayed`);
+		}
+		try {
+			switch (name) {
+				case "read":
+					return await this.replayRead(call);
+				case "edit":
+					return await this.replayEdit(call);
+				case "write":
+					return await this.replayWrite(call);
+				case "bash":
+					return await this.replayBash(call);
+				default: {
+					const outcome = this.compare(call, await this.execute(call.toolCall));
+					this.files.markAllStale(`the ${name} call ${call.index}`);
+					return outcome;
+				}
+			}
+		} catch (error) {
+			// Only a bug in the replay itself gets here; report it on the call rather than stop.
+			return {
+				...this.base(call),
+				status: "mismatch",
+				message: `the replay failed: ${errorMessage(error)}`,
+				seeded: false,
+				rules: [],
+			};
+		}
+	}
+
+	private assumeSideEffects(call: RecordedCall, what: string): void {
+		const name = call.toolCall.name;
+		if (READ_ONLY_TOOLS.has(name)) return;
+		const args = argsOf(call.toolCall);
+		const path = typeof args?.path === "string" ? this.files.resolve(args.path) : undefined;
+		if ((name === "edit" || name === "write") && path) this.files.markStale(path, what);
+		else if (name === "bash" && typeof args?.command === "string" && !commandMayWrite(args.command)) return;
+		else this.files.markAllStale(what);
+	}
+
+	private pathOf(call: RecordedCall): string | undefined {
+		const args = argsOf(call.toolCall);
+		const raw = args?.path ?? args?.file_path;
+		return typeof raw === "string" ? this.files.resolve(raw) : undefined;
+	}
+
+	private async replayRead(call: RecordedCall): Promise<SessionCallOutcome> {
+		const recorded = call.result!;
+		const path = this.pathOf(call);
+		const args = argsOf(call.toolCall);
+		if (!path) return this.compare(call, await this.execute(call.toolCall));
+		if (hasImageBlock(recorded.content)) {
+			return this.unknowable(call, "image", "the recorded result is an image; its bytes are not in the recording");
+		}
+		const known = this.files.has(path);
+		const stale = this.files.isStale(path);
+		const staleWhy = this.files.staleReason(path);
+
+		if (recorded.isError) {
+			if (!known) {
+				// The recording says the read failed; the replay has no such file either.
+				return this.compare(call, await this.execute(call.toolCall));
+			}
+			const outcome = this.compare(call, await this.execute(call.toolCall), {
+				...(stale ? { onDifference: "outside-change" as const, why: `the file may have changed (${staleWhy})` } : {}),
+			});
+			if (outcome.status !== "match") await this.files.forget(path);
+			return outcome;
+		}
+
+		const offset = typeof args?.offset === "number" ? args.offset : undefined;
+		const page = pageFromRead(textOf(recorded.content), offset);
+		if (!page)
+			return this.unknowable(call, "unreadable-result", "the recorded page does not show which lines it holds");
+
+		if (known && (await this.files.covers(path, page))) {
+			// Every line the page shows was known before this call: a true test of the state.
+			const outcome = this.compare(call, await this.execute(call.toolCall), {
+				...(stale
+					? { onDifference: "outside-change" as const, why: `the file may have changed (${staleWhy})` }
+					: { why: "our read of the replayed file differs from the recorded read" }),
+			});
+			// Later calls are judged against what the recording showed, not against our view.
+			if (outcome.status !== "match") await this.files.seed(path, page);
+			return outcome;
+		}
+
+		const merged = await this.files.merge(path, page);
+		if (merged.kind !== "conflict") {
+			return this.compare(call, await this.execute(call.toolCall), {
+				seeded: true,
+				why: "our read differs from the recorded read of the same lines",
+			});
+		}
+		// The page contradicts lines known before: an outside change if the file is stale, else a
+		// real difference (our earlier calls left the file otherwise than the recorded ones did).
+		await this.files.seed(path, page);
+		const outcome = this.compare(call, await this.execute(call.toolCall), { seeded: true });
+		if (stale) {
+			return {
+				...outcome,
+				status: "unknowable",
+				reason: "outside-change",
+				message: `the file may have changed (${staleWhy}): ${merged.message}`,
+				seeded: false,
+			};
+		}
+		return {
+			...outcome,
+			status: "mismatch",
+			message: `the recorded read contradicts the replayed file: ${merged.message}`,
+			seeded: false,
+			diff: outcome.diff ?? merged.message,
+		};
+	}
+
+	private async replayWrite(call: RecordedCall): Promise<SessionCallOutcome> {
+		const path = this.pathOf(call);
+		const ours = await this.execute(call.toolCall);
+		if (path && !ours.isError) {
+			const content = await this.files.content(path);
+			if (content !== undefined) await this.files.setContent(path, content);
+		}
+		return this.compare(call, ours);
+	}
+
+	private async replayEdit(call: RecordedCall): Promise<SessionCallOutcome> {
+		const recorded = call.result!;
+		const path = this.pathOf(call);
+		if (!path) return this.compare(call, await this.execute(call.toolCall));
+		if (!this.files.has(path)) {
+			return this.unknowable(call, "unseen-file", "no recorded result showed this file before the edit");
+		}
+		const stale = this.files.isStale(path);
+		const staleWhy = this.files.staleReason(path);
+		const before = (await this.files.content(path)) ?? "";
+		const partial = before.split("\n").includes(UNKNOWN_LINE);
+		const ours = await this.execute(call.toolCall);
+		const outcome = this.compare(call, ours, { why: "our edit result differs from the recorded one" });
+
+		if (outcome.status === "match") {
+			if (!ours.isError) return await this.checkEditEffect(call, path, before, outcome);
+			return outcome;
+		}
+		// The results differ. Undo our change if the recording says the file was left alone.
+		if (!ours.isError && recorded.isError) await this.files.env.writeFile(path, before);
+		if (stale) {
+			if (!recorded.isError) await this.files.forget(path);
+			return {
+				...outcome,
+				status: "unknowable",
+				reason: "outside-change",
+				message: `the file may have changed (${staleWhy})`,
+			};
+		}
+		if (partial) {
+			// Our edit failed where the recorded one worked (or the reverse) on a file with unseen
+			// lines: the old text (or its duplicate) may sit in a region no result showed.
+			if (!recorded.isError) await this.files.forget(path);
+			return {
+				...outcome,
+				status: "unknowable",
+				reason: "unseen-region",
+				message: "the edit depends on lines of the file no recorded result showed",
+			};
+		}
+		if (!recorded.isError) await this.files.forget(path);
+		return outcome;
+	}
+
+	/**
+	 * The recorded diff names changed lines with their numbers; our file after the edit must agree.
+	 * The recorded agent applied `newText` through `String.prototype.replace`, which expands `$$`,
+	 * `$&`, `` $` `` and `$'`: where that explains a disagreement, the file takes the recorded
+	 * agent's text (rule `edit-dollar-patterns`), so later calls see what the real file held.
+	 */
+	private async checkEditEffect(
+		call: RecordedCall,
+		path: string,
+		before: string,
+		outcome: SessionCallOutcome,
+	): Promise<SessionCallOutcome> {
+		this.files.touch(path);
+		const changed = changedLinesFromDiff(call.result!.details);
+		if (!changed || changed.length === 0) return outcome;
+		const after = (await this.files.content(path)) ?? "";
+		const problem = diffDisagreement(changed, before.split("\n"), after.split("\n"));
+		if (!problem) return outcome;
+		const args = argsOf(call.toolCall);
+		const oldText = typeof args?.oldText === "string" ? args.oldText : undefined;
+		const newText = typeof args?.newText === "string" ? args.newText : undefined;
+		if (oldText !== undefined && newText !== undefined && /\$[$&`']/.test(newText)) {
+			const expanded = before.replace(oldText, newText);
+			if (!diffDisagreement(changed, before.split("\n"), expanded.split("\n"))) {
+				await this.files.env.writeFile(path, expanded);
+				return { ...outcome, rules: [...outcome.rules, "edit-dollar-patterns"] };
+			}
+		}
+		const stale = this.files.isStale(path);
+		await this.files.forget(path);
+		if (stale) {
+			return {
+				...outcome,
+				status: "unknowable",
+				reason: "outside-change",
+				message: `the recorded diff disagrees with the replayed file, which may have changed (${this.files.staleReason(path) ?? "outside change"}): ${problem}`,
+			};
+		}
+		return {
+			...outcome,
+			status: "mismatch",
+			message: `the file after our edit disagrees with the recorded diff: ${problem}`,
+			diff: problem,
+		};
+	}
+
+	private async replayBash(call: RecordedCall): Promise<SessionCallOutcome> {
+		const recorded = call.result!;
+		const args = argsOf(call.toolCall);
+		const command = typeof args?.command === "string" ? args.command : undefined;
+		if (command === undefined) return this.compare(call, await this.execute(call.toolCall));
+		const mayWrite = commandMayWrite(command);
+		const answer = recordedCommand(textOf(recorded.content), recorded.isError);
+		let outcome: SessionCallOutcome;
+		if ("unknowable" in answer) {
+			outcome = this.unknowable(call, answer.unknowable, answer.why);
+		} else if (answer.aborted) {
+			// Replay the abort: the output is written, then the batch's signal fires.
+			const controller = new AbortController();
+			this.files.env.addCommands({
+				match: (c) => c === command,
+				once: true,
+				run: async (_c, ctx) => {
+					if (answer.output) ctx.stdout(answer.output);
+					queueMicrotask(() => controller.abort());
+					await new Promise<void>((resolve) => {
+						if (ctx.signal.aborted) resolve();
+						else ctx.signal.addEventListener("abort", () => resolve(), { once: true });
+					});
+					return undefined;
+				},
+			});
+			outcome = this.compare(call, await this.execute(call.toolCall, controller.signal));
+		} else {
+			this.files.env.addCommands({
+				match: (c) => c === command,
+				once: true,
+				stdout: answer.output,
+				exitCode: answer.exitCode,
+			});
+			outcome = this.compare(call, await this.execute(call.toolCall));
+		}
+		if (mayWrite) this.files.markAllStale(`the command ${JSON.stringify(shorten(command))} (call ${call.index})`);
+		return outcome;
+	}
+}
+
+function shorten(text: string): string {
+	const line = text.split("\n")[0] ?? "";
+	return line.length > 60 || text.includes("\n") ? `${line.slice(0, 60)}…` : line;
+}
+
+/** The first changed line of a recorded diff that the before/after lines contradict. */
+function diffDisagreement(
+	changed: readonly { kind: "-" | "+"; line: number; text: string }[],
+	before: readonly string[],
+	after: readonly string[],
+): string | undefined {
+	for (const entry of changed) {
+		const lines = entry.kind === "-" ? before : after;
+		const held = lines[entry.line - 1];
+		if (held === UNKNOWN_LINE) continue;
+		if (held !== entry.text) {
+			const side = entry.kind === "-" ? "before" : "after";
+			return `recorded diff line ${entry.kind}${entry.line} is ${JSON.stringify(entry.text)}, the replayed file ${side} the edit has ${held === undefined ? "no such line" : JSON.stringify(held)}`;
+		}
+	}
+	return undefined;
+}
+
+function summarise(outcomes: readonly SessionCallOutcome[]): SessionReplayFigures {
+	const byTool: Record<string, { calls: number; match: number; mismatch: number; unknowable: number }> = {};
+	const reasons: Partial<Record<UnknowableReason, number>> = {};
+	const rules: Record<string, number> = {};
+	let match = 0;
+	let mismatch = 0;
+	let unknowable = 0;
+	let seededReads = 0;
+	for (const outcome of outcomes) {
+		const tool = byTool[outcome.toolName] ?? { calls: 0, match: 0, mismatch: 0, unknowable: 0 };
+		byTool[outcome.toolName] = tool;
+		tool.calls++;
+		tool[outcome.status]++;
+		if (outcome.status === "match") match++;
+		else if (outcome.status === "mismatch") mismatch++;
+		else unknowable++;
+		if (outcome.status === "match" && outcome.seeded) seededReads++;
+		if (outcome.reason) reasons[outcome.reason] = (reasons[outcome.reason] ?? 0) + 1;
+		for (const rule of outcome.rules) rules[rule] = (rules[rule] ?? 0) + 1;
+	}
+	return {
+		calls: outcomes.length,
+		match,
+		mismatch,
+		unknowable,
+		byTool,
+		seededReads,
+		unknowableReasons: reasons,
+		rules,
+	};
+}
+
+/**
+ * Replay every call of a recorded session through our tools and classify each one. Never rejects
+ * for a problem with a single call (that call is reported); rejects only when `onCall` throws.
+ */
+export async function replaySession(
+	session: RecordedSession,
+	options: ReplaySessionOptions = {},
+): Promise<SessionReplayReport> {
+	return new SessionReplayer(session, options).run();
+}

@@ -1,0 +1,56 @@
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import type { ToolDefinition } from "../../../src/contract/index.js";
+import { loadSession } from "../../../src/harness/node-session.js";
+import { replaySession } from "../../../src/harness/replay-session.js";
+import { createReadTool } from "../../../src/tools/index.js";
+
+const file = fileURLToPath(new URL("../../fixtures/sessions/pi-session-v1.jsonl", import.meta.url));
+
+describe("the shared recorded session", () => {
+	it("replays with every read, edit and write whose inputs are known matching", async () => {
+		const report = await replaySession(await loadSession(file));
+		// These figures are reported in docs/testing.md; change both together.
+		expect(report.figures).toEqual({
+			calls: 391,
+			match: 335,
+			mismatch: 0,
+			unknowable: 56,
+			byTool: {
+				read: { calls: 50, match: 46, mismatch: 0, unknowable: 4 },
+				bash: { calls: 192, match: 192, mismatch: 0, unknowable: 0 },
+				edit: { calls: 146, match: 94, mismatch: 0, unknowable: 52 },
+				write: { calls: 3, match: 3, mismatch: 0, unknowable: 0 },
+			},
+			seededReads: 33,
+			unknowableReasons: { "no-result": 18, "unseen-file": 29, "outside-change": 6, "unseen-region": 3 },
+			rules: { "edit-success": 99, "read-continuation": 25, "bash-empty-output-status": 11, "edit-dollar-patterns": 1 },
+		});
+		expect(report.ok).toBe(true);
+		// No read, edit or write is unknowable for a reason that hides a failure of ours.
+		for (const call of report.calls) {
+			if (call.status !== "unknowable") continue;
+			expect(["no-result", "unseen-file", "unseen-region", "outside-change"]).toContain(call.reason);
+		}
+	});
+
+	it("catches a read tool that drops the last line of every page", async () => {
+		const real = createReadTool();
+		const lossy: ToolDefinition = {
+			...(real as ToolDefinition),
+			async execute(id, params, signal, onUpdate, ctx) {
+				const result = await real.execute(id, params as never, signal, onUpdate as never, ctx);
+				const content = result.content.map((block) =>
+					block.type === "text" ? { ...block, text: block.text.split("\n").slice(0, -1).join("\n") } : block,
+				);
+				return { ...result, content };
+			},
+		};
+		const report = await replaySession(await loadSession(file), { tools: [lossy] });
+		expect(report.ok).toBe(false);
+		const read = report.figures.byTool.read ?? { calls: 0, mismatch: 0, unknowable: 0 };
+		// Every read that is not unknowable now differs, seeded or not.
+		expect(read.mismatch).toBe(read.calls - read.unknowable);
+		expect(read.mismatch).toBeGreaterThan(30);
+	});
+});
