@@ -310,7 +310,7 @@ export function runDevLoop(host: DevHost, options: DevLoopOptions): Promise<numb
 export function createDevCommand(factory: DevHostFactory = createDevHost) {
 	return defineCommand({
 		name: "dev",
-		summary: "Load the built-in tools and your extensions, hot-reload them, and try them from a prompt",
+		summary: "Try tools at a prompt while their extensions hot-reload",
 		description: [
 			"Prints the tools and any diagnostics, then watches every extension file (and the local modules",
 			"it imports) and prints one line per reload. At the prompt, `call <tool> <json-args>` runs a tool",
@@ -324,7 +324,7 @@ export function createDevCommand(factory: DevHostFactory = createDevHost) {
 				type: "string",
 				choices: ["node", "memory"],
 				default: "node",
-				description: "Run tools on the real disk and shell (node) or in an empty in-memory env (memory)",
+				description: "Run tools on the real disk and shell, or in an empty in-memory env",
 			},
 			cwd: { type: "string", valueName: "dir", description: "Working folder the tools see (default: the current one)" },
 			watch: { type: "boolean", default: true, description: "Reload extensions when their files change" },

@@ -1,0 +1,131 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { type CliRun, repoRoot, runCli } from "./_run.js";
+
+const version = (JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as { version: string }).version;
+const normalise = (text: string) => text.replaceAll(version, "<version>");
+
+// Each child process costs a Node start plus jiti, so they all start at once.
+const cases = {
+	help: ["--help"],
+	version: ["--version"],
+	devHelp: ["dev", "--help"],
+	unknownCommand: ["deploy"],
+	unknownFlag: ["dev", "--watchh"],
+	missingValue: ["dev", "--env"],
+	none: [],
+} as const;
+const runs = {} as Record<keyof typeof cases, CliRun>;
+let forcedColor: CliRun;
+
+beforeAll(async () => {
+	const entries = Object.entries(cases) as [keyof typeof cases, readonly string[]][];
+	const [colour, ...results] = await Promise.all([
+		runCli(["--help"], { env: { FORCE_COLOR: "1" } }),
+		...entries.map(([, argv]) => runCli(argv)),
+	]);
+	forcedColor = colour!;
+	entries.forEach(([name], i) => {
+		runs[name] = results[i]!;
+	});
+});
+
+describe("toolsmith CLI (child process)", () => {
+	it("--help lists the commands and exits 0", () => {
+		expect(runs.help.code).toBe(0);
+		expect(runs.help.stderr).toBe("");
+		expect(normalise(runs.help.stdout)).toMatchInlineSnapshot(`
+			"toolsmith <version> · write, load, hot-reload and test tools for LLM coding agents
+
+			Usage: toolsmith <command> [options]
+
+			Commands:
+			  dev             Try tools at a prompt while their extensions hot-reload
+			  test            Replay fixture files against your tools and print a summary
+			  check           Run the conformance checks on the tools of extensions
+			  replay-session  Replay a recorded pi session through toolsmith's tools and report its fidelity
+			  schema          Print tools in a provider's wire format, with what the provider rewrites
+
+			Options:
+			  -h, --help     Show this help
+			  -v, --version  Show the version
+
+			Run 'toolsmith <command> --help' for the options of a command.
+			Exit codes: 0 success, 1 failure, 2 usage error, 130 interrupted.
+			"
+		`);
+	});
+
+	it("--version prints the package version", () => {
+		expect(runs.version).toEqual({ code: 0, stdout: `${version}\n`, stderr: "" });
+	});
+
+	it("dev --help shows usage, options and examples", () => {
+		expect(runs.devHelp.code).toBe(0);
+		expect(runs.devHelp.stdout).toMatchInlineSnapshot(`
+			"Usage: toolsmith dev [paths...] [options]
+
+			Try tools at a prompt while their extensions hot-reload
+
+			Prints the tools and any diagnostics, then watches every extension file (and the local modules
+			it imports) and prints one line per reload. At the prompt, \`call <tool> <json-args>\` runs a tool
+			and shows its renderCall/renderResult output; type \`help\` for the other commands.
+			When stdin is not a terminal, the same commands are read from it line by line and the command
+			exits at the end of input (exit code 1 if a line could not be run).
+			Without paths only the built-in tools are loaded.
+
+			Arguments:
+			  paths  Extension files or folders to load
+
+			Options:
+			      --env <node|memory>  Run tools on the real disk and shell, or in an empty in-memory env (default: node)
+			      --cwd <dir>          Working folder the tools see (default: the current one)
+			      --watch, --no-watch  Reload extensions when their files change (on by default)
+			  -h, --help               Show this help
+
+			Examples:
+			  toolsmith dev docs/examples
+			  toolsmith dev ./my-tool.ts --env memory
+			  printf 'call hello {"name":"Ada"}\\n' | toolsmith dev docs/examples/hello.ts
+			"
+		`);
+	});
+
+	it("an unknown command exits 2 with a hint on stderr", () => {
+		expect(runs.unknownCommand.code).toBe(2);
+		expect(runs.unknownCommand.stdout).toBe("");
+		expect(runs.unknownCommand.stderr).toMatchInlineSnapshot(`
+			"toolsmith: unknown command 'deploy'
+			Run 'toolsmith --help' for usage.
+			"
+		`);
+	});
+
+	it("bad flags exit 2 with a message naming the flag", () => {
+		expect(runs.unknownFlag.code).toBe(2);
+		expect(runs.unknownFlag.stderr).toMatchInlineSnapshot(`
+			"toolsmith dev: unknown option '--watchh' (did you mean '--watch'?)
+			Run 'toolsmith dev --help' for usage.
+			"
+		`);
+		expect(runs.missingValue.code).toBe(2);
+		expect(runs.missingValue.stderr).toMatchInlineSnapshot(`
+			"toolsmith dev: option --env needs a value: --env <node|memory>
+			Run 'toolsmith dev --help' for usage.
+			"
+		`);
+	});
+
+	it("no command prints the usage on stderr and exits 2", () => {
+		expect(runs.none.code).toBe(2);
+		expect(runs.none.stdout).toBe("");
+		expect(runs.none.stderr).toBe(runs.help.stdout);
+	});
+
+	it("colours a pipe only when FORCE_COLOR asks", () => {
+		expect(runs.help.stdout).not.toContain("\x1b[");
+		expect(forcedColor.code).toBe(0);
+		expect(forcedColor.stdout).toContain("\x1b[1mUsage:\x1b[22m");
+	});
+});
