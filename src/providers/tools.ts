@@ -1,0 +1,202 @@
+/** Tools → each provider's request format. Only name, description and parameters travel. */
+import type { TSchema } from "@sinclair/typebox";
+import { ToolsmithError } from "../contract/errors.js";
+import { checkToolName, type ToolNameVerdict } from "./names.js";
+import { compileToolSchema } from "./schema.js";
+import type { CompiledToolSchema, SchemaError, SchemaRewrite, ToolProvider } from "./types.js";
+
+/** What a converter needs of a tool: `AgentTool` and `ToolDefinition` both fit. */
+export interface ProviderTool {
+	readonly name: string;
+	readonly description: string;
+	readonly parameters: TSchema | Record<string, unknown>;
+}
+
+export interface ConvertToolsOptions {
+	/**
+	 * What to do with a tool the provider would reject (a bad name or a schema error):
+	 * `"throw"` (default) throws one `ToolsmithError` (`E_INVALID_TOOL`) listing every problem;
+	 * `"omit"` leaves the tool out. Either way, `compatibilityReport` explains.
+	 */
+	readonly invalid?: "throw" | "omit";
+}
+
+export interface OpenAIChatTool {
+	readonly type: "function";
+	readonly function: {
+		readonly name: string;
+		readonly description: string;
+		readonly parameters: Record<string, unknown>;
+		readonly strict?: boolean;
+	};
+}
+
+export interface OpenAIResponsesTool {
+	readonly type: "function";
+	readonly name: string;
+	readonly description: string;
+	readonly parameters: Record<string, unknown>;
+	readonly strict: boolean;
+}
+
+export interface AnthropicTool {
+	readonly name: string;
+	readonly description: string;
+	readonly input_schema: Record<string, unknown>;
+}
+
+export interface GoogleFunctionDeclaration {
+	readonly name: string;
+	readonly description: string;
+	readonly parameters: Record<string, unknown>;
+}
+
+/** One entry of Gemini's `tools` array. */
+export interface GoogleTools {
+	readonly functionDeclarations: GoogleFunctionDeclaration[];
+}
+
+/** How one tool fares with one provider. */
+export interface ToolCompatibility {
+	readonly name: string;
+	readonly provider: ToolProvider;
+	readonly strict: boolean;
+	readonly nameVerdict: ToolNameVerdict;
+	readonly rewrites: readonly SchemaRewrite[];
+	readonly errors: readonly SchemaError[];
+	/** For OpenAI strict requests: the tool falls back to `strict: false` because its schema cannot be made strict. */
+	readonly strictFallback: boolean;
+	/** The provider would take the tool as converted. */
+	readonly ok: boolean;
+}
+
+function nameVerdict(name: string, provider: ToolProvider): ToolNameVerdict {
+	const report = checkToolName(name);
+	if (provider === "anthropic") return report.anthropic;
+	if (provider === "google") return report.google;
+	return report.openai;
+}
+
+interface Converted {
+	readonly tool: ProviderTool;
+	readonly compiled: CompiledToolSchema;
+	readonly strict: boolean;
+	readonly report: ToolCompatibility;
+}
+
+function convert(tools: readonly ProviderTool[], provider: ToolProvider, strict: boolean): Converted[] {
+	return tools.map((tool) => {
+		const compiled = compileToolSchema(tool.parameters, provider, { strict });
+		if (strict && compiled.errors.length > 0) {
+			const relaxed = compileToolSchema(tool.parameters, provider, { strict: false });
+			// Strict is per tool at OpenAI: one tool that cannot be strict should not sink the others.
+			if (relaxed.errors.length === 0) return finish(tool, provider, relaxed, false, compiled.errors);
+		}
+		return finish(tool, provider, compiled, strict, undefined);
+	});
+}
+
+function finish(
+	tool: ProviderTool,
+	provider: ToolProvider,
+	compiled: CompiledToolSchema,
+	strict: boolean,
+	/** Set when strict mode was asked for but the schema cannot be strict: why. */
+	strictErrors: readonly SchemaError[] | undefined,
+): Converted {
+	const verdict = nameVerdict(tool.name, provider);
+	const report: ToolCompatibility = {
+		name: tool.name,
+		provider,
+		strict,
+		nameVerdict: verdict,
+		rewrites: compiled.rewrites,
+		errors: strictErrors ?? compiled.errors,
+		strictFallback: strictErrors !== undefined,
+		ok: verdict.ok && compiled.errors.length === 0,
+	};
+	return { tool, compiled, strict, report };
+}
+
+function accepted(
+	converted: Converted[],
+	provider: ToolProvider,
+	options: ConvertToolsOptions | undefined,
+): Converted[] {
+	const bad = converted.filter((c) => !c.report.ok);
+	if (bad.length === 0) return converted;
+	if (options?.invalid === "omit") return converted.filter((c) => c.report.ok);
+	const lines = bad.flatMap((c) => [
+		...(c.report.nameVerdict.ok
+			? []
+			: [`- ${c.tool.name}: name ${c.report.nameVerdict.problem} (rule ${c.report.nameVerdict.rule})`]),
+		...c.compiled.errors.map((e) => `- ${c.tool.name}${e.path}: ${e.message}`),
+	]);
+	throw new ToolsmithError(
+		"E_INVALID_TOOL",
+		`${bad.length} tool(s) cannot be sent to ${provider}:\n${lines.join("\n")}\nFix them, or pass { invalid: "omit" } to leave them out.`,
+	);
+}
+
+/** Tools for OpenAI Chat Completions (`tools` of a request). `strict` asks for strict function calling. */
+export function toOpenAIChatTools(
+	tools: readonly ProviderTool[],
+	options?: ConvertToolsOptions & { readonly strict?: boolean },
+): OpenAIChatTool[] {
+	const strict = options?.strict === true;
+	return accepted(convert(tools, "openai-chat", strict), "openai-chat", options).map((c) => ({
+		type: "function",
+		function: {
+			name: c.tool.name,
+			description: c.tool.description,
+			parameters: c.compiled.schema,
+			...(strict ? { strict: c.strict } : {}),
+		},
+	}));
+}
+
+/** Tools for the OpenAI Responses API (flat `function` tools). */
+export function toOpenAIResponsesTools(
+	tools: readonly ProviderTool[],
+	options?: ConvertToolsOptions & { readonly strict?: boolean },
+): OpenAIResponsesTool[] {
+	const strict = options?.strict === true;
+	return accepted(convert(tools, "openai-responses", strict), "openai-responses", options).map((c) => ({
+		type: "function",
+		name: c.tool.name,
+		description: c.tool.description,
+		parameters: c.compiled.schema,
+		strict: c.strict,
+	}));
+}
+
+/** Tools for the Anthropic Messages API (`input_schema`). */
+export function toAnthropicTools(tools: readonly ProviderTool[], options?: ConvertToolsOptions): AnthropicTool[] {
+	return accepted(convert(tools, "anthropic", false), "anthropic", options).map((c) => ({
+		name: c.tool.name,
+		description: c.tool.description,
+		input_schema: c.compiled.schema,
+	}));
+}
+
+/** Gemini function declarations, wrapped as one `tools` entry: `[{ functionDeclarations }]`. */
+export function toGoogleTools(tools: readonly ProviderTool[], options?: ConvertToolsOptions): GoogleTools[] {
+	const declarations = accepted(convert(tools, "google", false), "google", options).map((c) => ({
+		name: c.tool.name,
+		description: c.tool.description,
+		parameters: c.compiled.schema,
+	}));
+	return declarations.length > 0 ? [{ functionDeclarations: declarations }] : [];
+}
+
+/**
+ * How every tool fares with `provider`: the name verdict, each lossy rewrite and each error.
+ * Never throws; use it to show authors what a provider will see.
+ */
+export function compatibilityReport(
+	tools: readonly ProviderTool[],
+	provider: ToolProvider,
+	options?: { readonly strict?: boolean },
+): ToolCompatibility[] {
+	return convert(tools, provider, options?.strict === true).map((c) => c.report);
+}
