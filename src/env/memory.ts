@@ -328,7 +328,12 @@ export class MemoryExecutionEnv implements ExecutionEnv {
 	async readTextFile(path: string, options: SignalOptions = {}): Promise<Result<string, FileError>> {
 		const file = this.findFile(path, options);
 		if (!file.ok) return file;
-		return ok(decode(file.value.data));
+		try {
+			return ok(decode(file.value.data));
+		} catch (error) {
+			// Past the engine's longest string: the caller should page through it with readRange.
+			return err(fileError("io_error", String(path), `too large to decode as one string: ${errorText(error)}`));
+		}
 	}
 
 	async readBinaryFile(path: string, options: SignalOptions = {}): Promise<Result<Uint8Array, FileError>> {
@@ -450,6 +455,15 @@ export class MemoryExecutionEnv implements ExecutionEnv {
 	// ---------------------------------------------------------------- Shell
 
 	async exec(command: string, options: ExecOptions = {}): Promise<Result<ExecResult, ExecutionError>> {
+		try {
+			return await this.runCommand(command, options ?? {});
+		} catch (error) {
+			// Only reachable through a bug or a hostile options object; the contract is to never reject.
+			return err(execError("spawn_error", String(command), `Could not run the command (${errorText(error)})`));
+		}
+	}
+
+	private async runCommand(command: string, options: ExecOptions): Promise<Result<ExecResult, ExecutionError>> {
 		const startedAt = Date.now();
 		const problem = commandProblem(command) ?? timeoutProblem(options.timeout);
 		if (problem) return err(execError("invalid_argument", String(command), problem));

@@ -90,6 +90,10 @@ function mapFsError(error: unknown, path: string, override?: Partial<Record<stri
 	return fileError(code, path, detail, osCode);
 }
 
+function errorMessageOf(error: unknown): string {
+	return error instanceof Error ? error.message : String(error);
+}
+
 function kindOf(stats: { isDirectory(): boolean; isSymbolicLink(): boolean }): FileKind {
 	if (stats.isDirectory()) return "directory";
 	if (stats.isSymbolicLink()) return "symlink";
@@ -186,7 +190,12 @@ export class NodeExecutionEnv implements ExecutionEnv {
 	async readTextFile(path: string, options: SignalOptions = {}): Promise<Result<string, FileError>> {
 		const bytes = await this.readBinaryFile(path, options);
 		if (!bytes.ok) return bytes;
-		return ok(new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes.value));
+		try {
+			return ok(new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes.value));
+		} catch (error) {
+			// Past the engine's longest string: the caller should page through it with readRange.
+			return err(fileError("io_error", String(path), `too large to decode as one string: ${errorMessageOf(error)}`));
+		}
 	}
 
 	async readBinaryFile(path: string, options: SignalOptions = {}): Promise<Result<Uint8Array, FileError>> {
@@ -395,6 +404,15 @@ export class NodeExecutionEnv implements ExecutionEnv {
 	// ---------------------------------------------------------------- Shell
 
 	async exec(command: string, options: ExecOptions = {}): Promise<Result<ExecResult, ExecutionError>> {
+		try {
+			return await this.runCommand(command, options ?? {});
+		} catch (error) {
+			// Only reachable through a bug or a hostile options object; the contract is to never reject.
+			return err(execError("spawn_error", String(command), `Could not run the command (${errorMessageOf(error)})`));
+		}
+	}
+
+	private async runCommand(command: string, options: ExecOptions): Promise<Result<ExecResult, ExecutionError>> {
 		const startedAt = performance.now();
 		const problem = commandProblem(command) ?? timeoutProblem(options.timeout);
 		if (problem) return err(execError("invalid_argument", String(command), problem));
@@ -433,7 +451,7 @@ export class NodeExecutionEnv implements ExecutionEnv {
 				windowsHide: true,
 			});
 		} catch (error) {
-			const code = osCodeOf(error) === "ERR_INVALID_ARG_VALUE" ? "invalid_argument" : "spawn_error";
+			const code = osCodeOf(error)?.startsWith("ERR_INVALID_ARG") ? "invalid_argument" : "spawn_error";
 			return err(execError(code, command, `Could not start ${shell}: ${(error as Error)?.message ?? String(error)}`));
 		}
 		const outcome = await this.supervise(child, options);
