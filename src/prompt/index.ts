@@ -1,1 +1,1 @@
-export {};
+export { type BuildToolsPromptOptions, buildToolsPrompt, type PromptTool, toolSnippet } from "./tools-prompt.js";
