@@ -7,7 +7,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { promises as fs } from "node:fs";
+import { promises as fs, constants as fsConstants } from "node:fs";
 import { constants as osConstants, tmpdir } from "node:os";
 import { resolve as resolveNative } from "node:path";
 import {
@@ -270,6 +270,8 @@ export class NodeExecutionEnv implements ExecutionEnv {
 			const stats = await fs.stat(target.value);
 			if (stats.isDirectory()) return err(fileError("is_directory", abs.value));
 			mode = stats.mode & 0o7777;
+			// The rename below would replace even a read-only file; honour its bits like a plain write.
+			await fs.access(target.value, fsConstants.W_OK);
 		} catch (error) {
 			if (osCodeOf(error) !== "ENOENT") return err(mapFsError(error, abs.value));
 			const made = await this.makeParents(target.value, abs.value);

@@ -263,7 +263,13 @@ describe.each(bothEnvs)("ExecutionEnv conformance: %s", (_name, make) => {
 		});
 
 		it.skipIf(_name === "node" && isRoot)("refuses changes to read-only paths with permission_denied", async () => {
-			const { env } = await setup({ files: { "locked/a.txt": "a", "free.txt": "f" }, readOnly: ["locked"] });
+			const { env } = await setup({
+				files: { "locked/a.txt": "a", "free.txt": "f", "ro.txt": "r" },
+				readOnly: ["locked", "ro.txt"],
+			});
+			expectError(await env.writeFile("ro.txt", "x"), "permission_denied");
+			expectError(await env.appendFile("ro.txt", "x"), "permission_denied");
+			expect(value(await env.readTextFile("ro.txt"))).toBe("r");
 			expect(expectError(await env.writeFile("locked/a.txt", "x"), "permission_denied")).toContain("locked");
 			expectError(await env.writeFile("locked/new.txt", "x"), "permission_denied");
 			expectError(await env.remove("locked/a.txt"), "permission_denied");
