@@ -239,6 +239,15 @@ describe.each(bothEnvs)("ExecutionEnv conformance: %s", (_name, make) => {
 			expect(value(await env.fileInfo("dangling", { followSymlinks: false })).kind).toBe("symlink");
 		});
 
+		it("renames a symlink itself and appends through it to the target", async () => {
+			const { env } = await setup({ files: { "real/t.txt": "old" }, symlinks: { link: "real/t.txt" } });
+			value(await env.rename("link", "moved"));
+			expect(value(await env.fileInfo("moved", { followSymlinks: false })).kind).toBe("symlink");
+			value(await env.appendFile("moved", "+more"));
+			expect(value(await env.readTextFile("real/t.txt"))).toBe("old+more");
+			expect(value(await env.exists("link"))).toBe(false);
+		});
+
 		it("refuses to write over a folder or under a file", async () => {
 			const { env } = await setup({ files: { "a.txt": "a" }, dirs: ["d"] });
 			expect(expectError(await env.writeFile("d", "x"), "is_directory")).toContain("/d");
@@ -289,6 +298,13 @@ describe.each(bothEnvs)("ExecutionEnv conformance: %s", (_name, make) => {
 			expectError(await env.rename("missing.txt", "c.txt"), "not_found");
 			expectError(await env.rename("b.txt", "e"), "is_directory");
 			expectError(await env.rename("b.txt", "no/such/dir/b.txt"), "not_found");
+			value(await env.createDir("full/inner"));
+			value(await env.createDir("empty"));
+			expectError(await env.rename("e", "e/inside"), "invalid_argument");
+			expectError(await env.rename("e", "b.txt"), "not_directory");
+			expectError(await env.rename("e", "full"), "not_empty");
+			value(await env.rename("e", "empty"));
+			expect(value(await env.readTextFile("empty/x.txt"))).toBe("x");
 		});
 
 		it("removes files, links (not their targets) and folders", async () => {
