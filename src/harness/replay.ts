@@ -1,0 +1,293 @@
+/**
+ * Running a replay fixture: each step's calls go through the harness as one batch, then every
+ * expectation is checked. The report says, per call and per step, what passed and, for what
+ * failed, shows expected against actual. Runtime-neutral.
+ */
+import type { ToolResultMessage } from "../contract/content.js";
+import type { ScriptedCommand } from "../env/memory.js";
+import { textDiff } from "./_text-diff.js";
+import {
+	type FileExpectation,
+	type FixtureCall,
+	parseReplayFixture,
+	type ReplayFixture,
+	type TextExpectation,
+} from "./fixture.js";
+import { createMemoryHarness, type MemoryHarnessOptions, type TestHarness } from "./harness.js";
+
+export interface ReplayCallReport {
+	/** Step and call positions, from 0. */
+	readonly step: number;
+	readonly call: number;
+	readonly id: string;
+	readonly tool: string;
+	readonly pass: boolean;
+	/** One line per failed expectation. */
+	readonly failures: readonly string[];
+	/** Expected vs actual, for the failures that have one. */
+	readonly diffs: readonly string[];
+	readonly result: { readonly text: string; readonly isError: boolean; readonly details: unknown };
+}
+
+export interface ReplayStepReport {
+	readonly index: number;
+	readonly name: string | undefined;
+	readonly pass: boolean;
+	readonly calls: readonly ReplayCallReport[];
+	/** Failed step expectations (files, commands). */
+	readonly failures: readonly string[];
+	readonly diffs: readonly string[];
+}
+
+export interface ReplayReport {
+	readonly name: string | undefined;
+	readonly pass: boolean;
+	readonly steps: readonly ReplayStepReport[];
+	/** Counts of checked calls and steps. */
+	readonly figures: {
+		readonly calls: number;
+		readonly passedCalls: number;
+		readonly failedCalls: number;
+		readonly steps: number;
+		readonly failedSteps: number;
+	};
+}
+
+export interface ReplayOptions extends Pick<MemoryHarnessOptions, "tools" | "builtins" | "extensions" | "clock"> {
+	/**
+	 * Builds the harness for the fixture (default `createMemoryHarness`). The Node entry passes one
+	 * that also loads extension files. May reject: `replay` rejects with that error.
+	 */
+	readonly createHarness?: (options: MemoryHarnessOptions) => Promise<TestHarness>;
+	/** Names the fixture in error messages. */
+	readonly source?: string;
+	readonly signal?: AbortSignal;
+}
+
+function textOf(result: ToolResultMessage): string {
+	return result.content
+		.filter((block) => block.type === "text")
+		.map((block) => (block as { text: string }).text)
+		.join("\n");
+}
+
+function list(value: string | readonly string[] | undefined): readonly string[] {
+	return value === undefined ? [] : typeof value === "string" ? [value] : value;
+}
+
+function excerpt(text: string, max = 400): string {
+	return text.length <= max ? JSON.stringify(text) : `${JSON.stringify(text.slice(0, max))}… (${text.length} chars)`;
+}
+
+/** Failures of `text` against a text expectation, with diffs where a whole text was expected. */
+function checkText(
+	what: string,
+	text: string,
+	expectation: TextExpectation | Exclude<FileExpectation, null>,
+	failures: string[],
+	diffs: string[],
+): void {
+	const match = typeof expectation === "string" ? { equals: expectation } : expectation;
+	if (match.equals !== undefined && match.equals !== text) {
+		failures.push(`${what} differs from the expected text`);
+		diffs.push(textDiff(match.equals, text));
+	}
+	for (const piece of list(match.contains)) {
+		if (!text.includes(piece))
+			failures.push(`${what} does not contain ${JSON.stringify(piece)}; it is ${excerpt(text)}`);
+	}
+	for (const piece of list(match.notContains)) {
+		if (text.includes(piece)) failures.push(`${what} contains ${JSON.stringify(piece)}, which it must not`);
+	}
+	if (match.matches !== undefined && !new RegExp(match.matches, match.flags).test(text)) {
+		failures.push(`${what} does not match /${match.matches}/${match.flags ?? ""}; it is ${excerpt(text)}`);
+	}
+}
+
+/** Where `actual` fails to contain `expected` (objects key by key, arrays element by element). */
+export function subsetProblems(expected: unknown, actual: unknown, path = "details"): string[] {
+	if (expected === null || typeof expected !== "object") {
+		return Object.is(expected, actual)
+			? []
+			: [`${path} is ${JSON.stringify(actual)}, expected ${JSON.stringify(expected)}`];
+	}
+	if (Array.isArray(expected)) {
+		if (!Array.isArray(actual)) return [`${path} is ${JSON.stringify(actual)}, expected an array`];
+		if (actual.length !== expected.length) {
+			return [`${path} has ${actual.length} elements, expected ${expected.length}`];
+		}
+		return expected.flatMap((item, i) => subsetProblems(item, actual[i], `${path}[${i}]`));
+	}
+	if (actual === null || typeof actual !== "object" || Array.isArray(actual)) {
+		return [`${path} is ${JSON.stringify(actual)}, expected an object`];
+	}
+	const record = actual as Record<string, unknown>;
+	return Object.entries(expected as Record<string, unknown>).flatMap(([key, value]) =>
+		key in record ? subsetProblems(value, record[key], `${path}.${key}`) : [`${path}.${key} is missing`],
+	);
+}
+
+function checkCall(step: number, index: number, call: FixtureCall, result: ToolResultMessage): ReplayCallReport {
+	const failures: string[] = [];
+	const diffs: string[] = [];
+	const text = textOf(result);
+	const expect = call.expect ?? {};
+	if (expect.isError !== undefined && expect.isError !== result.isError) {
+		failures.push(
+			`isError is ${result.isError}, expected ${expect.isError}${result.isError ? `; the error: ${excerpt(text)}` : ""}`,
+		);
+	}
+	if (expect.text !== undefined) checkText("text", text, expect.text, failures, diffs);
+	if (expect.details !== undefined) {
+		const problems = subsetProblems(expect.details, result.details);
+		if (problems.length > 0) {
+			failures.push(...problems);
+			diffs.push(
+				textDiff(JSON.stringify(expect.details, null, 2), JSON.stringify(result.details ?? null, null, 2), {
+					expected: "expected details (subset)",
+					actual: "actual details",
+				}),
+			);
+		}
+	}
+	return {
+		step,
+		call: index,
+		id: result.toolCallId,
+		tool: call.tool,
+		pass: failures.length === 0,
+		failures,
+		diffs,
+		result: { text, isError: result.isError, details: result.details },
+	};
+}
+
+function scriptedCommands(fixture: ReplayFixture): ScriptedCommand[] {
+	return (fixture.commands ?? []).map((command) => ({
+		match: command.regex ? new RegExp(command.match) : command.match,
+		...(command.stdout !== undefined ? { stdout: command.stdout } : {}),
+		...(command.stderr !== undefined ? { stderr: command.stderr } : {}),
+		...(command.exitCode !== undefined ? { exitCode: command.exitCode } : {}),
+		...(command.once !== undefined ? { once: command.once } : {}),
+	}));
+}
+
+/**
+ * Run a replay fixture (an object, validated first) and check every expectation. Rejects with a
+ * `ReplayFixtureError` naming the JSON path when the fixture is invalid; a failed expectation is
+ * never a rejection, it is in the report.
+ */
+export async function replay(fixture: unknown, options: ReplayOptions = {}): Promise<ReplayReport> {
+	const parsed = parseReplayFixture(fixture, options.source);
+	const create = options.createHarness ?? createMemoryHarness;
+	const harness = await create({
+		...(parsed.cwd ? { cwd: parsed.cwd } : {}),
+		files: parsed.files ?? {},
+		commands: scriptedCommands(parsed),
+		...(options.tools ? { tools: options.tools } : {}),
+		...(options.builtins !== undefined ? { builtins: options.builtins } : {}),
+		...(options.extensions ? { extensions: options.extensions } : {}),
+		...(options.clock ? { clock: options.clock } : {}),
+		...(parsed.toolExecution ? { toolExecution: parsed.toolExecution } : {}),
+	});
+	const steps: ReplayStepReport[] = [];
+	for (let s = 0; s < parsed.steps.length; s++) {
+		const step = parsed.steps[s]!;
+		const commandsBefore = harness.commands().length;
+		const { results } = await harness.batch(
+			step.calls.map((call, c) => ({
+				id: call.id ?? `s${s}c${c}`,
+				name: call.tool,
+				arguments: call.args ?? {},
+			})),
+			{
+				...(step.toolExecution ? { toolExecution: step.toolExecution } : {}),
+				...(options.signal ? { signal: options.signal } : {}),
+			},
+		);
+		const calls = step.calls.map((call, c) => checkCall(s, c, call, results[c]!));
+		const failures: string[] = [];
+		const diffs: string[] = [];
+		const files = harness.files();
+		for (const [path, expectation] of Object.entries(step.expect?.files ?? {})) {
+			const key = harness.env.absolutePath(path);
+			const shown = key.ok ? displayKey(key.value, harness.env.cwd) : path;
+			const content = files[shown];
+			if (expectation === null) {
+				if (content !== undefined) failures.push(`file ${path} exists, expected it not to`);
+			} else if (content === undefined) {
+				failures.push(`file ${path} does not exist`);
+			} else {
+				checkText(`file ${path}`, content, expectation, failures, diffs);
+			}
+		}
+		if (step.expect?.commands) {
+			const ran = harness.commands().slice(commandsBefore);
+			if (JSON.stringify(ran) !== JSON.stringify(step.expect.commands)) {
+				failures.push("the commands run differ from the expected ones");
+				diffs.push(
+					textDiff(step.expect.commands.join("\n"), ran.join("\n"), {
+						expected: "expected commands",
+						actual: "commands run",
+					}),
+				);
+			}
+		}
+		steps.push({
+			index: s,
+			name: step.name,
+			pass: failures.length === 0 && calls.every((call) => call.pass),
+			calls,
+			failures,
+			diffs,
+		});
+	}
+	const allCalls = steps.flatMap((step) => step.calls);
+	const passedCalls = allCalls.filter((call) => call.pass).length;
+	return {
+		name: parsed.name,
+		pass: steps.every((step) => step.pass),
+		steps,
+		figures: {
+			calls: allCalls.length,
+			passedCalls,
+			failedCalls: allCalls.length - passedCalls,
+			steps: steps.length,
+			failedSteps: steps.filter((step) => !step.pass).length,
+		},
+	};
+}
+
+/** The key `MemoryExecutionEnv.snapshot` uses for an absolute path: relative inside cwd. */
+function displayKey(absolute: string, cwd: string): string {
+	if (absolute === cwd) return ".";
+	const prefix = cwd.endsWith("/") ? cwd : `${cwd}/`;
+	return absolute.startsWith(prefix) ? absolute.slice(prefix.length) : absolute;
+}
+
+function indent(text: string, by = "      "): string {
+	return text
+		.split("\n")
+		.map((line) => `${by}${line}`)
+		.join("\n");
+}
+
+/** A readable text report: one line per call and step, failures with their diffs below. */
+export function formatReplayReport(report: ReplayReport, options: { readonly verbose?: boolean } = {}): string {
+	const lines: string[] = [];
+	lines.push(`${report.pass ? "PASS" : "FAIL"} ${report.name ?? "replay fixture"}`);
+	for (const step of report.steps) {
+		lines.push(`  ${step.pass ? "✓" : "✗"} step ${step.index + 1}${step.name ? `: ${step.name}` : ""}`);
+		for (const call of step.calls) {
+			if (call.pass && !options.verbose) continue;
+			lines.push(`    ${call.pass ? "✓" : "✗"} ${call.tool} (${call.id})`);
+			for (const failure of call.failures) lines.push(`      - ${failure}`);
+			for (const diff of call.diffs) lines.push(indent(diff));
+		}
+		for (const failure of step.failures) lines.push(`    - ${failure}`);
+		for (const diff of step.diffs) lines.push(indent(diff, "    "));
+	}
+	const f = report.figures;
+	lines.push(`  ${f.passedCalls}/${f.calls} calls passed, ${f.steps - f.failedSteps}/${f.steps} steps passed`);
+	return lines.join("\n");
+}
