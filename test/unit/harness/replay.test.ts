@@ -45,7 +45,10 @@ describe("replay fixtures", () => {
 
 	it("names the JSON path of an invalid fixture", async () => {
 		await expect(loadReplayFixture(fixture("invalid.json"))).rejects.toThrow(ReplayFixtureError);
-		const error = await loadReplayFixture(fixture("invalid.json")).catch((e: unknown) => e as ReplayFixtureError);
+		const error = (await loadReplayFixture(fixture("invalid.json")).then(
+			() => undefined,
+			(e: unknown) => e,
+		)) as ReplayFixtureError;
 		expect(error.path).toBe("steps[1].calls[0].expect.text");
 		expect(error.message).toMatch(
 			/invalid\.json: steps\[1\]\.calls\[0\]\.expect\.text: expected a string or an object/,
