@@ -105,8 +105,7 @@ export async function importFresh(path: string, virtualModules: Record<string, u
 	}
 	const jiti = createJiti(path, {
 		moduleCache: false,
-		// Raw exports: the loader tells a missing default export from a CommonJS function itself.
-		interopDefault: false,
+		interopDefault: true,
 		virtualModules,
 	});
 	const evaluate = (async: boolean): unknown =>

@@ -162,7 +162,8 @@ export type ExtensionEventName = keyof ExtensionEventMap;
 export type ExtensionHandler<E extends ExtensionEventName> = (
 	event: ExtensionEventMap[E],
 	ctx: ExtensionContext,
-) => ExtensionEventResultMap[E] | undefined | Promise<ExtensionEventResultMap[E] | undefined>;
+	// biome-ignore lint/suspicious/noConfusingVoidType: handlers written as `async () => {}` return Promise<void>.
+) => ExtensionEventResultMap[E] | void | Promise<ExtensionEventResultMap[E] | void>;
 
 // ---------------------------------------------------------------------------------------------
 // Context, bus, exec

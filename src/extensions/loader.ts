@@ -86,11 +86,14 @@ function entryOf(entry: DiscoveredExtension | string, cwd: string): DiscoveredEx
 	return { path, root: dirname(path), kind: "file" };
 }
 
-/** The default export of an ESM module (transpiled or not), or a CommonJS `module.exports`. */
+/**
+ * The default export of an ESM module, or a CommonJS `module.exports` function. jiti's interop
+ * proxy answers `.default` even when there is none, so only an own `default` key counts.
+ */
 function defaultExport(mod: unknown): unknown {
 	if (typeof mod === "function") return mod;
-	if (typeof mod !== "object" || mod === null) return undefined;
-	return (mod as { default?: unknown }).default;
+	if (typeof mod !== "object" || mod === null || !("default" in mod)) return undefined;
+	return (mod as { default: unknown }).default;
 }
 
 /**
@@ -135,7 +138,9 @@ export async function importExtension(
 	const candidate = defaultExport(mod);
 	if (typeof candidate !== "function") {
 		const what =
-			candidate === undefined || candidate === null ? "has no default export" : `default-exports a ${typeof candidate}`;
+			candidate === undefined || candidate === null
+				? "has no default export"
+				: `default-exports ${typeof candidate === "object" ? "an object" : `a ${typeof candidate}`}, not a function`;
 		diagnostics.push({
 			severity: "error",
 			code: "E_NO_FACTORY",

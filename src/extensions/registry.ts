@@ -431,7 +431,7 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
 							toolName: current.toolName,
 							signal: context.signal,
 						});
-						const patch: ToolResultEventResult | undefined = await handler(current, ctx);
+						const patch = (await handler(current, ctx)) as ToolResultEventResult | undefined;
 						if (!patch) continue;
 						const next = { ...current };
 						if (patch.content !== undefined) next.content = patch.content;

@@ -171,6 +171,10 @@ export function createExtensionRuntime(options: ExtensionRuntimeOptions): Extens
 	};
 	const registry =
 		options.registry ?? createToolRegistry({ builtins: options.builtins ?? [], onDiagnostic: options.onDiagnostic });
+	/** Diagnostics of a registry we did not create have not reached our listener yet. */
+	const relay = (diagnostics: readonly ExtensionDiagnostic[]): void => {
+		if (options.registry) for (const diagnostic of diagnostics) report(diagnostic);
+	};
 	const bus = createEventBus((channel, error) =>
 		report({
 			severity: "error",
@@ -255,6 +259,32 @@ export function createExtensionRuntime(options: ExtensionRuntimeOptions): Extens
 		}
 	};
 
+	const runExec = async (
+		command: string,
+		args: readonly string[],
+		execOptions: ExtensionExecOptions | undefined,
+	): Promise<ExtensionExecResult> => {
+		const line = [command, ...args].map((part) => shellQuote(String(part))).join(" ");
+		const timeout =
+			execOptions?.timeout !== undefined && execOptions.timeout > 0 ? execOptions.timeout / 1000 : undefined;
+		const result = await env.exec(line, {
+			cwd: execOptions?.cwd ?? cwd,
+			...(execOptions?.signal ? { signal: execOptions.signal } : {}),
+			...(timeout !== undefined ? { timeout } : {}),
+			captureOutput: true,
+		});
+		if (result.ok) {
+			return {
+				stdout: result.value.stdout,
+				stderr: result.value.stderr,
+				code: result.value.exitCode,
+				killed: false,
+			};
+		}
+		const killed = result.error.code === "timeout" || result.error.code === "aborted";
+		return { stdout: "", stderr: result.error.message, code: 1, killed };
+	};
+
 	const createAPI = (instance: Instance): ExtensionAPI => {
 		const path = instance.path;
 		const api: ExtensionAPI & Record<string, unknown> = {
@@ -265,7 +295,7 @@ export function createExtensionRuntime(options: ExtensionRuntimeOptions): Extens
 				instance.tools.set(name, def);
 				if (instance.state === "active") {
 					const result = registry.register(def, { kind: "extension", path });
-					for (const diagnostic of result.diagnostics) report(diagnostic);
+					relay(result.diagnostics);
 					if (!result.accepted) instance.tools.delete(name);
 				}
 			},
@@ -293,27 +323,9 @@ export function createExtensionRuntime(options: ExtensionRuntimeOptions): Extens
 				}
 			},
 			events: bus,
-			async exec(command, args, execOptions?: ExtensionExecOptions): Promise<ExtensionExecResult> {
+			exec(command, args, execOptions?: ExtensionExecOptions): Promise<ExtensionExecResult> {
 				notReady(instance, "exec");
-				const line = [command, ...args].map((part) => shellQuote(String(part))).join(" ");
-				const timeout =
-					execOptions?.timeout !== undefined && execOptions.timeout > 0 ? execOptions.timeout / 1000 : undefined;
-				const result = await env.exec(line, {
-					cwd: execOptions?.cwd ?? cwd,
-					...(execOptions?.signal ? { signal: execOptions.signal } : {}),
-					...(timeout !== undefined ? { timeout } : {}),
-					captureOutput: true,
-				});
-				if (result.ok) {
-					return {
-						stdout: result.value.stdout,
-						stderr: result.value.stderr,
-						code: result.value.exitCode,
-						killed: false,
-					};
-				}
-				const killed = result.error.code === "timeout" || result.error.code === "aborted";
-				return { stdout: "", stderr: result.error.message, code: 1, killed };
+				return runExec(command, args, execOptions);
 			},
 			getAllTools() {
 				notReady(instance, "getAllTools");
@@ -444,7 +456,7 @@ export function createExtensionRuntime(options: ExtensionRuntimeOptions): Extens
 		const previous = byPath.get(path);
 		if (previous) previous.state = "disposed";
 		const toolDiagnostics = registry.replaceSource(path, [...instance.tools.values()], sourceHandlers(instance));
-		// The registry already told onDiagnostic; collect without reporting twice.
+		relay(toolDiagnostics);
 		diagnostics.push(...toolDiagnostics);
 		for (const [name, definition] of [...instance.tools]) {
 			if (validateToolDefinition(definition).length > 0) instance.tools.delete(name);
