@@ -13,7 +13,7 @@ import type { AgentToolResult } from "../contract/tool.js";
 import { type RenderedBlock, renderToolCall, renderToolResult } from "../render/host.js";
 import { CommandError, defineCommand, EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK } from "./_command.js";
 import { displayPath, formatDiagnostic, formatReload, formatToolsTable } from "./_format.js";
-import { createDevHost, type DevHost, type DevHostFactory, HostUnavailableError } from "./_host.js";
+import { createDevHost, type DevHost, type DevHostFactory } from "./_host.js";
 import { type CliIO, outputWidth } from "./_io.js";
 
 export const REPL_HELP = `Commands:
@@ -349,10 +349,9 @@ export function createDevCommand(factory: DevHostFactory = createDevHost) {
 						io.stdout.write(`${theme.fg(level === "info" ? "muted" : level, `[${level}]`)} ${message}\n`),
 				});
 			} catch (error) {
-				if (error instanceof HostUnavailableError) throw new CommandError(error.message);
 				throw new CommandError(`could not start the host: ${errorMessage(error)}`);
 			}
-			const { host, diagnostics } = started;
+			const { host, diagnostics, watching } = started;
 			const interactive = io.stdin.isTTY === true && io.stdout.isTTY === true;
 			const tools = host.tools();
 			const extensionCount = new Set(tools.filter((t) => t.source !== "builtin").map((t) => t.source)).size;
@@ -365,9 +364,10 @@ export function createDevCommand(factory: DevHostFactory = createDevHost) {
 			for (const diagnostic of diagnostics) {
 				io.stdout.write(`${formatDiagnostic(diagnostic, io.cwd, theme)}\n`);
 			}
-			const watching =
-				options.watch && paths.length > 0 ? `watching ${paths.length} path${paths.length === 1 ? "" : "s"} · ` : "";
-			io.stdout.write(`${theme.fg("muted", `${watching}type help for commands`)}\n`);
+			let status = "";
+			if (paths.length > 0 && watching) status = `watching ${paths.length} path${paths.length === 1 ? "" : "s"} · `;
+			else if (paths.length > 0 && options.watch) status = "not watching: type reload to pick up changes · ";
+			io.stdout.write(`${theme.fg("muted", `${status}type help for commands`)}\n`);
 			return runDevLoop(host, { io, theme, cwd: io.cwd, interactive });
 		},
 	});

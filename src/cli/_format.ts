@@ -4,12 +4,12 @@ import type { Theme } from "../contract/render.js";
 import { truncateToWidth, visibleWidth } from "../render/width.js";
 import type { DevDiagnostic, DevReloadEvent, DevToolEntry } from "./_host.js";
 
-/** A path as the user would type it from `cwd`: relative when inside or near it, absolute otherwise. */
+/** A path as the user would type it from `cwd`: relative when inside it, absolute otherwise. */
 export function displayPath(path: string, cwd: string): string {
 	if (!isAbsolute(path)) return path;
 	const rel = relative(cwd, path);
 	if (rel === "") return ".";
-	if (isAbsolute(rel) || rel.startsWith("../../..")) return path;
+	if (isAbsolute(rel) || rel === ".." || rel.startsWith("../")) return path;
 	return rel;
 }
 

@@ -88,22 +88,15 @@ export interface DevHostOptions {
 export interface StartedDevHost {
 	readonly host: DevHost;
 	readonly diagnostics: readonly DevDiagnostic[];
+	/** Whether the host watches the extension files (false when `watch` was off or is unsupported). */
+	readonly watching: boolean;
 }
 
-/**
- * Builds the host for `toolsmith dev`. Rejects with a `HostUnavailableError` while the extension host
- * is not part of this build; any other rejection is a startup failure.
- */
+/** Builds the host for `toolsmith dev`. Rejects when the host cannot start at all. */
 export type DevHostFactory = (options: DevHostOptions) => Promise<StartedDevHost>;
 
-/** The engine a command needs is not in this build yet. */
-export class HostUnavailableError extends Error {
-	override readonly name = "HostUnavailableError";
-}
-
-/** The factory `toolsmith dev` uses. */
-export const createDevHost: DevHostFactory = async () => {
-	throw new HostUnavailableError(
-		"the extension host is not available yet in this build of toolsmith, so `dev` cannot load tools",
-	);
+/** The factory `toolsmith dev` uses; the loader is imported on first use so `--help` stays fast. */
+export const createDevHost: DevHostFactory = async (options) => {
+	const { createLoaderDevHost } = await import("./_host-node.js");
+	return createLoaderDevHost(options);
 };

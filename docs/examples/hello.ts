@@ -1,0 +1,31 @@
+/**
+ * The smallest useful extension: one tool with a custom look in `toolsmith dev`.
+ * Try it: toolsmith dev docs/examples/hello.ts, then `call hello {"name":"Ada"}`.
+ */
+import { defineTool, type ExtensionAPI, Type } from "toolsmith";
+
+const hello = defineTool({
+	name: "hello",
+	label: "Hello",
+	description: "Greet someone by name. Returns one line of text.",
+	parameters: Type.Object({
+		name: Type.String({ description: "Who to greet" }),
+		excited: Type.Optional(Type.Boolean({ description: "End with an exclamation mark" })),
+	}),
+	async execute(_toolCallId, { name, excited }) {
+		const text = `Hello, ${name}${excited ? "!" : "."}`;
+		return { content: [{ type: "text", text }], details: { name } };
+	},
+	// Renderers are for people: the model only ever sees `content`.
+	renderCall(args, theme) {
+		return `${theme.bold(theme.fg("toolTitle", "hello"))} ${theme.fg("accent", String(args.name))}`;
+	},
+	renderResult(result, _options, theme) {
+		const first = result.content[0];
+		return theme.fg("success", first?.type === "text" ? first.text : "(no text)");
+	},
+});
+
+export default function (api: ExtensionAPI) {
+	api.registerTool(hello);
+}
