@@ -43,9 +43,11 @@ const countdown = defineTool({
 		return { content: [{ type: "text", text: `Counted down from ${from}.` }], details: { remaining: 0 } };
 	},
 	renderResult(result, { isPartial }, theme, context) {
+		const first = result.content[0];
+		// Renderers see error results too (a throw, an abort): their details are not ours.
+		if (context?.isError) return theme.fg("error", first?.type === "text" ? first.text : "failed");
 		const { remaining } = result.details as CountdownDetails;
-		if (!isPartial)
-			return theme.fg("success", `liftoff (${result.content[0]?.type === "text" ? result.content[0].text : ""})`);
+		if (!isPartial) return theme.fg("success", `liftoff (${first?.type === "text" ? first.text : ""})`);
 		// The render context carries the call's arguments, so the bar knows where it started.
 		const from = (context?.args as { from?: number } | undefined)?.from ?? remaining;
 		const width = 20;
