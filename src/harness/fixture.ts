@@ -96,6 +96,18 @@ const FixtureCommand = Type.Object(
 		regex: Type.Optional(Type.Boolean({ description: "Treat `match` as a regular expression." })),
 		stdout: Type.Optional(Type.String()),
 		stderr: Type.Optional(Type.String()),
+		chunks: Type.Optional(
+			Type.Array(
+				Type.Object(
+					{
+						stream: Type.Union([Type.Literal("stdout"), Type.Literal("stderr")]),
+						data: Type.String(),
+					},
+					{ additionalProperties: false },
+				),
+				{ description: "Output pieces in the order they are written, before `stdout` and `stderr`." },
+			),
+		),
 		exitCode: Type.Optional(Type.Integer({ minimum: 0, maximum: 255 })),
 		once: Type.Optional(Type.Boolean({ description: "Answer only the first matching run." })),
 	},

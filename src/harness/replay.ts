@@ -167,6 +167,7 @@ function scriptedCommands(fixture: ReplayFixture): ScriptedCommand[] {
 		match: command.regex ? new RegExp(command.match) : command.match,
 		...(command.stdout !== undefined ? { stdout: command.stdout } : {}),
 		...(command.stderr !== undefined ? { stderr: command.stderr } : {}),
+		...(command.chunks ? { chunks: command.chunks } : {}),
 		...(command.exitCode !== undefined ? { exitCode: command.exitCode } : {}),
 		...(command.once !== undefined ? { once: command.once } : {}),
 	}));

@@ -1,0 +1,82 @@
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { wrapToolDefinitions } from "../../../src/contract/index.js";
+import { NodeExecutionEnv } from "../../../src/env/node.js";
+import { headlessContextFactory } from "../../../src/harness/_context.js";
+import { parseReplayFixture } from "../../../src/harness/fixture.js";
+import { recordingEnv } from "../../../src/harness/record.js";
+import { replay } from "../../../src/harness/replay.js";
+import { createBuiltinTools } from "../../../src/tools/index.js";
+
+let dir: string;
+
+beforeEach(async () => {
+	dir = await mkdtemp(join(tmpdir(), "toolsmith-record-"));
+	await writeFile(join(dir, "notes.md"), "# Notes\n\n- first\n- second\n");
+	await writeFile(join(dir, "untouched.txt"), "never read\n");
+});
+
+afterEach(async () => {
+	await rm(dir, { recursive: true, force: true });
+});
+
+describe("recordingEnv", () => {
+	it("records a run on the real disk into a fixture that replays offline", async () => {
+		const env = recordingEnv(new NodeExecutionEnv({ cwd: dir }));
+		const tools = wrapToolDefinitions(createBuiltinTools(), headlessContextFactory(env));
+		const call = (id: string, name: string, args: unknown) => ({
+			type: "toolCall" as const,
+			id,
+			name,
+			arguments: args,
+		});
+
+		await env.execute([call("r1", "read", { path: "notes.md" })], { tools });
+		await env.execute(
+			[
+				call("e1", "edit", { path: "notes.md", edits: [{ oldText: "- second", newText: "- second\n- third" }] }),
+				call("b1", "bash", { command: "echo out; echo err >&2; echo more; exit 3" }),
+			],
+			{ tools, toolExecution: "sequential" },
+		);
+		await env.execute([call("w1", "write", { path: "made/new.txt", content: "fresh" })], { tools });
+
+		const fixture = parseReplayFixture(await env.fixture({ name: "recorded run" }));
+		// Only what the run touched, as it was before the run.
+		expect(fixture.files).toEqual({ "notes.md": "# Notes\n\n- first\n- second\n" });
+		expect(fixture.commands).toEqual([
+			{
+				match: "echo out; echo err >&2; echo more; exit 3",
+				chunks: expect.arrayContaining([{ stream: "stderr", data: "err\n" }]),
+				exitCode: 3,
+				once: true,
+			},
+		]);
+		expect(fixture.steps.map((step) => step.calls.map((c) => c.tool))).toEqual([["read"], ["edit", "bash"], ["write"]]);
+		expect(fixture.steps[1]?.expect).toEqual({
+			files: { "notes.md": "# Notes\n\n- first\n- second\n- third\n" },
+			commands: ["echo out; echo err >&2; echo more; exit 3"],
+		});
+		expect(fixture.steps[1]?.calls[1]?.expect?.isError).toBe(true);
+		expect(env.io.some((entry) => entry.op === "exec")).toBe(true);
+		// The disk really changed.
+		expect(await readFile(join(dir, "made/new.txt"), "utf8")).toBe("fresh");
+
+		const report = await replay(fixture);
+		expect(report.pass).toBe(true);
+		expect(report.figures.calls).toBe(4);
+	});
+
+	it("warns about what a fixture cannot hold", async () => {
+		await writeFile(join(dir, "big.bin"), new Uint8Array([0xff, 0xfe, 0x00, 0x01]));
+		const env = recordingEnv(new NodeExecutionEnv({ cwd: dir }), { maxFileBytes: 10 });
+		await env.readBinaryFile("big.bin");
+		await env.readTextFile("notes.md");
+		expect(env.warnings).toEqual([
+			`${join(dir, "big.bin")}: not UTF-8 text; fixtures hold text files only, so it was not captured`,
+			`${join(dir, "notes.md")}: 26 bytes, over the 10-byte limit; not captured`,
+		]);
+	});
+});
