@@ -245,7 +245,7 @@ describe("dev loop over piped stdin", () => {
 			loaded new.ts in 5 ms · +fresh
 			unloaded new.ts in 1 ms · -fresh
 			reloaded same.ts in 2 ms · no tool changes
-			warning ../elsewhere/x.ts tool name 'a.b' is not valid for google
+			warning /elsewhere/x.ts tool name 'a.b' is not valid for google
 			"
 		`);
 	});

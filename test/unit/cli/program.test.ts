@@ -29,7 +29,7 @@ describe("runProgram", () => {
 			expect(await run(["help", name])).toEqual(help);
 			expect(await run([name, "x", "--bogus", "-h"])).toEqual(help);
 		}
-		const afterDashes = await run(["dev", "--", "--help"]);
+		const afterDashes = await run(["schema", "--", "--help"]);
 		expect(afterDashes.stdout).not.toContain("Usage:");
 	});
 
