@@ -60,6 +60,26 @@ export function cloneArguments(value: unknown, state: HostileKeyState, depth = 0
 	return out;
 }
 
+/**
+ * Whether `value` is plain JSON data (plain objects, arrays, primitives) without any hostile key
+ * at any depth: such arguments may be handed to a tool as they are. Allocates nothing.
+ */
+export function isCleanJson(value: unknown, depth = 0): boolean {
+	if (typeof value !== "object" || value === null) return typeof value !== "function";
+	if (depth > MAX_DEPTH) return false;
+	if (Array.isArray(value)) {
+		for (let i = 0; i < value.length; i++) if (!isCleanJson(value[i], depth + 1)) return false;
+		return true;
+	}
+	if (!isPlainObject(value)) return false;
+	for (const key in value) {
+		if (key === "__proto__" || key === "constructor" || key === "prototype") return false;
+		const child = (value as Record<string, unknown>)[key];
+		if (typeof child === "object" && child !== null && !isCleanJson(child, depth + 1)) return false;
+	}
+	return true;
+}
+
 /** Removes own `__proto__` keys from freshly parsed JSON, in place, and flags the other hostile keys. */
 function stripProtoKeys(value: unknown, state: HostileKeyState, depth: number): void {
 	if (typeof value !== "object" || value === null) return;

@@ -7,7 +7,7 @@ import { errorMessage, ToolsmithError } from "../contract/errors.js";
 import { err, ok, type Result } from "../contract/result.js";
 import { coerceValue, dropUndeclaredHostileKeys } from "./_coerce.js";
 import { fromJsonSchema, isCompilableTypeBox } from "./_from-json-schema.js";
-import { previewJson } from "./_json.js";
+import { cloneArguments, type HostileKeyState, isCleanJson, parseJsonArguments, previewJson } from "./_json.js";
 
 /** One failing place in the arguments. */
 export interface ValidationIssue {
@@ -102,6 +102,87 @@ function checkSub(schema: Record<string, unknown>, value: unknown): boolean | un
 		return compileSchema(schema as TSchema).checker.Check(value);
 	} catch {
 		return undefined;
+	}
+}
+
+/**
+ * Validates arguments as the model sent them (an object or a JSON string), never changing them.
+ *
+ * Arguments that are valid as sent, plain JSON without hostile keys, for a schema without
+ * defaults, come back as the very same object: copying them would cost more than everything else
+ * the executor does per call. Anything that must change (parsing, repair, defaults, hostile keys)
+ * is done on a private copy.
+ */
+export function validateArguments(
+	toolName: string,
+	schema: TSchema,
+	raw: unknown,
+): Result<unknown, ToolArgumentsError> {
+	if (typeof raw === "object" && raw !== null && !Array.isArray(raw)) {
+		const compiled = compiledOrUndefined(schema);
+		if (compiled !== undefined && !compiled.hasDefaults && compiled.checker.Check(raw) && isCleanJson(raw)) {
+			return ok(raw);
+		}
+	}
+	const copy = copyArguments(toolName, raw);
+	if (!copy.ok) return copy;
+	return validateOwned(toolName, schema, copy.value.value, copy.value.sawHostileKey, raw);
+}
+
+/** `raw` itself when it may be used as sent (see `validateArguments`), otherwise undefined. */
+export function acceptAsSent(schema: TSchema, raw: unknown): unknown {
+	if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return undefined;
+	const compiled = compiledCache.get(schema) ?? compiledOrUndefined(schema);
+	if (compiled !== undefined && !compiled.hasDefaults && compiled.checker.Check(raw) && isCleanJson(raw)) return raw;
+	return undefined;
+}
+
+function compiledOrUndefined(schema: TSchema): Compiled | undefined {
+	try {
+		return compileSchema(schema);
+	} catch {
+		return undefined;
+	}
+}
+
+/** Arguments parsed and copied, ready for `prepareArguments` and validation. */
+export interface CopiedArguments {
+	readonly value: unknown;
+	readonly sawHostileKey: boolean;
+}
+
+/**
+ * A private copy of what the model sent: a JSON string is parsed, an object deep-copied, and
+ * `__proto__` keys removed. Missing or blank arguments become `{}`.
+ */
+export function copyArguments(toolName: string, raw: unknown): Result<CopiedArguments, ToolArgumentsError> {
+	const state: HostileKeyState = { sawHostileKey: false };
+	if (typeof raw === "string") {
+		const parsed = parseJsonArguments(raw, state);
+		if (!parsed.ok) {
+			return err(
+				new ToolArgumentsError(
+					"E_INVALID_JSON",
+					toolName,
+					`Invalid arguments for tool "${toolName}": they are not valid JSON (${parsed.error}).\n\n` +
+						`Received arguments:\n${previewReceived(raw)}\n\n` +
+						"Send the arguments as one JSON object and call the tool again.",
+				),
+			);
+		}
+		return ok({ value: parsed.value, sawHostileKey: state.sawHostileKey });
+	}
+	try {
+		const value = raw === undefined ? {} : cloneArguments(raw, state);
+		return ok({ value, sawHostileKey: state.sawHostileKey });
+	} catch (error) {
+		return err(
+			new ToolArgumentsError(
+				"E_INVALID_ARGS",
+				toolName,
+				`Invalid arguments for tool "${toolName}": ${errorMessage(error)}`,
+			),
+		);
 	}
 }
 

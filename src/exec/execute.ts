@@ -2,23 +2,27 @@
 import type { ToolCall, ToolResultMessage } from "../contract/content.js";
 import { errorMessage, type ToolsmithErrorCode } from "../contract/errors.js";
 import type { ToolExecutionEvent } from "../contract/events.js";
+import type { Result } from "../contract/result.js";
 import type { AgentTool, AgentToolResult, AgentToolUpdateCallback } from "../contract/tool.js";
 import { cloneArguments } from "./_json.js";
 import { contentProblem, errorResult, resultProblem } from "./_results.js";
-import { validateOwned } from "./_validate.js";
+import { acceptAsSent, copyArguments, type ToolArgumentsError, validateArguments, validateOwned } from "./_validate.js";
 import type { ExecuteToolCallsConfig, ExecuteToolCallsResult, ToolCallHookContext } from "./types.js";
-import { parseToolArguments } from "./validate.js";
 
 /** A call's outcome before it becomes a message. */
-interface Final {
-	readonly result: AgentToolResult<unknown>;
-	readonly isError: boolean;
+class Final {
+	constructor(
+		readonly result: AgentToolResult<unknown>,
+		readonly isError: boolean,
+	) {}
 }
 
 /** A call that passed preparation. */
-interface Prepared {
-	readonly tool: AgentTool;
-	readonly args: unknown;
+class Prepared {
+	constructor(
+		readonly tool: AgentTool,
+		readonly args: unknown,
+	) {}
 }
 
 /** What the executor knows of one call, after reading the untrusted `ToolCall` once. */
@@ -41,7 +45,7 @@ const SKIPPED_TEXT =
 	"Skipped: the remaining tool calls of this batch were not run because the agent was asked to stop. Call the tool again if it is still needed.";
 
 function fail(text: string, code: ToolsmithErrorCode, extra?: Parameters<typeof errorResult>[2]): Final {
-	return { result: errorResult(text, code, extra), isError: true };
+	return new Final(errorResult(text, code, extra), true);
 }
 
 function readSlot(call: unknown, index: number): Slot {
@@ -89,33 +93,43 @@ function notFound(batch: Batch, name: string): Final {
 function prepare(batch: Batch, slot: Slot): Prepared | Final {
 	const tool = batch.tools.get(slot.name);
 	if (tool === undefined) return notFound(batch, slot.name);
-	const parsed = parseToolArguments(slot.name, slot.raw);
-	if (!parsed.ok) return fail(parsed.error.message, parsed.error.code);
-	let value = parsed.value.value;
-	let sawHostileKey = parsed.value.sawHostileKey;
-	if (typeof tool.prepareArguments === "function") {
-		try {
-			const prepared = tool.prepareArguments(value);
-			if (prepared !== value) {
-				// The shim may hand back objects it keeps (constants, caches): validation must not edit them.
-				const state = { sawHostileKey };
-				value = cloneArguments(prepared, state);
-				sawHostileKey = state.sawHostileKey;
-			}
-		} catch (error) {
-			return fail(`Could not prepare the arguments of tool ${slot.name}: ${errorMessage(error)}`, "E_PREPARE_FAILED");
-		}
+	if (typeof tool.prepareArguments !== "function") {
+		const ready = acceptAsSent(tool.parameters, slot.raw);
+		if (ready !== undefined) return new Prepared(tool, ready);
 	}
-	const validated = validateOwned(slot.name, tool.parameters, value, sawHostileKey, slot.raw);
+	const validated =
+		typeof tool.prepareArguments === "function"
+			? prepareThenValidate(tool, slot)
+			: validateArguments(slot.name, tool.parameters, slot.raw);
+	if (isFinal(validated)) return validated;
 	if (!validated.ok) {
 		const error = validated.error;
 		return fail(error.message, error.code, error.issues.length > 0 ? { issues: error.issues } : undefined);
 	}
-	return { tool, args: validated.value };
+	return new Prepared(tool, validated.value);
 }
 
-function isFinal(value: Prepared | Final): value is Final {
-	return "result" in value;
+function prepareThenValidate(tool: AgentTool, slot: Slot): Result<unknown, ToolArgumentsError> | Final {
+	const copied = copyArguments(slot.name, slot.raw);
+	if (!copied.ok) return copied;
+	let value = copied.value.value;
+	let sawHostileKey = copied.value.sawHostileKey;
+	try {
+		const prepared = tool.prepareArguments?.(value);
+		if (prepared !== value) {
+			// The shim may hand back objects it keeps (constants, caches): validation must not edit them.
+			const state = { sawHostileKey };
+			value = cloneArguments(prepared, state);
+			sawHostileKey = state.sawHostileKey;
+		}
+	} catch (error) {
+		return fail(`Could not prepare the arguments of tool ${slot.name}: ${errorMessage(error)}`, "E_PREPARE_FAILED");
+	}
+	return validateOwned(slot.name, tool.parameters, value, sawHostileKey, slot.raw);
+}
+
+function isFinal<T>(value: T | Final): value is Final {
+	return value instanceof Final;
 }
 
 function hookContext(batch: Batch, slot: Slot, prepared: Prepared): ToolCallHookContext {
@@ -138,33 +152,70 @@ async function before(batch: Batch, slot: Slot, prepared: Prepared): Promise<Fin
 	}
 }
 
-async function execute(batch: Batch, slot: Slot, prepared: Prepared): Promise<Final> {
-	let settled = false;
+const ignoreUpdate: AgentToolUpdateCallback<unknown> = () => {};
+
+/** What a tool's promise settled with: its value, or a `Thrown` box around the reason. */
+class Thrown {
+	constructor(readonly reason: unknown) {}
+}
+
+const keep = (value: unknown): unknown => value;
+const box = (reason: unknown): Thrown => new Thrown(reason);
+
+/**
+ * Starts one prepared call. The promise never rejects: a throw arrives as a `Thrown`. Handlers are
+ * attached at once (so no rejection goes unhandled while earlier calls are awaited) and, without
+ * an event listener, are shared functions: cheap tools must not pay for closures they do not need.
+ */
+function launch(batch: Batch, slot: Slot, prepared: Prepared): Promise<unknown> {
 	const emit = batch.emit;
-	const onUpdate: AgentToolUpdateCallback<unknown> | undefined = emit
-		? (partialResult) => {
-				if (settled) return;
-				emit({
-					type: "tool_execution_update",
-					toolCallId: slot.id,
-					toolName: slot.name,
-					args: prepared.args,
-					partialResult,
-				});
-			}
-		: () => {};
-	let final: Final;
+	let onUpdate: AgentToolUpdateCallback<unknown> = ignoreUpdate;
+	let settled = false;
+	if (emit) {
+		onUpdate = (partialResult) => {
+			// Updates after the tool settled are ignored: the end event has the final word.
+			if (settled) return;
+			emit({
+				type: "tool_execution_update",
+				toolCallId: slot.id,
+				toolName: slot.name,
+				args: prepared.args,
+				partialResult,
+			});
+		};
+	}
+	let returned: unknown;
 	try {
-		const returned: unknown = await prepared.tool.execute(slot.id, prepared.args, batch.signal, onUpdate);
-		const problem = resultProblem(returned);
+		returned = prepared.tool.execute(slot.id, prepared.args, batch.signal, onUpdate);
+	} catch (error) {
+		settled = true;
+		return Promise.resolve(new Thrown(error));
+	}
+	const promise = returned instanceof Promise ? returned : Promise.resolve(returned);
+	if (!emit) return promise.then(keep, box);
+	return promise.then(
+		(value) => {
+			settled = true;
+			return value;
+		},
+		(reason) => {
+			settled = true;
+			return new Thrown(reason);
+		},
+	);
+}
+
+/** The outcome of a settled call, after `afterToolCall`. */
+function settle(batch: Batch, slot: Slot, prepared: Prepared, value: unknown): Final | Promise<Final> {
+	let final: Final;
+	if (value instanceof Thrown) final = fail(errorMessage(value.reason), "E_TOOL_FAILED");
+	else {
+		const problem = resultProblem(value);
 		final = problem
 			? fail(`Tool ${slot.name} returned a malformed result: ${problem}.`, "E_BAD_RESULT")
-			: { result: returned as AgentToolResult<unknown>, isError: false };
-	} catch (error) {
-		final = fail(errorMessage(error), "E_TOOL_FAILED");
+			: new Final(value as AgentToolResult<unknown>, false);
 	}
-	settled = true;
-	return after(batch, slot, prepared, final);
+	return typeof batch.config.afterToolCall === "function" ? after(batch, slot, prepared, final) : final;
 }
 
 /** The `afterToolCall` hook: each field it returns replaces the result's field as a whole. */
@@ -184,7 +235,7 @@ async function after(batch: Batch, slot: Slot, prepared: Prepared, final: Final)
 		if (patch.content !== undefined) result.content = patch.content;
 		if (patch.details !== undefined) result.details = patch.details;
 		if (patch.terminate !== undefined) result.terminate = patch.terminate;
-		return { result, isError: patch.isError !== undefined ? patch.isError === true : final.isError };
+		return new Final(result, patch.isError !== undefined ? patch.isError === true : final.isError);
 	} catch (error) {
 		return fail(`The afterToolCall hook failed for ${slot.name}: ${errorMessage(error)}`, "E_TOOL_FAILED");
 	}
@@ -192,9 +243,7 @@ async function after(batch: Batch, slot: Slot, prepared: Prepared, final: Final)
 
 function toMessage(slot: Slot, final: Final): ToolResultMessage {
 	const { result } = final;
-	const message: {
-		-readonly [K in keyof ToolResultMessage]: ToolResultMessage[K];
-	} = {
+	const message: ToolResultMessage = {
 		role: "toolResult",
 		toolCallId: slot.id,
 		toolName: slot.name,
@@ -203,9 +252,12 @@ function toMessage(slot: Slot, final: Final): ToolResultMessage {
 		isError: final.isError,
 		timestamp: Date.now(),
 	};
-	if (result.addedToolNames !== undefined) message.addedToolNames = result.addedToolNames;
-	if (result.usage !== undefined) message.usage = result.usage;
-	return message;
+	if (result.addedToolNames === undefined && result.usage === undefined) return message;
+	return {
+		...message,
+		...(result.addedToolNames !== undefined ? { addedToolNames: result.addedToolNames } : {}),
+		...(result.usage !== undefined ? { usage: result.usage } : {}),
+	};
 }
 
 function askSkip(config: ExecuteToolCallsConfig): boolean {
@@ -231,7 +283,7 @@ function emitEnd(batch: Batch, slot: Slot, final: Final): void {
 	});
 }
 
-async function runSequential(batch: Batch, slots: readonly Slot[]): Promise<Final[]> {
+async function runSequential(batch: Batch, slots: readonly Slot[], results: ToolResultMessage[]): Promise<Final[]> {
 	const finals: Final[] = [];
 	let skipping = false;
 	for (const slot of slots) {
@@ -246,61 +298,80 @@ async function runSequential(batch: Batch, slots: readonly Slot[]): Promise<Fina
 				const blocked = await before(batch, slot, prepared);
 				if (blocked) final = blocked;
 				else if (batch.signal?.aborted) final = fail(ABORTED_TEXT, "E_ABORTED");
-				else final = await execute(batch, slot, prepared);
+				else {
+					const settled = settle(batch, slot, prepared, await launch(batch, slot, prepared));
+					final = settled instanceof Promise ? await settled : settled;
+				}
 			}
 			skipping = askSkip(batch.config);
 		}
 		emitEnd(batch, slot, final);
+		results.push(toMessage(slot, final));
 		finals.push(final);
 	}
 	return finals;
 }
 
-async function runParallel(batch: Batch, slots: readonly Slot[]): Promise<Final[]> {
-	const finals: (Final | undefined)[] = new Array(slots.length);
-	const running: Promise<void>[] = [];
-	let nextEnd = 0;
-	// Ends go out in source order: a call's end waits for every earlier call to finish.
-	const finish = (index: number, final: Final): void => {
-		finals[index] = final;
-		while (nextEnd < slots.length && finals[nextEnd] !== undefined) {
-			emitEnd(batch, slots[nextEnd] as Slot, finals[nextEnd] as Final);
-			nextEnd++;
-		}
+/** A launched call in a parallel batch. */
+class Running {
+	constructor(
+		readonly prepared: Prepared,
+		readonly promise: Promise<unknown>,
+	) {}
+}
+
+/**
+ * Parallel: calls are launched in source order, each as soon as it is prepared; a collector then
+ * walks the calls in source order, so `afterToolCall` and the end events run in source order and
+ * a call's end goes out once it and every earlier call are done.
+ */
+async function runParallel(batch: Batch, slots: readonly Slot[], results: ToolResultMessage[]): Promise<Final[]> {
+	const entries: (Final | Running | undefined)[] = new Array(slots.length);
+	// Only needed while `beforeToolCall` keeps the launch loop waiting: the collector parks here.
+	const waiting: ((entry: Final | Running) => void)[] = [];
+	const place = (index: number, entry: Final | Running): undefined => {
+		entries[index] = entry;
+		waiting[index]?.(entry);
+		return undefined;
 	};
 	let skipping = false;
-	for (let index = 0; index < slots.length; index++) {
+	/** Prepares and launches call `index`; returns the blocking hook's promise when there is one. */
+	const start = (index: number): Promise<void> | undefined => {
 		const slot = slots[index] as Slot;
 		emitStart(batch, slot);
-		if (batch.signal?.aborted) {
-			finish(index, fail(ABORTED_TEXT, "E_ABORTED"));
-			continue;
-		}
+		if (batch.signal?.aborted) return place(index, fail(ABORTED_TEXT, "E_ABORTED"));
 		if (!skipping) skipping = askSkip(batch.config);
-		if (skipping) {
-			finish(index, fail(SKIPPED_TEXT, "E_SKIPPED"));
-			continue;
-		}
+		if (skipping) return place(index, fail(SKIPPED_TEXT, "E_SKIPPED"));
 		const prepared = prepare(batch, slot);
-		if (isFinal(prepared)) {
-			finish(index, prepared);
-			continue;
-		}
-		if (batch.config.beforeToolCall) {
-			const blocked = await before(batch, slot, prepared);
-			if (blocked) {
-				finish(index, blocked);
-				continue;
-			}
-			if (batch.signal?.aborted) {
-				finish(index, fail(ABORTED_TEXT, "E_ABORTED"));
-				continue;
-			}
-		}
-		running.push(execute(batch, slot, prepared).then((final) => finish(index, final)));
+		if (isFinal(prepared)) return place(index, prepared);
+		if (!batch.config.beforeToolCall) return place(index, new Running(prepared, launch(batch, slot, prepared)));
+		return before(batch, slot, prepared).then((blocked) => {
+			if (blocked || batch.signal?.aborted) place(index, blocked ?? fail(ABORTED_TEXT, "E_ABORTED"));
+			else place(index, new Running(prepared, launch(batch, slot, prepared)));
+		});
+	};
+	let launching: Promise<void> | undefined;
+	if (batch.config.beforeToolCall) {
+		// Hooks run one after another in source order (they may ask a person); calls launch as they pass.
+		launching = (async () => {
+			for (let index = 0; index < slots.length; index++) await start(index);
+		})();
+	} else {
+		for (let index = 0; index < slots.length; index++) start(index);
 	}
-	if (running.length > 0) await Promise.all(running);
-	return finals as Final[];
+	const finals: Final[] = new Array(slots.length);
+	for (let index = 0; index < slots.length; index++) {
+		const slot = slots[index] as Slot;
+		const entry = entries[index] ?? (await new Promise<Final | Running>((resolve) => (waiting[index] = resolve)));
+		let final: Final | Promise<Final> =
+			entry instanceof Running ? settle(batch, slot, entry.prepared, await entry.promise) : entry;
+		if (final instanceof Promise) final = await final;
+		emitEnd(batch, slot, final);
+		finals[index] = final;
+		results[index] = toMessage(slot, final);
+	}
+	if (launching) await launching;
+	return finals;
 }
 
 /**
@@ -341,8 +412,8 @@ export async function executeToolCalls(
 		const sequential =
 			config.toolExecution === "sequential" ||
 			slots.some((slot) => batch.tools.get(slot.name)?.executionMode === "sequential");
-		const finals = sequential ? await runSequential(batch, slots) : await runParallel(batch, slots);
-		const results = finals.map((final, index) => toMessage(slots[index] as Slot, final));
+		const results: ToolResultMessage[] = [];
+		const finals = sequential ? await runSequential(batch, slots, results) : await runParallel(batch, slots, results);
 		const terminate = finals.length > 0 && finals.every((final) => final.result.terminate === true);
 		return { results, terminate };
 	} catch (error) {
