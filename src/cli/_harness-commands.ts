@@ -2,6 +2,7 @@
  * `test`, `check`, `replay-session` and `schema`: their options are final; each one exits 1 with a
  * clear message until its engine (toolsmith/harness, the provider converters) is part of the build.
  */
+import type { ToolProvider } from "../providers/types.js";
 import { CommandError, defineCommand } from "./_command.js";
 
 function notAvailable(command: string, engine: string): never {
@@ -54,17 +55,32 @@ export const replaySessionCommand = defineCommand({
 export const schemaCommand = defineCommand({
 	name: "schema",
 	summary: "Print tools in a provider's wire format, with what the provider rewrites",
+	description: [
+		"The provider's tool list goes to stdout as JSON (ready to paste into a request); the report of",
+		"rewritten and rejected schemas goes to stderr. Tools a provider would reject are left out of the",
+		"JSON and make the command exit 1. Without paths, the built-in tools are printed.",
+	].join("\n"),
 	options: {
 		provider: {
 			type: "string",
-			choices: ["openai", "anthropic", "google"],
+			choices: ["openai", "openai-chat", "openai-responses", "anthropic", "google"],
 			default: "openai",
-			description: "The provider whose tool format to print",
+			description: "The wire format: openai (= openai-chat), openai-responses, anthropic or google",
 		},
+		strict: { type: "boolean", description: "OpenAI strict function calling (per tool, when the schema allows it)" },
 	},
 	positionals: [
 		{ name: "paths", variadic: true, description: "Extension files or folders (the built-ins without any)" },
 	],
-	examples: ["toolsmith schema ./tools --provider anthropic"],
-	run: ({ commandName }) => notAvailable(commandName, "the provider converters and the extension loader"),
+	examples: ["toolsmith schema ./tools --provider anthropic", "toolsmith schema --provider google > tools.json"],
+	async run({ options, positionals, io, errorTheme }) {
+		const { runSchema } = await import("./_schema.js");
+		return runSchema({
+			paths: positionals,
+			provider: options.provider === "openai" ? "openai-chat" : (options.provider as ToolProvider),
+			strict: options.strict,
+			io,
+			theme: errorTheme,
+		});
+	},
 });

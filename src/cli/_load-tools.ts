@@ -1,0 +1,36 @@
+/** Loading tool definitions for one-shot commands (`schema`): built-ins or the tools of extensions. */
+import { resolve } from "node:path";
+import type { ToolDefinition } from "../contract/tool.js";
+import { MemoryExecutionEnv } from "../env/memory.js";
+import { loadExtensions } from "../extensions/loader.js";
+import type { DevDiagnostic } from "./_host.js";
+import { toDevDiagnostic } from "./_host-node.js";
+
+export interface LoadedTools {
+	readonly tools: readonly { readonly definition: ToolDefinition; readonly source: string }[];
+	readonly diagnostics: readonly DevDiagnostic[];
+}
+
+/**
+ * With `paths`: the tools those extensions register (also from `session_start` handlers). Without:
+ * the built-ins. Tools never run here, so they get an in-memory env. Never throws for a broken
+ * extension: it becomes a diagnostic.
+ */
+export async function loadToolsForCommand(paths: readonly string[], cwd: string): Promise<LoadedTools> {
+	const loaded = await loadExtensions(
+		paths.map((p) => resolve(cwd, p)),
+		{ cwd, env: new MemoryExecutionEnv({ cwd }), log: () => {} },
+	);
+	const diagnostics = [...loaded.diagnostics];
+	diagnostics.push(...(await loaded.runtime.emit({ type: "session_start", reason: "startup" })));
+	const entries = loaded.registry.snapshot().active;
+	await loaded.runtime.emit({ type: "session_shutdown", reason: "exit" }, { timeoutMs: 3_000 });
+	const wanted = paths.length === 0 ? entries : entries.filter((e) => e.source.kind === "extension");
+	return {
+		tools: wanted.map((e) => ({
+			definition: e.definition,
+			source: e.source.kind === "builtin" ? "builtin" : e.source.path,
+		})),
+		diagnostics: diagnostics.map(toDevDiagnostic),
+	};
+}

@@ -1,0 +1,64 @@
+/** `toolsmith schema`: tools in a provider's wire format plus the report of what the provider changes. */
+import type { Theme } from "../contract/render.js";
+import {
+	compatibilityReport,
+	type ProviderTool,
+	toAnthropicTools,
+	toGoogleTools,
+	toOpenAIChatTools,
+	toOpenAIResponsesTools,
+} from "../providers/tools.js";
+import type { ToolProvider } from "../providers/types.js";
+import { EXIT_FAILURE, EXIT_OK } from "./_command.js";
+import { formatDiagnostic } from "./_format.js";
+import type { CliIO } from "./_io.js";
+import { loadToolsForCommand } from "./_load-tools.js";
+
+export interface SchemaRun {
+	readonly paths: readonly string[];
+	readonly provider: ToolProvider;
+	readonly strict: boolean;
+	readonly io: CliIO;
+	/** Styles for the report (stderr). */
+	readonly theme: Theme;
+}
+
+function convert(tools: readonly ProviderTool[], provider: ToolProvider, strict: boolean): unknown {
+	const options = { invalid: "omit" as const };
+	if (provider === "openai-chat") return toOpenAIChatTools(tools, { ...options, strict });
+	if (provider === "openai-responses") return toOpenAIResponsesTools(tools, { ...options, strict });
+	if (provider === "anthropic") return toAnthropicTools(tools, options);
+	return toGoogleTools(tools, options);
+}
+
+export async function runSchema(run: SchemaRun): Promise<number> {
+	const { io, theme, provider } = run;
+	const loaded = await loadToolsForCommand(run.paths, io.cwd);
+	const failedLoad = loaded.diagnostics.some((d) => d.level === "error");
+	for (const diagnostic of loaded.diagnostics) io.stderr.write(`${formatDiagnostic(diagnostic, io.cwd, theme)}\n`);
+	const tools = loaded.tools.map((t) => t.definition);
+	io.stdout.write(`${JSON.stringify(convert(tools, provider, run.strict), null, 2)}\n`);
+
+	const report = compatibilityReport(tools, provider, { strict: run.strict });
+	const rejected = report.filter((r) => !r.ok);
+	const rewritten = report.filter((r) => r.ok && (r.rewrites.length > 0 || r.strictFallback));
+	const lines = [
+		`${provider}${run.strict ? " (strict)" : ""} · ${tools.length} tool${tools.length === 1 ? "" : "s"} · ${rewritten.length} rewritten · ${rejected.length} rejected`,
+	];
+	for (const r of report) {
+		const problems: string[] = [];
+		if (!r.nameVerdict.ok) problems.push(`name: ${r.nameVerdict.problem ?? "invalid"} (${r.nameVerdict.rule})`);
+		for (const e of r.errors) {
+			const line = `${e.path || "/"} ${e.kind}: ${e.message}`;
+			problems.push(r.strictFallback ? `not strict: ${line}` : line);
+		}
+		const rewrites = r.rewrites.map((w) => `${w.path || "/"} ${w.kind}: ${w.message}`);
+		if (problems.length === 0 && rewrites.length === 0) continue;
+		const verdict = r.ok ? theme.fg("warning", "rewritten") : theme.fg("error", "rejected");
+		lines.push(`  ${theme.bold(r.name)} ${verdict}`);
+		for (const p of problems) lines.push(`    ${r.ok ? "" : theme.fg("error", "✗ ")}${p}`);
+		for (const w of rewrites) lines.push(`    ${w}`);
+	}
+	io.stderr.write(`${lines.join("\n")}\n`);
+	return failedLoad || rejected.length > 0 ? EXIT_FAILURE : EXIT_OK;
+}

@@ -1,0 +1,69 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { runProgram } from "../../../src/cli/_command.js";
+import { program } from "../../../src/cli/_program.js";
+import { fakeIO } from "../../unit/cli/_fake-host.js";
+
+const scratch = mkdtempSync(join(tmpdir(), "toolsmith-schema-cli-"));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+writeFileSync(
+	join(scratch, "tools.ts"),
+	`import { defineTool, StringEnum, Type } from "toolsmith";
+const ok = { content: [{ type: "text", text: "ok" }], details: {} };
+export default function (api) {
+	api.registerTool(defineTool({ name: "pick", label: "Pick", description: "Pick one.",
+		parameters: Type.Object({ choice: StringEnum(["a", "b"]), note: Type.Optional(Type.String()) }),
+		async execute() { return ok; } }));
+	api.registerTool(defineTool({ name: "9lives", label: "Nine", description: "A name Google refuses.",
+		parameters: Type.Object({}), async execute() { return ok; } }));
+}
+`,
+);
+
+async function schema(argv: string[]) {
+	const io = { ...fakeIO(), cwd: scratch };
+	const code = await runProgram(program, ["schema", ...argv], io);
+	return { code, stdout: io.out(), stderr: io.err() };
+}
+
+describe("toolsmith schema", () => {
+	it("prints the built-ins for a provider as JSON and exits 0", async () => {
+		const run = await schema(["--provider", "anthropic"]);
+		expect(run.code).toBe(0);
+		const tools = JSON.parse(run.stdout) as { name: string; input_schema: { type: string } }[];
+		expect(tools.map((t) => t.name).sort()).toEqual(["bash", "edit", "read", "write"]);
+		expect(tools.every((t) => t.input_schema.type === "object")).toBe(true);
+		expect(run.stderr).toBe("anthropic · 4 tools · 0 rewritten · 0 rejected\n");
+	});
+
+	it("prints only an extension's tools, leaves out what the provider rejects, reports it and exits 1", async () => {
+		const run = await schema(["tools.ts", "--provider=google"]);
+		expect(run.code).toBe(1);
+		const [entry] = JSON.parse(run.stdout) as { functionDeclarations: { name: string }[] }[];
+		expect(entry?.functionDeclarations.map((d) => d.name)).toEqual(["pick"]);
+		expect(run.stderr).toMatch(/^warning tools\.ts .*"9lives".*\[W_PROVIDER_NAME\]\n/);
+		expect(run.stderr).toMatch(/\ngoogle · 2 tools · 0 rewritten · 1 rejected\n {2}9lives rejected\n {4}✗ name: /);
+	});
+
+	it("lists OpenAI strict-mode rewrites", async () => {
+		const run = await schema(["tools.ts", "--provider", "openai", "--strict"]);
+		const tools = JSON.parse(run.stdout) as { function: { name: string; strict?: boolean } }[];
+		expect(tools.map((t) => [t.function.name, t.function.strict])).toEqual([
+			["pick", true],
+			["9lives", true],
+		]);
+		expect(run.stderr).toContain("  pick rewritten\n");
+		expect(run.stderr).toContain("/properties/note optional-to-nullable:");
+	});
+
+	it("reports a broken extension as a diagnostic and exits 1", async () => {
+		writeFileSync(join(scratch, "broken.ts"), "export default 42;\n");
+		const run = await schema(["broken.ts"]);
+		expect(run.code).toBe(1);
+		expect(JSON.parse(run.stdout)).toEqual([]);
+		expect(run.stderr).toMatch(/^error broken\.ts .*\[E_NO_FACTORY\]\n/);
+	});
+});
