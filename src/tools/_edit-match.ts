@@ -110,6 +110,72 @@ function occurrences(haystack: string, needle: string, limit = Number.POSITIVE_I
 	return found;
 }
 
+interface Found {
+	/** How many times the needle occurs (overlapping occurrences included). */
+	count: number;
+	/** The first few start offsets, in order. */
+	readonly first: number[];
+}
+
+const KEPT_POSITIONS = 10;
+const HASH_BASE = 0x01000193;
+
+/**
+ * Occurrences of every needle in one pass (Rabin-Karp over a window of the shortest needle's
+ * length), instead of two full `indexOf` scans per needle: a call with hundreds of edits on a large
+ * file then costs one scan. Needles shorter than 8 characters use `indexOf`.
+ */
+function findAll(haystack: string, needles: readonly string[]): Found[] {
+	const found: Found[] = needles.map(() => ({ count: 0, first: [] }));
+	const long: number[] = [];
+	needles.forEach((needle, i) => {
+		if (needle.length >= 8) {
+			long.push(i);
+			return;
+		}
+		const at = occurrences(haystack, needle);
+		found[i] = { count: at.length, first: at.slice(0, KEPT_POSITIONS) };
+	});
+	if (long.length === 0) return found;
+	let window = 32;
+	for (const i of long) window = Math.min(window, (needles[i] as string).length);
+	if (haystack.length < window) return found;
+	const hashOf = (text: string) => {
+		let h = 0;
+		for (let k = 0; k < window; k++) h = (Math.imul(h, HASH_BASE) + text.charCodeAt(k)) | 0;
+		return h;
+	};
+	let top = 1;
+	for (let k = 1; k < window; k++) top = Math.imul(top, HASH_BASE);
+	const byHash = new Map<number, number[]>();
+	const filter = new Uint8Array(1 << 16);
+	for (const i of long) {
+		const h = hashOf(needles[i] as string);
+		const list = byHash.get(h);
+		if (list) list.push(i);
+		else byHash.set(h, [i]);
+		filter[(h ^ (h >>> 16)) & 0xffff] = 1;
+	}
+	let h = hashOf(haystack);
+	const last = haystack.length - window;
+	for (let p = 0; ; p++) {
+		if (filter[(h ^ (h >>> 16)) & 0xffff] === 1) {
+			const candidates = byHash.get(h);
+			if (candidates) {
+				for (const i of candidates) {
+					if (!haystack.startsWith(needles[i] as string, p)) continue;
+					const entry = found[i] as Found;
+					entry.count++;
+					if (entry.first.length < KEPT_POSITIONS) entry.first.push(p);
+				}
+			}
+		}
+		if (p >= last) break;
+		h = (Math.imul((h - Math.imul(haystack.charCodeAt(p), top)) | 0, HASH_BASE) + haystack.charCodeAt(p + window)) | 0;
+	}
+	return found;
+}
+
 /** 1-based line numbers of offsets in a text, computed in one pass. */
 function lineNumbersOf(text: string, offsets: readonly number[]): number[] {
 	const sorted = [...offsets].sort((a, b) => a - b);
@@ -126,9 +192,9 @@ function lineNumbersOf(text: string, offsets: readonly number[]): number[] {
 	return result;
 }
 
-function listLines(lines: readonly number[]): string {
-	const shown = lines.slice(0, 10).join(", ");
-	return lines.length > 10 ? `${shown}, …` : shown;
+function listLines(lines: readonly number[], total = lines.length): string {
+	const shown = lines.slice(0, KEPT_POSITIONS).join(", ");
+	return total > KEPT_POSITIONS ? `${shown}, …` : shown;
 }
 
 function bigrams(text: string): Map<string, number> {
@@ -192,24 +258,27 @@ function closestLinesHint(lf: string, oldText: string): string {
 export function locateEdits(lf: string, edits: readonly EditInput[], displayPath: string): LocatedEdit[] {
 	let tolerant: TolerantView | undefined;
 	const located: LocatedEdit[] = [];
-	for (let i = 0; i < edits.length; i++) {
-		const edit = edits[i] as EditInput;
-		const oldText = toLF(edit.oldText);
-		const newText = toLF(edit.newText);
+	const oldTexts = edits.map((edit) => toLF(edit.oldText));
+	oldTexts.forEach((oldText, i) => {
 		if (oldText.length === 0) {
 			throw new Error(
 				`edits[${i}].oldText is empty in ${displayPath}. Give the exact text to replace; to insert, include a neighbouring line in both oldText and newText.`,
 			);
 		}
-		const exact = occurrences(lf, oldText, 2);
-		if (exact.length > 1) {
-			const all = occurrences(lf, oldText);
+	});
+	const exactMatches = findAll(lf, oldTexts);
+	for (let i = 0; i < edits.length; i++) {
+		const edit = edits[i] as EditInput;
+		const oldText = oldTexts[i] as string;
+		const newText = toLF(edit.newText);
+		const exact = exactMatches[i] as Found;
+		if (exact.count > 1) {
 			throw new Error(
-				`edits[${i}].oldText occurs ${all.length} times in ${displayPath} (lines ${listLines(lineNumbersOf(lf, all))}). It must occur exactly once: add surrounding lines to make it unique.`,
+				`edits[${i}].oldText occurs ${exact.count} times in ${displayPath} (lines ${listLines(lineNumbersOf(lf, exact.first), exact.count)}). It must occur exactly once: add surrounding lines to make it unique.`,
 			);
 		}
-		if (exact.length === 1) {
-			const start = exact[0] ?? 0;
+		if (exact.count === 1) {
+			const start = exact.first[0] ?? 0;
 			located.push({ index: i, start, end: start + oldText.length, newText, tolerant: false });
 			continue;
 		}

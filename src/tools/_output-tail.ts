@@ -11,6 +11,8 @@ import type { ExecutionEnv } from "../env/types.js";
 import { type TruncationResult, truncateTail } from "./truncate.js";
 
 const NEWLINE = 10;
+/** Size of the blocks output is copied into on its way to the spill file. */
+const BLOCK_BYTES = 1024 * 1024;
 
 export interface OutputSnapshot {
 	readonly content: string;
@@ -26,8 +28,13 @@ export class OutputTail {
 	private totalBytes = 0;
 	private totalLines = 1;
 	private lastLineBytes = 0;
-	/** Chunks not yet in the spill file (everything, until spilling starts). */
+	/**
+	 * Output not yet in the spill file (everything, until spilling starts), copied into compact
+	 * blocks: a pipe's chunks are views into larger buffers, and holding them would pin those.
+	 */
 	private unsaved: Uint8Array[] = [];
+	private block = new Uint8Array(BLOCK_BYTES);
+	private blockUsed = 0;
 	private spilling = false;
 	private spillPath: Promise<string | undefined> | undefined;
 	private writer: Promise<void> = Promise.resolve();
@@ -47,14 +54,8 @@ export class OutputTail {
 	append(data: Uint8Array): void {
 		if (data.length === 0) return;
 		this.totalBytes += data.length;
-		let newlines = 0;
-		let last = -1;
-		for (let i = 0; i < data.length; i++) {
-			if (data[i] === NEWLINE) {
-				newlines++;
-				last = i;
-			}
-		}
+		const newlines = countNewlines(data);
+		const last = newlines > 0 ? data.lastIndexOf(NEWLINE) : -1;
 		this.totalLines += newlines;
 		this.lastLineBytes = last === -1 ? this.lastLineBytes + data.length : data.length - last - 1;
 
@@ -66,10 +67,24 @@ export class OutputTail {
 			this.startsAtLine = dropped[dropped.length - 1] === NEWLINE;
 		}
 
-		this.unsaved.push(data);
+		this.stage(data);
 		if (!this.spilling && (this.totalBytes > this.maxBytes || this.totalLines > this.maxLines)) this.spilling = true;
-		if (this.spilling) this.flush();
-		else if (this.unsaved.length > 1 && this.unsaved.length > 64) this.unsaved = [concat(this.unsaved)];
+		if (this.spilling && this.unsaved.length > 0) this.flush();
+	}
+
+	private stage(data: Uint8Array): void {
+		let at = 0;
+		while (at < data.length) {
+			const take = Math.min(data.length - at, BLOCK_BYTES - this.blockUsed);
+			this.block.set(data.subarray(at, at + take), this.blockUsed);
+			this.blockUsed += take;
+			at += take;
+			if (this.blockUsed === BLOCK_BYTES) {
+				this.unsaved.push(this.block);
+				this.block = new Uint8Array(BLOCK_BYTES);
+				this.blockUsed = 0;
+			}
+		}
 	}
 
 	/** Bytes of the last (possibly unfinished) line. */
@@ -93,8 +108,7 @@ export class OutputTail {
 			});
 			const path = await this.spillPath;
 			while (this.unsaved.length > 0) {
-				const batch = this.unsaved.length === 1 ? (this.unsaved[0] as Uint8Array) : concat(this.unsaved);
-				this.unsaved = [];
+				const batch = this.unsaved.shift() as Uint8Array;
 				if (path === undefined) continue;
 				const appended = await this.env.appendFile(path, batch);
 				if (!appended.ok && this.spillError === undefined) this.spillError = appended.error.message;
@@ -106,6 +120,11 @@ export class OutputTail {
 
 	/** Waits until everything is in the spill file (when spilling). */
 	async close(): Promise<void> {
+		if (this.spilling && this.blockUsed > 0) {
+			this.unsaved.push(this.block.subarray(0, this.blockUsed));
+			this.block = new Uint8Array(0);
+			this.blockUsed = 0;
+		}
 		while (this.writing || (this.spilling && this.unsaved.length > 0)) {
 			if (!this.writing) this.flush();
 			await this.writer;
@@ -152,6 +171,30 @@ export class OutputTail {
 			});
 		return this.knownPath;
 	}
+}
+
+/**
+ * Newline bytes in `data`, four bytes at a time: command output can be hundreds of megabytes, and
+ * this runs on every chunk. For each 32-bit word, a byte's high bit ends up set exactly when the
+ * byte equals `\n` (no borrow between bytes, unlike the shorter has-zero trick).
+ */
+function countNewlines(data: Uint8Array): number {
+	let count = 0;
+	let i = 0;
+	const length = data.length;
+	while (i < length && ((data.byteOffset + i) & 3) !== 0) {
+		if (data[i] === NEWLINE) count++;
+		i++;
+	}
+	const words = (length - i) >>> 2;
+	const view = new Uint32Array(data.buffer, data.byteOffset + i, words);
+	for (let w = 0; w < words; w++) {
+		const x = (view[w] ?? 0) ^ 0x0a0a0a0a;
+		const y = ~(((x & 0x7f7f7f7f) + 0x7f7f7f7f) | x | 0x7f7f7f7f);
+		count += Math.imul(y >>> 7, 0x01010101) >>> 24;
+	}
+	for (i += words * 4; i < length; i++) if (data[i] === NEWLINE) count++;
+	return count;
 }
 
 function concat(chunks: readonly Uint8Array[]): Uint8Array {

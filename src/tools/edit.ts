@@ -156,17 +156,24 @@ export function createEditTool(_options?: EditToolOptions): ToolDefinition<typeo
 				// New text follows the file's own line ending (that of its first line break).
 				const firstLF = body.indexOf("\n");
 				const crlf = firstLF > 0 && body.charCodeAt(firstLF - 1) === 13;
-				const pieces: string[] = [bom];
-				let pos = 0;
-				for (const edit of located) {
-					const start = originalOffset(folded, edit.start);
-					const end = originalOffset(folded, edit.end);
-					pieces.push(body.slice(pos, start), crlf ? edit.newText.replace(/\n/g, "\r\n") : edit.newText);
-					pos = end;
+				let output: string;
+				if (folded.length === 0 && !crlf) {
+					// No CRLF anywhere: the LF view is the file itself, so the new text is the result.
+					output = bom + newLF;
+				} else {
+					const pieces: string[] = [bom];
+					let pos = 0;
+					for (const edit of located) {
+						const start = originalOffset(folded, edit.start);
+						const end = originalOffset(folded, edit.end);
+						pieces.push(body.slice(pos, start), crlf ? edit.newText.replace(/\n/g, "\r\n") : edit.newText);
+						pos = end;
+					}
+					pieces.push(body.slice(pos));
+					output = pieces.join("");
 				}
-				pieces.push(body.slice(pos));
 				throwIfAborted(signal);
-				const written = await ctx.env.writeFile(absolutePath, pieces.join(""), signal ? { signal } : undefined);
+				const written = await ctx.env.writeFile(absolutePath, output, signal ? { signal } : undefined);
 				if (!written.ok) {
 					if (written.error.code === "aborted") throw abortedError();
 					throw new Error(`Could not edit ${path}: ${written.error.message}`);

@@ -1,0 +1,274 @@
+/**
+ * `npm run bench tools`: the built-in tools against the reference's, on the same inputs.
+ *
+ * Time ratios are measured in this process (ours first, then the peer's). Memory figures come
+ * from a fresh child process per side (`--child`), so one side's heap never inflates the other's:
+ * the child reports its RSS before the operation and its peak RSS after it.
+ */
+import { spawnSync } from "node:child_process";
+import { createWriteStream, promises as fs, readFileSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { ToolContext, ToolDefinition } from "../../src/contract/tool.js";
+import { NodeExecutionEnv } from "../../src/env/node.js";
+import { createBashTool, createEditTool, createReadTool, createWriteTool } from "../../src/tools/index.js";
+import { finish, report, reportValue, time } from "./_measure.js";
+import { importPeer } from "./_peer.js";
+
+interface PeerTool {
+	execute(id: string, args: unknown, signal?: AbortSignal, onUpdate?: unknown): Promise<unknown>;
+}
+interface PeerModule {
+	createReadTool(cwd: string): PeerTool;
+	createEditTool(cwd: string): PeerTool;
+	createBashTool(cwd: string): PeerTool;
+	createWriteTool(cwd: string): PeerTool;
+}
+
+const MB = 1024 * 1024;
+const here = dirname(fileURLToPath(import.meta.url));
+
+function contextFor(env: NodeExecutionEnv): ToolContext {
+	return {
+		env,
+		cwd: env.cwd,
+		hasUI: false,
+		ui: {
+			select: async () => undefined,
+			confirm: async () => false,
+			input: async () => undefined,
+			notify: () => undefined,
+		},
+	};
+}
+
+function ours<T extends ToolDefinition>(tool: T, env: NodeExecutionEnv) {
+	const ctx = contextFor(env);
+	return (args: unknown) => tool.execute("bench", args as never, undefined, undefined, ctx);
+}
+
+/** A text file of about `bytes` bytes, ~100-byte numbered lines, written in chunks. */
+async function makeTextFile(path: string, bytes: number): Promise<void> {
+	const stream = createWriteStream(path);
+	const filler = "lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor incididunt";
+	let written = 0;
+	let line = 0;
+	while (written < bytes) {
+		const parts: string[] = [];
+		for (let i = 0; i < 10_000; i++) parts.push(`${String(++line).padStart(8, "0")} ${filler}\n`);
+		const chunk = parts.join("");
+		written += chunk.length;
+		if (!stream.write(chunk)) await new Promise<void>((resolve) => stream.once("drain", () => resolve()));
+	}
+	await new Promise<void>((resolve, reject) =>
+		stream.end((error?: Error | null) => (error ? reject(error) : resolve())),
+	);
+}
+
+// ---------------------------------------------------------------- child mode: one side, one case
+
+interface ChildReport {
+	readonly ms: number;
+	readonly rssBeforeMB: number;
+	readonly peakRssMB: number;
+}
+
+/**
+ * Peak RSS of this process in bytes. Linux keeps `ru_maxrss` across fork and exec, so a child
+ * would report its parent's peak; `VmHWM` belongs to the process's own memory map, and writing 5
+ * to `clear_refs` resets it to the current RSS.
+ */
+function resetPeak(): void {
+	try {
+		writeFileSync("/proc/self/clear_refs", "5");
+	} catch {
+		// Not Linux: fall back to ru_maxrss below.
+	}
+}
+
+function peakRss(): number {
+	try {
+		const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync("/proc/self/status", "utf8"));
+		if (match) return Number(match[1]) * 1024;
+	} catch {
+		// Not Linux.
+	}
+	return process.resourceUsage().maxRSS * 1024;
+}
+
+async function child(kind: string, side: "ours" | "peer", dir: string): Promise<void> {
+	const env = new NodeExecutionEnv({ cwd: dir, tempDir: dir });
+	const peer = side === "peer" ? await importPeer<PeerModule>("@mariozechner/pi-coding-agent") : undefined;
+	let run: () => Promise<unknown>;
+	if (kind === "read") {
+		run = peer
+			? () => peer.createReadTool(dir).execute("bench", { path: "big.txt" })
+			: () => ours(createReadTool(), env)({ path: "big.txt" });
+	} else if (kind === "bash") {
+		const command = "seq 1 20000000";
+		run = peer
+			? () => peer.createBashTool(dir).execute("bench", { command })
+			: () => ours(createBashTool(), env)({ command });
+	} else throw new Error(`unknown child case ${kind}`);
+	(globalThis as { gc?: () => void }).gc?.();
+	const rssBefore = process.memoryUsage().rss;
+	resetPeak();
+	const start = performance.now();
+	await run();
+	const ms = performance.now() - start;
+	const peak = peakRss();
+	const out: ChildReport = { ms, rssBeforeMB: rssBefore / MB, peakRssMB: peak / MB };
+	process.stdout.write(`${JSON.stringify(out)}\n`);
+}
+
+function runChild(kind: string, side: "ours" | "peer", dir: string): ChildReport {
+	const jitiCli = join(dirname(createRequire(import.meta.url).resolve("jiti/package.json")), "lib", "jiti-cli.mjs");
+	const result = spawnSync(
+		process.execPath,
+		["--expose-gc", jitiCli, join(here, "tools.bench.ts"), "--child", kind, side, dir],
+		{ encoding: "utf8", maxBuffer: 16 * MB },
+	);
+	const line = result.stdout.trim().split("\n").pop() ?? "";
+	try {
+		return JSON.parse(line) as ChildReport;
+	} catch {
+		throw new Error(`child ${kind}/${side} failed (status ${result.status}):\n${result.stderr}`);
+	}
+}
+
+// ---------------------------------------------------------------- the benchmarks
+
+async function benchRead(dir: string): Promise<void> {
+	await makeTextFile(join(dir, "big.txt"), 200 * MB);
+	const env = new NodeExecutionEnv({ cwd: dir, tempDir: dir });
+	const peer = await importPeer<PeerModule>("@mariozechner/pi-coding-agent");
+	const readOurs = ours(createReadTool(), env);
+	const readPeer = peer.createReadTool(dir);
+	const a = await time(() => readOurs({ path: "big.txt" }), 9, 2);
+	// The peer reads the whole file each time (seconds per run), so it runs fewer times.
+	const b = await time(() => readPeer.execute("bench", { path: "big.txt" }), 2, 0);
+	report(
+		"read first page of a 200 MB file, time vs peer",
+		a.medianMs / b.medianMs,
+		0.02,
+		`${a.medianMs.toFixed(2)} ms vs ${b.medianMs.toFixed(0)} ms`,
+	);
+	const mine = runChild("read", "ours", dir);
+	const theirs = runChild("read", "peer", dir);
+	reportValue(
+		"read first page of a 200 MB file, peak RSS growth",
+		mine.peakRssMB - mine.rssBeforeMB,
+		64,
+		"MB",
+		`peer grows ${(theirs.peakRssMB - theirs.rssBeforeMB).toFixed(0)} MB`,
+	);
+	await fs.rm(join(dir, "big.txt"));
+}
+
+async function benchEdit(dir: string): Promise<void> {
+	const lines = Array.from(
+		{ length: 60_000 },
+		(_, i) => `\tconst value${i} = compute(${i}, "item-${i}"); // entry ${i}`,
+	);
+	const original = `${lines.join("\n")}\n`;
+	const edits = Array.from({ length: 200 }, (_, k) => {
+		const i = k * 299 + 17;
+		return {
+			oldText: `\tconst value${i} = compute(${i}, "item-${i}");`,
+			newText: `\tconst value${i} = compute(${i} + 1, "item-${i}");`,
+		};
+	});
+	const file = join(dir, "edit.ts");
+	const env = new NodeExecutionEnv({ cwd: dir, tempDir: dir });
+	const editOurs = ours(createEditTool(), env);
+	const peer = await importPeer<PeerModule>("@mariozechner/pi-coding-agent");
+	const editPeer = peer.createEditTool(dir);
+	// The file is restored before each run; the restore is part of both sides' figures alike.
+	const a = await time(
+		async () => {
+			await fs.writeFile(file, original);
+			await editOurs({ path: "edit.ts", edits });
+		},
+		7,
+		1,
+	);
+	const b = await time(
+		async () => {
+			await fs.writeFile(file, original);
+			await editPeer.execute("bench", { path: "edit.ts", edits });
+		},
+		2,
+		0,
+	);
+	report(
+		"edit, 200 edits on a 60,000-line file, time vs peer",
+		a.medianMs / b.medianMs,
+		0.05,
+		`${a.medianMs.toFixed(1)} ms vs ${b.medianMs.toFixed(0)} ms`,
+	);
+}
+
+async function benchBash(dir: string): Promise<void> {
+	const runs = 5;
+	const mine: ChildReport[] = [];
+	const theirs: ChildReport[] = [];
+	// Alternate sides so machine noise hits both alike.
+	for (let i = 0; i < runs; i++) {
+		mine.push(runChild("bash", "ours", dir));
+		theirs.push(runChild("bash", "peer", dir));
+	}
+	const median = (values: number[]) => [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)] ?? 0;
+	const ourMs = median(mine.map((r) => r.ms));
+	const peerMs = median(theirs.map((r) => r.ms));
+	report(
+		"bash `seq 1 20000000`, time vs peer",
+		ourMs / peerMs,
+		0.8,
+		`${ourMs.toFixed(0)} ms vs ${peerMs.toFixed(0)} ms`,
+	);
+	reportValue(
+		"bash `seq 1 20000000`, peak RSS of the process",
+		Math.max(...mine.map((r) => r.peakRssMB)),
+		120,
+		"MB",
+		`peer ${Math.max(...theirs.map((r) => r.peakRssMB)).toFixed(0)} MB`,
+	);
+	for (const name of await fs.readdir(dir)) if (name.endsWith(".log")) await fs.rm(join(dir, name));
+}
+
+async function benchWrite(dir: string): Promise<void> {
+	const content = "0123456789abcdef".repeat((100 * MB) / 16);
+	const env = new NodeExecutionEnv({ cwd: dir, tempDir: dir });
+	const writeOurs = ours(createWriteTool(), env);
+	const plain = join(dir, "plain.txt");
+	const a = await time(() => writeOurs({ path: "tool.txt", content }), 5, 1);
+	const b = await time(() => fs.writeFile(plain, content), 5, 1);
+	report(
+		"write 100 MB, time vs plain fs.writeFile",
+		a.medianMs / b.medianMs,
+		1.5,
+		`${a.medianMs.toFixed(0)} ms vs ${b.medianMs.toFixed(0)} ms`,
+	);
+}
+
+async function main(): Promise<void> {
+	const args = process.argv.slice(2);
+	if (args[0] === "--child") {
+		await child(args[1] ?? "", args[2] === "peer" ? "peer" : "ours", args[3] ?? "");
+		return;
+	}
+	const dir = await fs.realpath(await fs.mkdtemp(join(tmpdir(), "toolsmith-bench-tools-")));
+	try {
+		await benchRead(dir);
+		await benchEdit(dir);
+		await benchBash(dir);
+		await benchWrite(dir);
+	} finally {
+		await fs.rm(dir, { recursive: true, force: true });
+	}
+	finish();
+}
+
+await main();
