@@ -93,6 +93,11 @@ export function valueLabel(spec: OptionSpec | undefined): string {
 	return `<${spec?.valueName ?? (spec?.choices ? spec.choices.join("|") : "value")}>`;
 }
 
+function describeChoices(choices: readonly string[]): string {
+	const quoted = choices.map((c) => `'${c}'`);
+	return quoted.length <= 2 ? quoted.join(" or ") : `one of ${quoted.join(", ")}`;
+}
+
 /** `--name` or `-s` spelling of an option, for messages. */
 function display(name: string): string {
 	return name.length === 1 ? `-${name}` : `--${name}`;
@@ -126,9 +131,7 @@ export function parseArgs<const T extends OptionSpecs>(
 		const values = spec.multiple ? value.split(",").filter((v) => v !== "") : [value];
 		for (const v of values) {
 			if (spec.choices && !spec.choices.includes(v)) {
-				throw new UsageError(
-					`invalid value '${v}' for ${display(name)}: expected ${spec.choices.map((c) => `'${c}'`).join(" or ")}`,
-				);
+				throw new UsageError(`invalid value '${v}' for ${display(name)}: expected ${describeChoices(spec.choices)}`);
 			}
 		}
 		if (spec.multiple) (options[name] as string[]).push(...values);

@@ -43,7 +43,7 @@ describe("runProgram", () => {
 			[["--verbose"], "toolsmith: unknown option '--verbose'\nRun 'toolsmith --help' for usage.\n"],
 			[
 				["schema", "--provider", "cohere"],
-				"toolsmith schema: invalid value 'cohere' for --provider: expected 'openai' or 'anthropic' or 'google'\nRun 'toolsmith schema --help' for usage.\n",
+				"toolsmith schema: invalid value 'cohere' for --provider: expected one of 'openai', 'openai-chat', 'openai-responses', 'anthropic', 'google'\nRun 'toolsmith schema --help' for usage.\n",
 			],
 			[["check"], "toolsmith check: missing argument <paths>\nRun 'toolsmith check --help' for usage.\n"],
 			[
