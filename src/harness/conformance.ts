@@ -1,0 +1,664 @@
+/**
+ * Conformance checks for one tool definition: static checks of what providers and prompts will
+ * see, and behavioural checks on a MemoryExecutionEnv with arguments generated from the schema.
+ * Each check passes, fails, or is skipped with a reason. Runtime-neutral.
+ */
+import type { ToolCall, ToolResultMessage } from "../contract/content.js";
+import { errorMessage } from "../contract/errors.js";
+import type { AgentToolResult, ToolDefinition } from "../contract/tool.js";
+import { wrapToolDefinition } from "../contract/tool.js";
+import { MemoryExecutionEnv, type MemorySeedFile, type ScriptedCommand } from "../env/memory.js";
+import { executeToolCalls } from "../exec/index.js";
+import { checkToolName } from "../providers/names.js";
+import { compileToolSchema } from "../providers/schema.js";
+import type { ToolProvider } from "../providers/types.js";
+import { plainTheme } from "../render/theme.js";
+import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES } from "../tools/truncate.js";
+import { headlessContextFactory } from "./_context.js";
+import { nearMisses, sampleValue } from "./_samples.js";
+
+/** Every check, in the order they run. */
+export const CONFORMANCE_CHECKS = [
+	{ id: "name-valid", title: "the name is valid for every provider" },
+	{ id: "description", title: "a description of sane length" },
+	{ id: "label", title: "a label" },
+	{ id: "parameters-object", title: "parameters are an object schema" },
+	{ id: "schema-openai", title: "the schema compiles for OpenAI" },
+	{ id: "schema-anthropic", title: "the schema compiles for Anthropic" },
+	{ id: "schema-google", title: "the schema compiles for Google" },
+	{ id: "prompt-snippet", title: "promptSnippet is one line" },
+	{ id: "prompt-guidelines", title: "promptGuidelines are strings" },
+	{ id: "valid-samples", title: "valid samples run without breaking the executor" },
+	{ id: "invalid-samples", title: "near-miss arguments are rejected naming the field" },
+	{ id: "abort", title: "an aborted signal settles execute promptly" },
+	{ id: "content", title: "content is well formed and within the truncation budget" },
+	{ id: "throws", title: "failures are thrown, so they become isError" },
+	{ id: "updates", title: "partial updates are well formed" },
+	{ id: "render", title: "renderCall and renderResult do not throw" },
+	{ id: "deterministic", title: "the same input in two fresh envs gives the same result" },
+] as const;
+
+export type ConformanceCheckId = (typeof CONFORMANCE_CHECKS)[number]["id"];
+export type CheckStatus = "pass" | "fail" | "skip";
+
+export interface ConformanceCheck {
+	readonly id: ConformanceCheckId;
+	readonly title: string;
+	readonly status: CheckStatus;
+	/** Why it failed or was skipped; what was checked when it passed. */
+	readonly message: string;
+	/** Extra lines: each problem, or the provider rewrites. */
+	readonly details: readonly string[];
+	/** Set by a baseline: the failure is known and accepted. */
+	readonly expectedFailure?: boolean;
+}
+
+export interface ToolConformanceReport {
+	readonly tool: string;
+	readonly checks: readonly ConformanceCheck[];
+	/** No check failed (expected failures from a baseline do not count). */
+	readonly pass: boolean;
+}
+
+export interface CheckToolOptions {
+	/** Files of the memory env the behavioural checks run in. */
+	readonly files?: Readonly<Record<string, MemorySeedFile>>;
+	/** Its scripted shell. */
+	readonly commands?: readonly ScriptedCommand[];
+	readonly cwd?: string;
+	/** Your own valid argument samples, run before the generated ones. */
+	readonly samples?: readonly unknown[];
+	/** How many samples to generate (default 3). */
+	readonly generatedSamples?: number;
+	/** Skip the determinism check (for tools whose output depends on time or randomness). */
+	readonly nondeterministic?: boolean;
+	/** The tool's output budget, when it is larger than the built-ins' 2000 lines / 50 KB. */
+	readonly budget?: { readonly maxLines?: number; readonly maxBytes?: number };
+	/** How long `execute` may take to settle after its signal aborts (default 1000 ms). */
+	readonly abortWithinMs?: number;
+	/** Description length bounds (default 10 to 4096 characters). */
+	readonly descriptionLength?: { readonly min?: number; readonly max?: number };
+}
+
+interface SampleRun {
+	readonly args: unknown;
+	readonly message: ToolResultMessage;
+	readonly updates: AgentToolResult<unknown>[];
+	/** What `execute` itself returned or threw (seen through the wrapper). */
+	readonly raw: { returned?: unknown; threw?: unknown };
+}
+
+const encoder = new TextEncoder();
+const PROVIDERS: readonly [ConformanceCheckId, ToolProvider, string][] = [
+	["schema-openai", "openai-chat", "OpenAI"],
+	["schema-anthropic", "anthropic", "Anthropic"],
+	["schema-google", "google", "Google"],
+];
+
+function title(id: ConformanceCheckId): string {
+	return CONFORMANCE_CHECKS.find((check) => check.id === id)?.title ?? id;
+}
+
+function check(
+	id: ConformanceCheckId,
+	status: CheckStatus,
+	message: string,
+	details: readonly string[] = [],
+): ConformanceCheck {
+	return { id, title: title(id), status, message, details };
+}
+
+/** Why a result's content is malformed, or undefined. */
+function contentProblem(content: unknown): string | undefined {
+	if (!Array.isArray(content)) return "content is not an array";
+	for (let i = 0; i < content.length; i++) {
+		const block = content[i] as { type?: unknown; text?: unknown; data?: unknown; mimeType?: unknown } | null;
+		if (typeof block !== "object" || block === null) return `content[${i}] is not an object`;
+		if (block.type === "text") {
+			if (typeof block.text !== "string") return `content[${i}].text is not a string`;
+		} else if (block.type === "image") {
+			if (typeof block.data !== "string" || typeof block.mimeType !== "string") {
+				return `content[${i}] is an image without string data and mimeType`;
+			}
+		} else return `content[${i}] has unknown type ${JSON.stringify(block.type)}`;
+	}
+	return undefined;
+}
+
+function textOf(content: readonly { type: string; text?: string }[]): string {
+	return content
+		.filter((block) => block.type === "text")
+		.map((block) => block.text ?? "")
+		.join("\n");
+}
+
+function code(message: ToolResultMessage): string | undefined {
+	const details = message.details as { code?: unknown } | undefined;
+	return typeof details?.code === "string" ? details.code : undefined;
+}
+
+function short(value: unknown): string {
+	const json = JSON.stringify(value) ?? String(value);
+	return json.length > 120 ? `${json.slice(0, 120)}…` : json;
+}
+
+class Checker {
+	constructor(
+		private readonly definition: ToolDefinition,
+		private readonly options: CheckToolOptions,
+	) {}
+
+	freshEnv(): MemoryExecutionEnv {
+		return new MemoryExecutionEnv({
+			cwd: this.options.cwd ?? "/project",
+			clock: () => 0,
+			...(this.options.files ? { files: this.options.files } : {}),
+			...(this.options.commands ? { commands: this.options.commands } : {}),
+		});
+	}
+
+	/** One call through the executor on a fresh env, watching what `execute` does. */
+	async run(args: unknown, env = this.freshEnv()): Promise<SampleRun> {
+		const raw: SampleRun["raw"] = {};
+		const updates: AgentToolResult<unknown>[] = [];
+		const definition = this.definition;
+		const watched: ToolDefinition = {
+			...definition,
+			execute: async (id, params, signal, onUpdate, ctx) => {
+				try {
+					const returned = await definition.execute(id, params, signal, onUpdate, ctx);
+					raw.returned = returned;
+					return returned;
+				} catch (error) {
+					raw.threw = error;
+					throw error;
+				}
+			},
+		};
+		const tool = wrapToolDefinition(watched, headlessContextFactory(env));
+		const call: ToolCall = { type: "toolCall", id: "conformance", name: definition.name, arguments: args };
+		const { results } = await executeToolCalls([call], {
+			tools: [tool],
+			onEvent: (event) => {
+				if (event.type === "tool_execution_update") updates.push(event.partialResult);
+			},
+		});
+		return { args, message: results[0]!, updates, raw };
+	}
+
+	staticChecks(): ConformanceCheck[] {
+		const d = this.definition;
+		const out: ConformanceCheck[] = [];
+		const names = checkToolName(typeof d.name === "string" ? d.name : "");
+		const failing = (["openai", "anthropic", "google"] as const).filter((p) => !names[p].ok);
+		out.push(
+			failing.length === 0
+				? check("name-valid", "pass", `${JSON.stringify(d.name)} is accepted by OpenAI, Anthropic and Google`)
+				: check(
+						"name-valid",
+						"fail",
+						`${JSON.stringify(d.name)} is rejected by ${failing.join(", ")}`,
+						failing.map((p) => `${p}: ${names[p].problem ?? names[p].rule}`),
+					),
+		);
+		const min = this.options.descriptionLength?.min ?? 10;
+		const max = this.options.descriptionLength?.max ?? 4096;
+		const description = typeof d.description === "string" ? d.description.trim() : "";
+		out.push(
+			description.length === 0
+				? check("description", "fail", "the description is missing or empty; the model reads it to decide when to call")
+				: description.length < min
+					? check(
+							"description",
+							"fail",
+							`the description has ${description.length} characters; say what the tool does (at least ${min})`,
+						)
+					: description.length > max
+						? check(
+								"description",
+								"fail",
+								`the description has ${description.length} characters, over ${max}; it costs context on every turn`,
+							)
+						: check("description", "pass", `${description.length} characters`),
+		);
+		out.push(
+			typeof d.label === "string" && d.label.trim() !== ""
+				? check("label", "pass", JSON.stringify(d.label))
+				: check("label", "fail", "the label is missing or empty; UIs show it"),
+		);
+		const parameters = d.parameters as { type?: unknown } | undefined;
+		const isObject = typeof parameters === "object" && parameters !== null && parameters.type === "object";
+		out.push(
+			isObject
+				? check("parameters-object", "pass", "an object schema")
+				: check(
+						"parameters-object",
+						"fail",
+						`parameters must be an object schema (Type.Object), got ${short(parameters)}`,
+					),
+		);
+		for (const [id, provider, label] of PROVIDERS) {
+			if (!isObject) {
+				out.push(check(id, "skip", "parameters are not an object schema"));
+				continue;
+			}
+			const compiled = compileToolSchema(d.parameters, provider);
+			const rewrites = compiled.rewrites.map((r) => `rewrite ${r.path || "(root)"}: ${r.message}`);
+			out.push(
+				compiled.errors.length === 0
+					? check(id, "pass", `${compiled.rewrites.length} rewrite(s)`, rewrites)
+					: check(id, "fail", `${label} cannot take the schema: ${compiled.errors.length} error(s)`, [
+							...compiled.errors.map((e) => `error ${e.path || "(root)"}: ${e.message}`),
+							...rewrites,
+						]),
+			);
+		}
+		if (d.promptSnippet === undefined)
+			out.push(check("prompt-snippet", "skip", "no promptSnippet (the description's first sentence is used)"));
+		else if (typeof d.promptSnippet !== "string" || d.promptSnippet.trim() === "" || /[\r\n]/.test(d.promptSnippet)) {
+			out.push(
+				check("prompt-snippet", "fail", `promptSnippet must be one non-empty line, got ${short(d.promptSnippet)}`),
+			);
+		} else out.push(check("prompt-snippet", "pass", "one line"));
+		if (d.promptGuidelines === undefined) out.push(check("prompt-guidelines", "skip", "no promptGuidelines"));
+		else {
+			const guidelines: unknown = d.promptGuidelines;
+			const bad = Array.isArray(guidelines)
+				? guidelines
+						.map((g, i) =>
+							typeof g === "string" && g.trim() !== "" ? undefined : `promptGuidelines[${i}] is ${short(g)}`,
+						)
+						.filter((x): x is string => x !== undefined)
+				: ["promptGuidelines is not an array"];
+			out.push(
+				bad.length === 0
+					? check("prompt-guidelines", "pass", `${(guidelines as unknown[]).length} bullet(s)`)
+					: check("prompt-guidelines", "fail", "promptGuidelines must be non-empty strings", bad),
+			);
+		}
+		return out;
+	}
+
+	samples(): unknown[] {
+		const count = this.options.generatedSamples ?? 3;
+		const generated = Array.from({ length: count }, (_, i) => sampleValue(this.definition.parameters, i));
+		const all = [...(this.options.samples ?? []), ...generated];
+		const seen = new Set<string>();
+		return all.filter((sample) => {
+			const key = JSON.stringify(sample);
+			if (seen.has(key)) return false;
+			seen.add(key);
+			return true;
+		});
+	}
+
+	async behaviouralChecks(): Promise<ConformanceCheck[]> {
+		const out: ConformanceCheck[] = [];
+		const samples = this.samples();
+		const runs: SampleRun[] = [];
+		const problems: string[] = [];
+		for (const args of samples) {
+			try {
+				const run = await this.run(args);
+				runs.push(run);
+				const c = code(run.message);
+				if (c === "E_INVALID_ARGS" || c === "E_PREPARE_FAILED") {
+					problems.push(`${short(args)} was rejected (${c}): ${textOf(run.message.content).split("\n")[0]}`);
+				} else if (c === "E_BAD_RESULT") {
+					problems.push(`${short(args)}: ${textOf(run.message.content).split("\n")[0]}`);
+				}
+			} catch (error) {
+				problems.push(`${short(args)}: the executor rejected: ${errorMessage(error)}`);
+			}
+		}
+		const ranAll = runs.filter((r) => r.raw.returned !== undefined || r.raw.threw !== undefined).length;
+		out.push(
+			problems.length === 0
+				? check("valid-samples", "pass", `${samples.length} sample(s), ${ranAll} reached execute`)
+				: check(
+						"valid-samples",
+						"fail",
+						`${problems.length} of ${samples.length} valid sample(s) went wrong`,
+						problems,
+					),
+		);
+
+		out.push(await this.invalidSamplesCheck(samples[0]));
+		out.push(await this.abortCheck(samples[0]));
+		out.push(this.contentCheck(runs));
+		out.push(await this.throwsCheck(runs, samples));
+		out.push(this.updatesCheck(runs));
+		out.push(this.renderCheck(runs));
+		out.push(await this.determinismCheck(samples[0]));
+		return out;
+	}
+
+	async invalidSamplesCheck(valid: unknown): Promise<ConformanceCheck> {
+		const misses = nearMisses(this.definition.parameters, valid);
+		if (misses.length === 0) return check("invalid-samples", "skip", "the schema has no field a near miss can break");
+		const problems: string[] = [];
+		for (const miss of misses) {
+			const run = await this.run(miss.args);
+			const text = textOf(run.message.content);
+			if (!run.message.isError) problems.push(`${miss.kind} ${miss.field}: accepted (${short(miss.args)})`);
+			else if (run.raw.returned !== undefined || run.raw.threw !== undefined) {
+				problems.push(`${miss.kind} ${miss.field}: reached execute instead of being rejected by validation`);
+			} else if (!text.includes(miss.key))
+				problems.push(`${miss.kind} ${miss.field}: the error does not name the field: ${short(text)}`);
+		}
+		return problems.length === 0
+			? check(
+					"invalid-samples",
+					"pass",
+					`${misses.length} near miss(es) rejected: ${misses.map((m) => m.kind).join(", ")}`,
+				)
+			: check("invalid-samples", "fail", `${problems.length} near miss(es) handled wrongly`, problems);
+	}
+
+	async abortCheck(args: unknown): Promise<ConformanceCheck> {
+		const limit = this.options.abortWithinMs ?? 1000;
+		const env = this.freshEnv();
+		const controller = new AbortController();
+		const ctx = headlessContextFactory(env)({
+			toolCallId: "abort",
+			toolName: this.definition.name,
+			signal: controller.signal,
+		});
+		let timer: ReturnType<typeof setTimeout> | undefined;
+		const started = Date.now();
+		try {
+			const execution = Promise.resolve()
+				.then(() => this.definition.execute("abort", args as never, controller.signal, () => {}, ctx))
+				.then(
+					() => "settled",
+					() => "settled",
+				);
+			setTimeout(() => controller.abort(), 0);
+			const outcome = await Promise.race([
+				execution,
+				new Promise<string>((resolve) => {
+					timer = setTimeout(() => resolve("timeout"), limit + 50);
+				}),
+			]);
+			if (outcome === "timeout") {
+				return check(
+					"abort",
+					"fail",
+					`execute did not settle within ${limit} ms of its signal aborting; listen to the signal`,
+				);
+			}
+			return check("abort", "pass", `settled ${Date.now() - started} ms after the call`);
+		} finally {
+			if (timer !== undefined) clearTimeout(timer);
+		}
+	}
+
+	contentCheck(runs: readonly SampleRun[]): ConformanceCheck {
+		const maxLines = this.options.budget?.maxLines ?? DEFAULT_MAX_LINES;
+		const maxBytes = this.options.budget?.maxBytes ?? DEFAULT_MAX_BYTES;
+		// A continuation notice may follow a full page: allow a little over the budget for it.
+		const slackBytes = 1024;
+		const slackLines = 4;
+		const problems: string[] = [];
+		let checked = 0;
+		for (const run of runs) {
+			if (run.raw.returned === undefined) continue;
+			checked++;
+			const returned = run.raw.returned as { content?: unknown; isError?: unknown };
+			const problem = contentProblem(returned.content);
+			if (problem) {
+				problems.push(`${short(run.args)}: ${problem}`);
+				continue;
+			}
+			const text = textOf(returned.content as { type: string }[]);
+			const bytes = encoder.encode(text).length;
+			const lines = text.split("\n").length;
+			if (bytes > maxBytes + slackBytes)
+				problems.push(`${short(run.args)}: ${bytes} bytes of text, over the ${maxBytes}-byte budget`);
+			if (lines > maxLines + slackLines)
+				problems.push(`${short(run.args)}: ${lines} lines of text, over the ${maxLines}-line budget`);
+		}
+		if (checked === 0) return check("content", "skip", "no sample returned a result (every one threw or was rejected)");
+		return problems.length === 0
+			? check("content", "pass", `${checked} result(s) checked`)
+			: check("content", "fail", `${problems.length} result(s) malformed or over budget`, problems);
+	}
+
+	async throwsCheck(runs: readonly SampleRun[], samples: readonly unknown[]): Promise<ConformanceCheck> {
+		const problems: string[] = [];
+		for (const run of runs) {
+			const returned = run.raw.returned as { isError?: unknown } | undefined;
+			if (returned && "isError" in returned) {
+				problems.push(`${short(run.args)}: returned an isError field, which is ignored; throw instead`);
+			}
+			if (run.raw.threw !== undefined) {
+				const message = errorMessage(run.raw.threw);
+				if (!run.message.isError) problems.push(`${short(run.args)}: threw but the result is not an error`);
+				else if (message && !textOf(run.message.content).includes(message.slice(0, 200))) {
+					problems.push(`${short(run.args)}: the error result does not carry the thrown message`);
+				}
+			}
+		}
+		// A world where every file and command fails: a tool that touches it should throw.
+		const broken = new MemoryExecutionEnv({
+			cwd: this.options.cwd ?? "/project",
+			clock: () => 0,
+			commands: [{ match: () => true, stderr: "conformance: failing command\n", exitCode: 1 }],
+		});
+		let thrown = runs.filter((run) => run.raw.threw !== undefined).length;
+		for (const args of samples.slice(0, 2)) {
+			const run = await this.run(args, broken);
+			if (run.raw.threw !== undefined) thrown++;
+		}
+		if (problems.length > 0) return check("throws", "fail", "failures are not reported by throwing", problems);
+		if (thrown === 0) return check("throws", "skip", "no sample made the tool fail, so nothing to check");
+		return check("throws", "pass", `${thrown} thrown failure(s) became error results`);
+	}
+
+	updatesCheck(runs: readonly SampleRun[]): ConformanceCheck {
+		const updates = runs.flatMap((run) => run.updates.map((update) => ({ args: run.args, update })));
+		if (updates.length === 0) return check("updates", "skip", "no sample sent partial updates");
+		const problems = updates
+			.map(({ args, update }) => {
+				const problem =
+					typeof update === "object" && update !== null
+						? contentProblem(update.content)
+						: "the update is not an object";
+				return problem ? `${short(args)}: ${problem}` : undefined;
+			})
+			.filter((x): x is string => x !== undefined);
+		return problems.length === 0
+			? check("updates", "pass", `${updates.length} update(s) well formed`)
+			: check("updates", "fail", `${problems.length} malformed update(s)`, problems.slice(0, 10));
+	}
+
+	renderCheck(runs: readonly SampleRun[]): ConformanceCheck {
+		const d = this.definition;
+		if (!d.renderCall && !d.renderResult) return check("render", "skip", "no renderCall or renderResult");
+		const problems: string[] = [];
+		for (const run of runs) {
+			try {
+				d.renderCall?.(run.args as never, plainTheme, { toolCallId: "conformance" });
+			} catch (error) {
+				problems.push(`renderCall(${short(run.args)}) threw: ${errorMessage(error)}`);
+			}
+			const result = (run.raw.returned as AgentToolResult<unknown> | undefined) ?? {
+				content: run.message.content,
+				details: run.message.details,
+			};
+			for (const options of [
+				{ expanded: false, isPartial: false },
+				{ expanded: true, isPartial: false },
+			]) {
+				try {
+					d.renderResult?.(result as never, options, plainTheme, { args: run.args, isError: run.message.isError });
+				} catch (error) {
+					problems.push(
+						`renderResult(${options.expanded ? "expanded" : "collapsed"}) for ${short(run.args)} threw: ${errorMessage(error)}`,
+					);
+				}
+			}
+			for (const update of run.updates) {
+				try {
+					d.renderResult?.(update as never, { expanded: false, isPartial: true }, plainTheme, { args: run.args });
+				} catch (error) {
+					problems.push(`renderResult(partial) for ${short(run.args)} threw: ${errorMessage(error)}`);
+					break;
+				}
+			}
+		}
+		return problems.length === 0
+			? check("render", "pass", `${runs.length} sample(s) rendered`)
+			: check("render", "fail", `${problems.length} render call(s) threw`, problems);
+	}
+
+	async determinismCheck(args: unknown): Promise<ConformanceCheck> {
+		const declared = (this.definition as { nondeterministic?: unknown }).nondeterministic === true;
+		if (this.options.nondeterministic || declared) {
+			return check("deterministic", "skip", "the tool is declared nondeterministic");
+		}
+		const first = await this.run(args);
+		const second = await this.run(args);
+		const a = JSON.stringify({ isError: first.message.isError, content: first.message.content });
+		const b = JSON.stringify({ isError: second.message.isError, content: second.message.content });
+		return a === b
+			? check("deterministic", "pass", "equal results")
+			: check(
+					"deterministic",
+					"fail",
+					"two fresh envs gave different results; declare the tool nondeterministic if that is intended",
+					[`first:  ${short(first.message.content)}`, `second: ${short(second.message.content)}`],
+				);
+	}
+}
+
+/**
+ * Run every conformance check on `definition`. Never rejects: a check that cannot run is a
+ * failure or a skip with the reason.
+ */
+export async function checkTool(
+	definition: ToolDefinition,
+	options: CheckToolOptions = {},
+): Promise<ToolConformanceReport> {
+	const checker = new Checker(definition, options);
+	const checks = checker.staticChecks();
+	const parametersOk = checks.find((c) => c.id === "parameters-object")?.status === "pass";
+	const executable = typeof definition.execute === "function";
+	if (parametersOk && executable) {
+		try {
+			checks.push(...(await checker.behaviouralChecks()));
+		} catch (error) {
+			checks.push(check("valid-samples", "fail", `the checks themselves failed: ${errorMessage(error)}`));
+		}
+	}
+	const ran = new Set(checks.map((c) => c.id));
+	for (const { id } of CONFORMANCE_CHECKS) {
+		if (!ran.has(id)) {
+			checks.push(check(id, "skip", executable ? "parameters are not an object schema" : "execute is not a function"));
+		}
+	}
+	const order = new Map<string, number>(CONFORMANCE_CHECKS.map((c, i) => [c.id, i]));
+	checks.sort((a, b) => (order.get(a.id) ?? 0) - (order.get(b.id) ?? 0));
+	return { tool: String(definition.name), checks, pass: checks.every((c) => c.status !== "fail") };
+}
+
+/**
+ * Known failures a project accepts for now: tool name → ids of checks expected to fail. An entry
+ * that no longer fails (or names a tool or check that does not exist) is stale, and a stale entry
+ * is itself a failure, so the baseline only ever shrinks.
+ */
+export interface ConformanceBaseline {
+	readonly expectedFailures: Readonly<Record<string, readonly string[]>>;
+}
+
+export interface StaleBaselineEntry {
+	readonly tool: string;
+	readonly check: string;
+	readonly reason: string;
+}
+
+export interface ConformanceSummary {
+	readonly reports: readonly ToolConformanceReport[];
+	readonly stale: readonly StaleBaselineEntry[];
+	/** No unexpected failure and no stale baseline entry. */
+	readonly pass: boolean;
+	readonly counts: { readonly pass: number; readonly fail: number; readonly skip: number; readonly expected: number };
+}
+
+/** Check that `value` is a baseline; throws naming the problem. */
+export function parseConformanceBaseline(value: unknown, source = "baseline"): ConformanceBaseline {
+	const failures = (value as { expectedFailures?: unknown } | null)?.expectedFailures;
+	if (typeof failures !== "object" || failures === null || Array.isArray(failures)) {
+		throw new Error(`${source}: expected { "expectedFailures": { "<tool>": ["<check id>", …] } }`);
+	}
+	for (const [tool, ids] of Object.entries(failures)) {
+		if (!Array.isArray(ids) || ids.some((id) => typeof id !== "string")) {
+			throw new Error(`${source}: expectedFailures.${tool} must be an array of check ids`);
+		}
+	}
+	return { expectedFailures: failures as Record<string, string[]> };
+}
+
+/** Mark expected failures, find stale baseline entries, and total everything up. */
+export function applyConformanceBaseline(
+	reports: readonly ToolConformanceReport[],
+	baseline: ConformanceBaseline = { expectedFailures: {} },
+): ConformanceSummary {
+	const stale: StaleBaselineEntry[] = [];
+	const known = new Set<string>(CONFORMANCE_CHECKS.map((c) => c.id));
+	const marked = reports.map((report) => {
+		const expected = new Set(baseline.expectedFailures[report.tool] ?? []);
+		const checks = report.checks.map((c) =>
+			expected.has(c.id) && c.status === "fail" ? { ...c, expectedFailure: true } : c,
+		);
+		for (const id of expected) {
+			const found = report.checks.find((c) => c.id === id);
+			if (!known.has(id)) stale.push({ tool: report.tool, check: id, reason: "no check has this id" });
+			else if (found && found.status !== "fail") {
+				stale.push({
+					tool: report.tool,
+					check: id,
+					reason: `it now ${found.status === "pass" ? "passes" : "is skipped"}; remove the entry`,
+				});
+			}
+		}
+		return { ...report, checks, pass: checks.every((c) => c.status !== "fail" || c.expectedFailure === true) };
+	});
+	const tools = new Set(reports.map((r) => r.tool));
+	for (const [tool, ids] of Object.entries(baseline.expectedFailures)) {
+		if (tools.has(tool)) continue;
+		for (const id of ids) stale.push({ tool, check: id, reason: "no tool of this name was checked" });
+	}
+	const all = marked.flatMap((r) => r.checks);
+	const counts = {
+		pass: all.filter((c) => c.status === "pass").length,
+		fail: all.filter((c) => c.status === "fail" && !c.expectedFailure).length,
+		skip: all.filter((c) => c.status === "skip").length,
+		expected: all.filter((c) => c.expectedFailure === true).length,
+	};
+	return { reports: marked, stale, pass: counts.fail === 0 && stale.length === 0, counts };
+}
+
+/** A readable report: one line per check, details of failures below, stale entries at the end. */
+export function formatConformanceReport(
+	summary: ConformanceSummary | ToolConformanceReport,
+	options: { readonly verbose?: boolean } = {},
+): string {
+	const full = "reports" in summary ? summary : applyConformanceBaseline([summary]);
+	const lines: string[] = [];
+	for (const report of full.reports) {
+		lines.push(`${report.pass ? "PASS" : "FAIL"} ${report.tool}`);
+		for (const c of report.checks) {
+			const mark = c.status === "pass" ? "✓" : c.status === "skip" ? "-" : c.expectedFailure ? "x" : "✗";
+			const note = c.expectedFailure ? " (expected failure)" : "";
+			lines.push(`  ${mark} ${c.id}: ${c.message}${note}`);
+			if (c.status === "fail" || options.verbose) for (const detail of c.details) lines.push(`      ${detail}`);
+		}
+	}
+	for (const entry of full.stale) lines.push(`✗ stale baseline entry ${entry.tool}: ${entry.check}: ${entry.reason}`);
+	const c = full.counts;
+	lines.push(
+		`${c.pass} passed, ${c.fail} failed, ${c.skip} skipped${c.expected ? `, ${c.expected} expected failure(s)` : ""}${full.stale.length ? `, ${full.stale.length} stale baseline entr${full.stale.length === 1 ? "y" : "ies"}` : ""}`,
+	);
+	return lines.join("\n");
+}

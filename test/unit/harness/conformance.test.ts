@@ -1,0 +1,174 @@
+import { describe, expect, it } from "vitest";
+import { defineTool, type ToolDefinition, Type } from "../../../src/contract/index.js";
+import {
+	applyConformanceBaseline,
+	CONFORMANCE_CHECKS,
+	type ConformanceCheckId,
+	checkTool,
+	formatConformanceReport,
+	parseConformanceBaseline,
+	type ToolConformanceReport,
+} from "../../../src/harness/conformance.js";
+import { createBuiltinTools } from "../../../src/tools/index.js";
+
+function statusOf(report: ToolConformanceReport): Record<string, string> {
+	return Object.fromEntries(report.checks.map((c) => [c.id, c.status]));
+}
+
+function failing(report: ToolConformanceReport): ConformanceCheckId[] {
+	return report.checks.filter((c) => c.status === "fail").map((c) => c.id);
+}
+
+describe("checkTool", () => {
+	it("passes the built-in tools", async () => {
+		for (const tool of createBuiltinTools()) {
+			const report = await checkTool(tool, {
+				files: { sample: "hello\nworld\n", "sample text": "more\n" },
+				commands: [{ match: () => true, stdout: "ok\n" }],
+				samples: tool.name === "edit" ? [{ path: "sample", edits: [{ oldText: "hello", newText: "bye" }] }] : [],
+			});
+			expect({ tool: tool.name, failing: failing(report) }).toEqual({ tool: tool.name, failing: [] });
+			expect(report.pass).toBe(true);
+			expect(report.checks.map((c) => c.id)).toEqual(CONFORMANCE_CHECKS.map((c) => c.id));
+		}
+	});
+
+	it("fails a tool with bad static fields on each of those checks", async () => {
+		const bad = {
+			name: "bad tool!",
+			label: "",
+			description: "",
+			parameters: Type.Object({ when: Type.Optional(Type.Date()) }),
+			promptSnippet: "two\nlines",
+			promptGuidelines: [42],
+			async execute() {
+				return { content: [{ type: "text", text: "fine" }], details: {} };
+			},
+		} as unknown as ToolDefinition;
+		const report = await checkTool(bad);
+		expect(failing(report)).toEqual([
+			"name-valid",
+			"description",
+			"label",
+			"schema-openai",
+			"schema-anthropic",
+			"schema-google",
+			"prompt-snippet",
+			"prompt-guidelines",
+		]);
+		expect(report.checks.find((c) => c.id === "name-valid")?.message).toMatch(/rejected by openai, anthropic, google/);
+	});
+
+	it("fails a tool that misbehaves at run time on each of those checks", async () => {
+		const misbehaving = defineTool({
+			name: "misbehaving",
+			label: "Misbehaving",
+			description: "Does everything a tool should not do.",
+			parameters: Type.Object({ n: Type.Number() }, { additionalProperties: false }),
+			// Turns anything into valid arguments, so near misses get through.
+			prepareArguments: () => ({ n: 1 }),
+			async execute(_id, _params, _signal, onUpdate) {
+				onUpdate?.({ content: "partial" as never, details: {} });
+				const text = `${Math.random()}\n${"x".repeat(60_000)}`;
+				return { content: [{ type: "text", text }], details: {}, isError: true } as never;
+			},
+			renderCall() {
+				throw new Error("cannot draw");
+			},
+		});
+		const report = await checkTool(misbehaving as ToolDefinition);
+		expect(failing(report)).toEqual(["invalid-samples", "content", "throws", "updates", "render", "deterministic"]);
+		expect(statusOf(report)["valid-samples"]).toBe("pass");
+	});
+
+	it("fails a tool whose results are malformed", async () => {
+		const broken = defineTool({
+			name: "broken_result",
+			label: "Broken",
+			description: "Returns something that is not a result.",
+			parameters: Type.Object({}),
+			async execute() {
+				return { content: "not an array" } as never;
+			},
+		});
+		const report = await checkTool(broken as ToolDefinition);
+		expect(failing(report)).toEqual(["valid-samples", "content"]);
+	});
+
+	it("fails a tool that ignores its abort signal", async () => {
+		const slow = defineTool({
+			name: "slow",
+			label: "Slow",
+			description: "Waits and ignores its signal.",
+			parameters: Type.Object({}),
+			async execute() {
+				await new Promise((resolve) => setTimeout(resolve, 300));
+				return { content: [{ type: "text", text: "done" }], details: {} };
+			},
+		});
+		const report = await checkTool(slow as ToolDefinition, { abortWithinMs: 50, generatedSamples: 1 });
+		expect(failing(report)).toEqual(["abort"]);
+		expect(statusOf(report).deterministic).toBe("pass");
+	});
+
+	it("skips the determinism check for declared nondeterministic tools", async () => {
+		const dice = defineTool({
+			name: "dice",
+			label: "Dice",
+			description: "Rolls a die.",
+			parameters: Type.Object({}),
+			async execute() {
+				return { content: [{ type: "text", text: String(Math.random()) }], details: {} };
+			},
+		});
+		const report = await checkTool(dice as ToolDefinition, { nondeterministic: true, generatedSamples: 1 });
+		expect(statusOf(report).deterministic).toBe("skip");
+		expect(report.pass).toBe(true);
+	});
+});
+
+describe("conformance baseline", () => {
+	const report: ToolConformanceReport = {
+		tool: "t",
+		pass: false,
+		checks: [
+			{ id: "label", title: "", status: "fail", message: "no label", details: [] },
+			{ id: "description", title: "", status: "pass", message: "ok", details: [] },
+			{ id: "render", title: "", status: "fail", message: "threw", details: [] },
+		],
+	};
+
+	it("accepts listed failures and fails on the rest", () => {
+		const summary = applyConformanceBaseline(
+			[report],
+			parseConformanceBaseline({ expectedFailures: { t: ["label"] } }),
+		);
+		expect(summary.pass).toBe(false);
+		expect(summary.counts).toEqual({ pass: 1, fail: 1, skip: 0, expected: 1 });
+		const all = applyConformanceBaseline([report], { expectedFailures: { t: ["label", "render"] } });
+		expect(all.pass).toBe(true);
+		expect(formatConformanceReport(all)).toContain("x label: no label (expected failure)");
+	});
+
+	it("fails on stale entries: a check that now passes, an unknown check, a tool not checked", () => {
+		const summary = applyConformanceBaseline([report], {
+			expectedFailures: { t: ["label", "render", "description", "no-such-check"], gone: ["label"] },
+		});
+		expect(summary.pass).toBe(false);
+		expect(summary.stale).toEqual([
+			{ tool: "t", check: "description", reason: "it now passes; remove the entry" },
+			{ tool: "t", check: "no-such-check", reason: "no check has this id" },
+			{ tool: "gone", check: "label", reason: "no tool of this name was checked" },
+		]);
+		expect(formatConformanceReport(summary)).toMatch(/3 stale baseline entries$/);
+	});
+
+	it("rejects a malformed baseline with a clear message", () => {
+		expect(() => parseConformanceBaseline({ failures: {} }, "b.json")).toThrow(
+			/b\.json: expected \{ "expectedFailures"/,
+		);
+		expect(() => parseConformanceBaseline({ expectedFailures: { t: "label" } })).toThrow(
+			/expectedFailures\.t must be an array/,
+		);
+	});
+});
