@@ -19,14 +19,28 @@ const extensionsOption = {
 export const testCommand = defineCommand({
 	name: "test",
 	summary: "Replay fixture files against your tools and print a summary",
-	description:
-		"Each fixture seeds files and scripted commands, runs batches of tool calls and checks the results.\nExits 1 when any expectation fails.",
-	options: { extensions: extensionsOption },
+	description: [
+		"Each fixture seeds files and scripted commands, runs batches of tool calls on an in-memory env and",
+		"checks the results. Folders are searched for *.json files (node_modules and dot-folders skipped).",
+		"Prints one row per fixture and the report of each failing one; exits 1 when any fixture fails.",
+	].join("\n"),
+	options: {
+		extensions: extensionsOption,
+		verbose: { type: "boolean", description: "Also report the calls that passed" },
+	},
 	positionals: [
-		{ name: "fixtures", variadic: true, description: "Replay fixture files (JSON) or folders holding them" },
+		{
+			name: "fixtures",
+			variadic: true,
+			required: true,
+			description: "Replay fixture files (JSON) or folders holding them",
+		},
 	],
-	examples: ["toolsmith test test/fixtures --extensions ./tools"],
-	run: ({ commandName }) => notAvailable(commandName, "the replay engine (toolsmith/harness)"),
+	examples: ["toolsmith test test/fixtures/replay --extensions ./tools"],
+	async run({ options, positionals, io, theme }) {
+		const { runTests } = await import("./_harness-run.js");
+		return runTests({ fixtures: positionals, extensions: options.extensions, verbose: options.verbose, io, theme });
+	},
 });
 
 export const checkCommand = defineCommand({
@@ -45,11 +59,30 @@ export const checkCommand = defineCommand({
 export const replaySessionCommand = defineCommand({
 	name: "replay-session",
 	summary: "Replay a recorded pi session through toolsmith's tools and report its fidelity",
-	description: "Every recorded call is classified as match, mismatch (with a diff) or unknowable.",
-	options: { extensions: extensionsOption },
+	description: [
+		"Every recorded call is replayed on an env rebuilt from the recording and classified as match,",
+		"mismatch (with a diff) or unknowable (it depends on state the recording does not hold).",
+		"Exits 1 when any call is a mismatch.",
+	].join("\n"),
+	options: {
+		extensions: {
+			...extensionsOption,
+			description: "Extension files or folders whose tools replace or join the built-ins in the replay",
+		},
+		verbose: { type: "boolean", description: "List every call, not only the mismatches" },
+	},
 	positionals: [{ name: "file", required: true, description: "A recorded session (.jsonl)" }],
 	examples: ["toolsmith replay-session ~/.pi/agent/sessions/run.jsonl"],
-	run: ({ commandName }) => notAvailable(commandName, "session replay (toolsmith/harness)"),
+	async run({ options, positionals, io, theme }) {
+		const { runReplaySession } = await import("./_harness-run.js");
+		return runReplaySession({
+			file: positionals[0]!,
+			extensions: options.extensions,
+			verbose: options.verbose,
+			io,
+			theme,
+		});
+	},
 });
 
 export const schemaCommand = defineCommand({

@@ -1,0 +1,160 @@
+/** The engines behind `toolsmith test` and `toolsmith replay-session`, imported on first use. */
+import { readdir, stat } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import { errorMessage } from "../contract/errors.js";
+import type { Theme } from "../contract/render.js";
+import { MemoryExecutionEnv } from "../env/memory.js";
+import { loadExtensions } from "../extensions/loader.js";
+import { replayFile } from "../harness/node-replay.js";
+import { loadSession } from "../harness/node-session.js";
+import { formatReplayReport } from "../harness/replay.js";
+import { replaySession, type SessionToolFigures } from "../harness/replay-session.js";
+import { CommandError, EXIT_FAILURE, EXIT_OK } from "./_command.js";
+import { displayPath, formatDiagnostic, formatTable } from "./_format.js";
+import type { CliIO } from "./_io.js";
+
+/** Fixture files named by `inputs`: files as they are, folders searched for `*.json` (not `node_modules`). */
+export async function findFixtures(inputs: readonly string[], cwd: string): Promise<string[]> {
+	const found: string[] = [];
+	const walk = async (dir: string) => {
+		const entries = await readdir(dir, { withFileTypes: true });
+		entries.sort((a, b) => a.name.localeCompare(b.name));
+		for (const entry of entries) {
+			const path = join(dir, entry.name);
+			if (entry.isDirectory() && entry.name !== "node_modules" && !entry.name.startsWith(".")) await walk(path);
+			else if (entry.isFile() && entry.name.endsWith(".json")) found.push(path);
+		}
+	};
+	for (const input of inputs) {
+		const path = resolve(cwd, input);
+		let info: Awaited<ReturnType<typeof stat>>;
+		try {
+			info = await stat(path);
+		} catch {
+			throw new CommandError(`fixture path ${input} does not exist`);
+		}
+		if (info.isDirectory()) await walk(path);
+		else found.push(path);
+	}
+	return [...new Set(found)];
+}
+
+export interface TestRun {
+	readonly fixtures: readonly string[];
+	readonly extensions: readonly string[];
+	readonly verbose: boolean;
+	readonly io: CliIO;
+	readonly theme: Theme;
+}
+
+/** Replay every fixture; a summary table, then the report of each failing fixture. Exit 1 on any failure. */
+export async function runTests(run: TestRun): Promise<number> {
+	const { io, theme } = run;
+	const files = await findFixtures(run.fixtures, io.cwd);
+	if (files.length === 0) throw new CommandError(`no fixture files (*.json) found in ${run.fixtures.join(", ")}`);
+	const extensions = run.extensions.map((p) => resolve(io.cwd, p));
+	const rows: string[][] = [];
+	const details: string[] = [];
+	let failed = 0;
+	for (const file of files) {
+		const name = displayPath(file, io.cwd);
+		try {
+			const report = await replayFile(file, extensions.length > 0 ? { extensions } : {});
+			const f = report.figures;
+			if (!report.pass) failed++;
+			rows.push([
+				report.pass ? theme.fg("success", "pass") : theme.fg("error", "FAIL"),
+				name,
+				`${f.passedCalls}/${f.calls}`,
+				`${f.steps - f.failedSteps}/${f.steps}`,
+			]);
+			if (!report.pass || run.verbose) details.push(`${name}\n${formatReplayReport(report, { verbose: run.verbose })}`);
+		} catch (error) {
+			failed++;
+			rows.push([theme.fg("error", "FAIL"), name, "-", "-"]);
+			details.push(`${name}\n  ${errorMessage(error).split("\n").join("\n  ")}`);
+		}
+	}
+	const out = [...formatTable(["result", "fixture", "calls", "steps"], rows, theme), ""];
+	if (details.length > 0) out.push(...details.flatMap((d) => [d, ""]));
+	out.push(
+		failed === 0
+			? theme.fg("success", `${files.length} fixture${files.length === 1 ? "" : "s"} passed`)
+			: theme.fg("error", `${failed} of ${files.length} fixture${files.length === 1 ? "" : "s"} failed`),
+	);
+	io.stdout.write(`${out.join("\n")}\n`);
+	return failed === 0 ? EXIT_OK : EXIT_FAILURE;
+}
+
+export interface ReplaySessionRun {
+	readonly file: string;
+	readonly extensions: readonly string[];
+	readonly verbose: boolean;
+	readonly io: CliIO;
+	readonly theme: Theme;
+}
+
+function figureRow(name: string, f: SessionToolFigures): string[] {
+	return [name, String(f.calls), String(f.match), String(f.mismatch), String(f.unknowable)];
+}
+
+/** Replay a recorded session; figures per tool, then every mismatch with its diff. Exit 1 on a mismatch. */
+export async function runReplaySession(run: ReplaySessionRun): Promise<number> {
+	const { io, theme } = run;
+	const path = resolve(io.cwd, run.file);
+	let session: Awaited<ReturnType<typeof loadSession>>;
+	try {
+		session = await loadSession(path);
+	} catch (error) {
+		throw new CommandError(errorMessage(error));
+	}
+	let failedLoad = false;
+	let tools: Parameters<typeof replaySession>[1] = {};
+	if (run.extensions.length > 0) {
+		const loaded = await loadExtensions(
+			run.extensions.map((p) => resolve(io.cwd, p)),
+			{ cwd: io.cwd, env: new MemoryExecutionEnv({ cwd: io.cwd }), builtins: false, log: () => {} },
+		);
+		for (const diagnostic of loaded.diagnostics) {
+			if (diagnostic.severity === "error") failedLoad = true;
+			io.stderr.write(
+				`${formatDiagnostic({ level: diagnostic.severity, message: diagnostic.message, path: diagnostic.path, code: diagnostic.code, ...(diagnostic.line !== undefined ? { line: diagnostic.line } : {}), ...(diagnostic.column !== undefined ? { column: diagnostic.column } : {}) }, io.cwd, theme)}\n`,
+			);
+		}
+		tools = { tools: loaded.registry.entries().map((e) => e.definition) };
+	}
+	const report = await replaySession(session, tools);
+	const f = report.figures;
+	const rows = Object.entries(f.byTool)
+		.sort(([a], [b]) => a.localeCompare(b))
+		.map(([name, figures]) => figureRow(name, figures));
+	rows.push(figureRow(theme.bold("total"), f));
+	const out = [
+		`${theme.bold("replay-session")} ${displayPath(path, io.cwd)} · cwd ${report.cwd}`,
+		...formatTable(["tool", "calls", "match", "mismatch", "unknowable"], rows, theme),
+	];
+	const reasons = Object.entries(f.unknowableReasons);
+	if (reasons.length > 0) out.push("", `unknowable: ${reasons.map(([r, n]) => `${r} ${n}`).join(", ")}`);
+	const rules = Object.entries(f.rules);
+	if (rules.length > 0) out.push(`normalised: ${rules.map(([r, n]) => `${r} ${n}`).join(", ")}`);
+	if (f.seededReads > 0) out.push(`reads checked against their own page: ${f.seededReads}`);
+	for (const call of report.calls) {
+		if (call.status !== "mismatch" && !run.verbose) continue;
+		const mark =
+			call.status === "match"
+				? theme.fg("success", "match")
+				: call.status === "mismatch"
+					? theme.fg("error", "mismatch")
+					: theme.fg("muted", `unknowable (${call.reason ?? "?"})`);
+		out.push("", `#${call.index + 1} ${call.toolName} ${call.toolCallId}: ${mark} · ${call.message}`);
+		if (call.diff) out.push(...call.diff.split("\n").map((l) => `  ${l}`));
+	}
+	out.push(
+		"",
+		report.ok
+			? theme.fg("success", `no mismatches in ${f.calls} calls`)
+			: theme.fg("error", `${f.mismatch} mismatch${f.mismatch === 1 ? "" : "es"} in ${f.calls} calls`),
+	);
+	io.stdout.write(`${out.join("\n")}\n`);
+	return report.ok && !failedLoad ? EXIT_OK : EXIT_FAILURE;
+}
