@@ -2,35 +2,41 @@
 import type { ToolCall, ToolResultMessage } from "../contract/content.js";
 import { errorMessage, type ToolsmithErrorCode } from "../contract/errors.js";
 import type { ToolExecutionEvent } from "../contract/events.js";
-import type { Result } from "../contract/result.js";
 import type { AgentTool, AgentToolResult, AgentToolUpdateCallback } from "../contract/tool.js";
 import { cloneArguments } from "./_json.js";
 import { contentProblem, errorResult, resultProblem } from "./_results.js";
-import { acceptAsSent, copyArguments, type ToolArgumentsError, validateArguments, validateOwned } from "./_validate.js";
+import { acceptAsSent, copyArguments, validateArguments, validateOwned } from "./_validate.js";
 import type { ExecuteToolCallsConfig, ExecuteToolCallsResult, ToolCallHookContext } from "./types.js";
 
-/** A call's outcome before it becomes a message. */
-class Final {
-	constructor(
-		readonly result: AgentToolResult<unknown>,
-		readonly isError: boolean,
-	) {}
-}
+/**
+ * Everything the executor knows of one call, in one object: the call as read once from the
+ * untrusted `ToolCall`, then the tool and arguments, then the outcome. One record per call keeps
+ * the allocation count (and so the overhead for cheap tools) low.
+ */
+class Call {
+	tool: AgentTool | undefined = undefined;
+	args: unknown = undefined;
+	/** Set once launched; never rejects (a throw arrives as a `Thrown`). */
+	promise: Promise<unknown> | undefined = undefined;
+	result: AgentToolResult<unknown> | undefined = undefined;
+	isError = false;
 
-/** A call that passed preparation. */
-class Prepared {
 	constructor(
-		readonly tool: AgentTool,
-		readonly args: unknown,
+		readonly call: ToolCall,
+		readonly id: string,
+		readonly name: string,
+		readonly raw: unknown,
 	) {}
-}
 
-/** What the executor knows of one call, after reading the untrusted `ToolCall` once. */
-interface Slot {
-	readonly call: ToolCall;
-	readonly id: string;
-	readonly name: string;
-	readonly raw: unknown;
+	/** Ends the call with an error result made by the executor. */
+	fail(text: string, code: ToolsmithErrorCode, extra?: Parameters<typeof errorResult>[2]): void {
+		this.result = errorResult(text, code, extra);
+		this.isError = true;
+	}
+
+	get done(): boolean {
+		return this.result !== undefined;
+	}
 }
 
 interface Batch {
@@ -44,18 +50,14 @@ const ABORTED_TEXT = "Aborted: the batch was cancelled before this tool call ran
 const SKIPPED_TEXT =
 	"Skipped: the remaining tool calls of this batch were not run because the agent was asked to stop. Call the tool again if it is still needed.";
 
-function fail(text: string, code: ToolsmithErrorCode, extra?: Parameters<typeof errorResult>[2]): Final {
-	return new Final(errorResult(text, code, extra), true);
-}
-
-function readSlot(call: unknown, index: number): Slot {
+function readCall(call: unknown, index: number): Call {
 	try {
 		const c = call as { id?: unknown; name?: unknown; arguments?: unknown };
 		const id = typeof c.id === "string" ? c.id : c.id === undefined || c.id === null ? `call_${index}` : String(c.id);
 		const name = typeof c.name === "string" ? c.name : String(c.name);
-		return { call: call as ToolCall, id, name, raw: c.arguments };
+		return new Call(call as ToolCall, id, name, c.arguments);
 	} catch {
-		return { call: call as ToolCall, id: `call_${index}`, name: "", raw: undefined };
+		return new Call(call as ToolCall, `call_${index}`, "", undefined);
 	}
 }
 
@@ -83,39 +85,39 @@ function toolMap(tools: unknown): Map<string, AgentTool> {
 	return map;
 }
 
-function notFound(batch: Batch, name: string): Final {
-	const available = [...batch.tools.keys()];
-	const list = available.length > 0 ? `Available tools: ${available.join(", ")}.` : "No tools are available.";
-	return fail(`Tool ${name} not found. ${list}`, "E_TOOL_NOT_FOUND", { availableTools: available });
-}
-
 /** Lookup, parsing, `prepareArguments` and validation: synchronous, so cheap calls stay cheap. */
-function prepare(batch: Batch, slot: Slot): Prepared | Final {
-	const tool = batch.tools.get(slot.name);
-	if (tool === undefined) return notFound(batch, slot.name);
+function prepare(batch: Batch, c: Call): void {
+	const tool = batch.tools.get(c.name);
+	if (tool === undefined) {
+		const available = [...batch.tools.keys()];
+		const list = available.length > 0 ? `Available tools: ${available.join(", ")}.` : "No tools are available.";
+		c.fail(`Tool ${c.name} not found. ${list}`, "E_TOOL_NOT_FOUND", { availableTools: available });
+		return;
+	}
+	c.tool = tool;
 	if (typeof tool.prepareArguments !== "function") {
-		const ready = acceptAsSent(tool.parameters, slot.raw);
-		if (ready !== undefined) return new Prepared(tool, ready);
+		const ready = acceptAsSent(tool.parameters, c.raw);
+		if (ready !== undefined) {
+			c.args = ready;
+			return;
+		}
+		const validated = validateArguments(c.name, tool.parameters, c.raw);
+		if (validated.ok) c.args = validated.value;
+		else {
+			const { error } = validated;
+			c.fail(error.message, error.code, error.issues.length > 0 ? { issues: error.issues } : undefined);
+		}
+		return;
 	}
-	const validated =
-		typeof tool.prepareArguments === "function"
-			? prepareThenValidate(tool, slot)
-			: validateArguments(slot.name, tool.parameters, slot.raw);
-	if (isFinal(validated)) return validated;
-	if (!validated.ok) {
-		const error = validated.error;
-		return fail(error.message, error.code, error.issues.length > 0 ? { issues: error.issues } : undefined);
+	const copied = copyArguments(c.name, c.raw);
+	if (!copied.ok) {
+		c.fail(copied.error.message, copied.error.code);
+		return;
 	}
-	return new Prepared(tool, validated.value);
-}
-
-function prepareThenValidate(tool: AgentTool, slot: Slot): Result<unknown, ToolArgumentsError> | Final {
-	const copied = copyArguments(slot.name, slot.raw);
-	if (!copied.ok) return copied;
 	let value = copied.value.value;
 	let sawHostileKey = copied.value.sawHostileKey;
 	try {
-		const prepared = tool.prepareArguments?.(value);
+		const prepared = tool.prepareArguments(value);
 		if (prepared !== value) {
 			// The shim may hand back objects it keeps (constants, caches): validation must not edit them.
 			const state = { sawHostileKey };
@@ -123,32 +125,33 @@ function prepareThenValidate(tool: AgentTool, slot: Slot): Result<unknown, ToolA
 			sawHostileKey = state.sawHostileKey;
 		}
 	} catch (error) {
-		return fail(`Could not prepare the arguments of tool ${slot.name}: ${errorMessage(error)}`, "E_PREPARE_FAILED");
+		c.fail(`Could not prepare the arguments of tool ${c.name}: ${errorMessage(error)}`, "E_PREPARE_FAILED");
+		return;
 	}
-	return validateOwned(slot.name, tool.parameters, value, sawHostileKey, slot.raw);
+	const validated = validateOwned(c.name, tool.parameters, value, sawHostileKey, c.raw);
+	if (validated.ok) c.args = validated.value;
+	else {
+		const { error } = validated;
+		c.fail(error.message, error.code, error.issues.length > 0 ? { issues: error.issues } : undefined);
+	}
 }
 
-function isFinal<T>(value: T | Final): value is Final {
-	return value instanceof Final;
+function hookContext(batch: Batch, c: Call): ToolCallHookContext {
+	return { toolCall: c.call, tool: c.tool as AgentTool, args: c.args, signal: batch.signal };
 }
 
-function hookContext(batch: Batch, slot: Slot, prepared: Prepared): ToolCallHookContext {
-	return { toolCall: slot.call, tool: prepared.tool, args: prepared.args, signal: batch.signal };
-}
-
-/** The `beforeToolCall` hook: `undefined` to go on, a result when the call is blocked. */
-async function before(batch: Batch, slot: Slot, prepared: Prepared): Promise<Final | undefined> {
+/** The `beforeToolCall` hook; a blocked call ends with an error result. Never rejects. */
+async function before(batch: Batch, c: Call): Promise<void> {
 	const hook = batch.config.beforeToolCall;
-	if (typeof hook !== "function") return undefined;
+	if (typeof hook !== "function") return;
 	try {
-		const verdict = await hook(hookContext(batch, slot, prepared));
+		const verdict = await hook(hookContext(batch, c));
 		if (verdict?.block) {
 			const reason = typeof verdict.reason === "string" && verdict.reason !== "" ? verdict.reason : undefined;
-			return fail(reason ?? `Tool call ${slot.name} was blocked.`, "E_BLOCKED");
+			c.fail(reason ?? `Tool call ${c.name} was blocked.`, "E_BLOCKED");
 		}
-		return undefined;
 	} catch (error) {
-		return fail(`Tool call ${slot.name} was blocked: ${errorMessage(error)}`, "E_BLOCKED");
+		c.fail(`Tool call ${c.name} was blocked: ${errorMessage(error)}`, "E_BLOCKED");
 	}
 }
 
@@ -163,11 +166,11 @@ const keep = (value: unknown): unknown => value;
 const box = (reason: unknown): Thrown => new Thrown(reason);
 
 /**
- * Starts one prepared call. The promise never rejects: a throw arrives as a `Thrown`. Handlers are
+ * Starts one prepared call. Its promise never rejects: a throw arrives as a `Thrown`. Handlers are
  * attached at once (so no rejection goes unhandled while earlier calls are awaited) and, without
  * an event listener, are shared functions: cheap tools must not pay for closures they do not need.
  */
-function launch(batch: Batch, slot: Slot, prepared: Prepared): Promise<unknown> {
+function launch(batch: Batch, c: Call): Promise<unknown> {
 	const emit = batch.emit;
 	let onUpdate: AgentToolUpdateCallback<unknown> = ignoreUpdate;
 	let settled = false;
@@ -175,81 +178,79 @@ function launch(batch: Batch, slot: Slot, prepared: Prepared): Promise<unknown> 
 		onUpdate = (partialResult) => {
 			// Updates after the tool settled are ignored: the end event has the final word.
 			if (settled) return;
-			emit({
-				type: "tool_execution_update",
-				toolCallId: slot.id,
-				toolName: slot.name,
-				args: prepared.args,
-				partialResult,
-			});
+			emit({ type: "tool_execution_update", toolCallId: c.id, toolName: c.name, args: c.args, partialResult });
 		};
 	}
 	let returned: unknown;
 	try {
-		returned = prepared.tool.execute(slot.id, prepared.args, batch.signal, onUpdate);
+		returned = (c.tool as AgentTool).execute(c.id, c.args, batch.signal, onUpdate);
 	} catch (error) {
 		settled = true;
-		return Promise.resolve(new Thrown(error));
+		c.promise = Promise.resolve(new Thrown(error));
+		return c.promise;
 	}
 	const promise = returned instanceof Promise ? returned : Promise.resolve(returned);
-	if (!emit) return promise.then(keep, box);
-	return promise.then(
-		(value) => {
-			settled = true;
-			return value;
-		},
-		(reason) => {
-			settled = true;
-			return new Thrown(reason);
-		},
-	);
+	c.promise = emit
+		? promise.then(
+				(value) => {
+					settled = true;
+					return value;
+				},
+				(reason) => {
+					settled = true;
+					return new Thrown(reason);
+				},
+			)
+		: promise.then(keep, box);
+	return c.promise;
 }
 
-/** The outcome of a settled call, after `afterToolCall`. */
-function settle(batch: Batch, slot: Slot, prepared: Prepared, value: unknown): Final | Promise<Final> {
-	let final: Final;
-	if (value instanceof Thrown) final = fail(errorMessage(value.reason), "E_TOOL_FAILED");
+/** Records what a settled call produced, then runs `afterToolCall` (the promise is only for the hook). */
+function settle(batch: Batch, c: Call, value: unknown): Promise<void> | undefined {
+	if (value instanceof Thrown) c.fail(errorMessage(value.reason), "E_TOOL_FAILED");
 	else {
 		const problem = resultProblem(value);
-		final = problem
-			? fail(`Tool ${slot.name} returned a malformed result: ${problem}.`, "E_BAD_RESULT")
-			: new Final(value as AgentToolResult<unknown>, false);
+		if (problem) c.fail(`Tool ${c.name} returned a malformed result: ${problem}.`, "E_BAD_RESULT");
+		else c.result = value as AgentToolResult<unknown>;
 	}
-	return typeof batch.config.afterToolCall === "function" ? after(batch, slot, prepared, final) : final;
+	return typeof batch.config.afterToolCall === "function" ? after(batch, c) : undefined;
 }
 
-/** The `afterToolCall` hook: each field it returns replaces the result's field as a whole. */
-async function after(batch: Batch, slot: Slot, prepared: Prepared, final: Final): Promise<Final> {
+/** The `afterToolCall` hook: each field it returns replaces the result's field as a whole. Never rejects. */
+async function after(batch: Batch, c: Call): Promise<void> {
 	const hook = batch.config.afterToolCall;
-	if (typeof hook !== "function") return final;
+	if (typeof hook !== "function") return;
+	const result = c.result as AgentToolResult<unknown>;
 	try {
-		const patch = await hook({ ...hookContext(batch, slot, prepared), result: final.result, isError: final.isError });
-		if (patch === undefined || patch === null) return final;
+		const patch = await hook({ ...hookContext(batch, c), result, isError: c.isError });
+		if (patch === undefined || patch === null) return;
 		if (patch.content !== undefined) {
 			const problem = contentProblem(patch.content);
 			if (problem) {
-				return fail(`The afterToolCall hook returned malformed content for ${slot.name}: ${problem}.`, "E_BAD_RESULT");
+				c.fail(`The afterToolCall hook returned malformed content for ${c.name}: ${problem}.`, "E_BAD_RESULT");
+				return;
 			}
 		}
-		const result: AgentToolResult<unknown> = { ...final.result };
-		if (patch.content !== undefined) result.content = patch.content;
-		if (patch.details !== undefined) result.details = patch.details;
-		if (patch.terminate !== undefined) result.terminate = patch.terminate;
-		return new Final(result, patch.isError !== undefined ? patch.isError === true : final.isError);
+		const patched: AgentToolResult<unknown> = { ...result };
+		if (patch.content !== undefined) patched.content = patch.content;
+		if (patch.details !== undefined) patched.details = patch.details;
+		if (patch.terminate !== undefined) patched.terminate = patch.terminate;
+		c.result = patched;
+		if (patch.isError !== undefined) c.isError = patch.isError === true;
 	} catch (error) {
-		return fail(`The afterToolCall hook failed for ${slot.name}: ${errorMessage(error)}`, "E_TOOL_FAILED");
+		c.fail(`The afterToolCall hook failed for ${c.name}: ${errorMessage(error)}`, "E_TOOL_FAILED");
 	}
 }
 
-function toMessage(slot: Slot, final: Final): ToolResultMessage {
-	const { result } = final;
+function toMessage(c: Call): ToolResultMessage {
+	const result = c.result as AgentToolResult<unknown>;
 	const message: ToolResultMessage = {
 		role: "toolResult",
-		toolCallId: slot.id,
-		toolName: slot.name,
+		toolCallId: c.id,
+		toolName: c.name,
 		content: result.content,
 		details: result.details,
-		isError: final.isError,
+		isError: c.isError,
 		timestamp: Date.now(),
 	};
 	if (result.addedToolNames === undefined && result.usage === undefined) return message;
@@ -269,109 +270,85 @@ function askSkip(config: ExecuteToolCallsConfig): boolean {
 	}
 }
 
-function emitStart(batch: Batch, slot: Slot): void {
-	batch.emit?.({ type: "tool_execution_start", toolCallId: slot.id, toolName: slot.name, args: slot.raw });
+function emitStart(batch: Batch, c: Call): void {
+	batch.emit?.({ type: "tool_execution_start", toolCallId: c.id, toolName: c.name, args: c.raw });
 }
 
-function emitEnd(batch: Batch, slot: Slot, final: Final): void {
+function emitEnd(batch: Batch, c: Call): void {
 	batch.emit?.({
 		type: "tool_execution_end",
-		toolCallId: slot.id,
-		toolName: slot.name,
-		result: final.result,
-		isError: final.isError,
+		toolCallId: c.id,
+		toolName: c.name,
+		result: c.result as AgentToolResult<unknown>,
+		isError: c.isError,
 	});
 }
 
-async function runSequential(batch: Batch, slots: readonly Slot[], results: ToolResultMessage[]): Promise<Final[]> {
-	const finals: Final[] = [];
+async function runSequential(batch: Batch, calls: readonly Call[]): Promise<void> {
 	let skipping = false;
-	for (const slot of slots) {
-		emitStart(batch, slot);
-		let final: Final;
-		if (batch.signal?.aborted) final = fail(ABORTED_TEXT, "E_ABORTED");
-		else if (skipping) final = fail(SKIPPED_TEXT, "E_SKIPPED");
+	for (const c of calls) {
+		emitStart(batch, c);
+		if (batch.signal?.aborted) c.fail(ABORTED_TEXT, "E_ABORTED");
+		else if (skipping) c.fail(SKIPPED_TEXT, "E_SKIPPED");
 		else {
-			const prepared = prepare(batch, slot);
-			if (isFinal(prepared)) final = prepared;
-			else {
-				const blocked = await before(batch, slot, prepared);
-				if (blocked) final = blocked;
-				else if (batch.signal?.aborted) final = fail(ABORTED_TEXT, "E_ABORTED");
-				else {
-					const settled = settle(batch, slot, prepared, await launch(batch, slot, prepared));
-					final = settled instanceof Promise ? await settled : settled;
-				}
+			prepare(batch, c);
+			if (!c.done) await before(batch, c);
+			if (!c.done && batch.signal?.aborted) c.fail(ABORTED_TEXT, "E_ABORTED");
+			if (!c.done) {
+				const hook = settle(batch, c, await launch(batch, c));
+				if (hook) await hook;
 			}
 			skipping = askSkip(batch.config);
 		}
-		emitEnd(batch, slot, final);
-		results.push(toMessage(slot, final));
-		finals.push(final);
+		emitEnd(batch, c);
 	}
-	return finals;
-}
-
-/** A launched call in a parallel batch. */
-class Running {
-	constructor(
-		readonly prepared: Prepared,
-		readonly promise: Promise<unknown>,
-	) {}
 }
 
 /**
- * Parallel: calls are launched in source order, each as soon as it is prepared; a collector then
- * walks the calls in source order, so `afterToolCall` and the end events run in source order and
- * a call's end goes out once it and every earlier call are done.
+ * Parallel: calls are launched in source order, each as soon as it is prepared; then the calls are
+ * walked in source order, so `afterToolCall` and the end events run in source order and a call's
+ * end goes out once it and every earlier call are done.
  */
-async function runParallel(batch: Batch, slots: readonly Slot[], results: ToolResultMessage[]): Promise<Final[]> {
-	const entries: (Final | Running | undefined)[] = new Array(slots.length);
-	// Only needed while `beforeToolCall` keeps the launch loop waiting: the collector parks here.
-	const waiting: ((entry: Final | Running) => void)[] = [];
-	const place = (index: number, entry: Final | Running): undefined => {
-		entries[index] = entry;
-		waiting[index]?.(entry);
-		return undefined;
-	};
+async function runParallel(batch: Batch, calls: readonly Call[]): Promise<void> {
 	let skipping = false;
-	/** Prepares and launches call `index`; returns the blocking hook's promise when there is one. */
-	const start = (index: number): Promise<void> | undefined => {
-		const slot = slots[index] as Slot;
-		emitStart(batch, slot);
-		if (batch.signal?.aborted) return place(index, fail(ABORTED_TEXT, "E_ABORTED"));
-		if (!skipping) skipping = askSkip(batch.config);
-		if (skipping) return place(index, fail(SKIPPED_TEXT, "E_SKIPPED"));
-		const prepared = prepare(batch, slot);
-		if (isFinal(prepared)) return place(index, prepared);
-		if (!batch.config.beforeToolCall) return place(index, new Running(prepared, launch(batch, slot, prepared)));
-		return before(batch, slot, prepared).then((blocked) => {
-			if (blocked || batch.signal?.aborted) place(index, blocked ?? fail(ABORTED_TEXT, "E_ABORTED"));
-			else place(index, new Running(prepared, launch(batch, slot, prepared)));
-		});
+	/** Prepares call `index` and launches it, unless it ended early. */
+	const start = (c: Call): boolean => {
+		emitStart(batch, c);
+		if (batch.signal?.aborted) c.fail(ABORTED_TEXT, "E_ABORTED");
+		else {
+			if (!skipping) skipping = askSkip(batch.config);
+			if (skipping) c.fail(SKIPPED_TEXT, "E_SKIPPED");
+			else prepare(batch, c);
+		}
+		return !c.done;
 	};
-	let launching: Promise<void> | undefined;
-	if (batch.config.beforeToolCall) {
-		// Hooks run one after another in source order (they may ask a person); calls launch as they pass.
-		launching = (async () => {
-			for (let index = 0; index < slots.length; index++) await start(index);
-		})();
+	const hooked = typeof batch.config.beforeToolCall === "function";
+	let launched: Promise<void>[] | undefined;
+	if (!hooked) {
+		for (const c of calls) if (start(c)) launch(batch, c);
 	} else {
-		for (let index = 0; index < slots.length; index++) start(index);
+		// Hooks run one after another in source order (they may ask a person); each call launches as
+		// soon as its hook lets it through, and the collector below waits for the launch.
+		let chain: Promise<void> = Promise.resolve();
+		launched = calls.map((c) => {
+			chain = chain.then(async () => {
+				if (!start(c)) return;
+				await before(batch, c);
+				if (!c.done && batch.signal?.aborted) c.fail(ABORTED_TEXT, "E_ABORTED");
+				if (!c.done) launch(batch, c);
+			});
+			return chain;
+		});
 	}
-	const finals: Final[] = new Array(slots.length);
-	for (let index = 0; index < slots.length; index++) {
-		const slot = slots[index] as Slot;
-		const entry = entries[index] ?? (await new Promise<Final | Running>((resolve) => (waiting[index] = resolve)));
-		let final: Final | Promise<Final> =
-			entry instanceof Running ? settle(batch, slot, entry.prepared, await entry.promise) : entry;
-		if (final instanceof Promise) final = await final;
-		emitEnd(batch, slot, final);
-		finals[index] = final;
-		results[index] = toMessage(slot, final);
+	for (let index = 0; index < calls.length; index++) {
+		const c = calls[index] as Call;
+		if (launched) await launched[index];
+		if (c.promise !== undefined && !c.done) {
+			const hook = settle(batch, c, await c.promise);
+			if (hook) await hook;
+		}
+		emitEnd(batch, c);
 	}
-	if (launching) await launching;
-	return finals;
 }
 
 /**
@@ -391,7 +368,7 @@ export async function executeToolCalls(
 	config: ExecuteToolCallsConfig,
 ): Promise<ExecuteToolCallsResult> {
 	const list: readonly unknown[] = Array.isArray(toolCalls) ? toolCalls : [];
-	const slots = list.map(readSlot);
+	const calls = list.map(readCall);
 	let detach: (() => void) | undefined;
 	try {
 		const outer = config.signal;
@@ -411,18 +388,22 @@ export async function executeToolCalls(
 		const batch: Batch = { config, tools: toolMap(config.tools), signal, emit: makeEmitter(config) };
 		const sequential =
 			config.toolExecution === "sequential" ||
-			slots.some((slot) => batch.tools.get(slot.name)?.executionMode === "sequential");
-		const results: ToolResultMessage[] = [];
-		const finals = sequential ? await runSequential(batch, slots, results) : await runParallel(batch, slots, results);
-		const terminate = finals.length > 0 && finals.every((final) => final.result.terminate === true);
+			calls.some((c) => batch.tools.get(c.name)?.executionMode === "sequential");
+		if (sequential) await runSequential(batch, calls);
+		else await runParallel(batch, calls);
+		const results = new Array<ToolResultMessage>(calls.length);
+		let terminate = calls.length > 0;
+		for (let index = 0; index < calls.length; index++) {
+			const c = calls[index] as Call;
+			results[index] = toMessage(c);
+			if (c.result?.terminate !== true) terminate = false;
+		}
 		return { results, terminate };
 	} catch (error) {
 		// Only a bug in the executor itself lands here; the model still gets one result per call.
 		const text = `Internal error of the tool executor: ${errorMessage(error)}`;
-		return {
-			results: slots.map((slot) => toMessage(slot, fail(text, "E_TOOL_FAILED"))),
-			terminate: false,
-		};
+		for (const c of calls) c.fail(text, "E_TOOL_FAILED");
+		return { results: calls.map(toMessage), terminate: false };
 	} finally {
 		detach?.();
 	}
