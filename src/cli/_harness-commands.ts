@@ -1,13 +1,9 @@
 /**
- * `test`, `check`, `replay-session` and `schema`: their options are final; each one exits 1 with a
- * clear message until its engine (toolsmith/harness, the provider converters) is part of the build.
+ * `test`, `check`, `replay-session` and `schema`: options and help here; the engines (toolsmith/harness,
+ * the provider converters) are imported when a command runs, so `--help` stays fast.
  */
 import type { ToolProvider } from "../providers/types.js";
-import { CommandError, defineCommand } from "./_command.js";
-
-function notAvailable(command: string, engine: string): never {
-	throw new CommandError(`${command} is not available yet in this build of toolsmith: ${engine} has not landed`);
-}
+import { defineCommand } from "./_command.js";
 
 const extensionsOption = {
 	type: "string",
@@ -46,14 +42,43 @@ export const testCommand = defineCommand({
 export const checkCommand = defineCommand({
 	name: "check",
 	summary: "Run the conformance checks on the tools of extensions",
-	description:
-		"Static checks (names, descriptions, schemas per provider) and behavioural ones on an in-memory env.\nExits 1 when a check fails that the baseline does not expect.",
+	description: [
+		"Static checks (name, description, label, schema for each provider, prompt fields) and behavioural",
+		"ones on an in-memory env (generated valid and near-miss arguments, abort, result shape, renderers,",
+		"determinism). Exits 1 when a check fails that the baseline does not expect, or when the baseline",
+		"has a stale entry.",
+	].join("\n"),
 	options: {
-		baseline: { type: "string", valueName: "file", description: "Expected-failures baseline (JSON)" },
+		baseline: {
+			type: "string",
+			valueName: "file",
+			description: 'Expected-failures baseline: { "expectedFailures": { "<tool>": ["<check id>"] } }',
+		},
+		nondeterministic: {
+			type: "string",
+			multiple: true,
+			valueName: "tools",
+			description: "Tools whose results depend on time, randomness or state: skip their determinism check",
+		},
+		verbose: { type: "boolean", description: "Show the details of passing checks too" },
 	},
 	positionals: [{ name: "paths", variadic: true, required: true, description: "Extension files or folders to check" }],
-	examples: ["toolsmith check ./tools/weather.ts"],
-	run: ({ commandName }) => notAvailable(commandName, "the conformance checks (toolsmith/harness)"),
+	examples: [
+		"toolsmith check ./tools/weather.ts",
+		"toolsmith check docs/examples --nondeterministic todo",
+		"toolsmith check ./tools --baseline conformance-baseline.json",
+	],
+	async run({ options, positionals, io, theme }) {
+		const { runCheck } = await import("./_harness-run.js");
+		return runCheck({
+			paths: positionals,
+			baseline: options.baseline,
+			nondeterministic: options.nondeterministic,
+			verbose: options.verbose,
+			io,
+			theme,
+		});
+	},
 });
 
 export const replaySessionCommand = defineCommand({

@@ -1,17 +1,25 @@
 /** The engines behind `toolsmith test` and `toolsmith replay-session`, imported on first use. */
-import { readdir, stat } from "node:fs/promises";
+import { readdir, readFile, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { errorMessage } from "../contract/errors.js";
 import type { Theme } from "../contract/render.js";
 import { MemoryExecutionEnv } from "../env/memory.js";
 import { loadExtensions } from "../extensions/loader.js";
+import {
+	applyConformanceBaseline,
+	type ConformanceBaseline,
+	checkTool,
+	formatConformanceReport,
+	parseConformanceBaseline,
+} from "../harness/conformance.js";
 import { replayFile } from "../harness/node-replay.js";
 import { loadSession } from "../harness/node-session.js";
 import { formatReplayReport } from "../harness/replay.js";
 import { replaySession, type SessionToolFigures } from "../harness/replay-session.js";
-import { CommandError, EXIT_FAILURE, EXIT_OK } from "./_command.js";
+import { CommandError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from "./_command.js";
 import { displayPath, formatDiagnostic, formatTable } from "./_format.js";
 import type { CliIO } from "./_io.js";
+import { loadToolsForCommand } from "./_load-tools.js";
 
 /** Fixture files named by `inputs`: files as they are, folders searched for `*.json` (not `node_modules`). */
 export async function findFixtures(inputs: readonly string[], cwd: string): Promise<string[]> {
@@ -157,4 +165,49 @@ export async function runReplaySession(run: ReplaySessionRun): Promise<number> {
 	);
 	io.stdout.write(`${out.join("\n")}\n`);
 	return report.ok && !failedLoad ? EXIT_OK : EXIT_FAILURE;
+}
+
+export interface CheckRun {
+	readonly paths: readonly string[];
+	readonly baseline: string | undefined;
+	readonly nondeterministic: readonly string[];
+	readonly verbose: boolean;
+	readonly io: CliIO;
+	readonly theme: Theme;
+}
+
+/** Conformance checks on every tool the extensions register. Exit 1 on an unexpected failure or stale entry. */
+export async function runCheck(run: CheckRun): Promise<number> {
+	const { io, theme } = run;
+	let baseline: ConformanceBaseline | undefined;
+	if (run.baseline !== undefined) {
+		const path = resolve(io.cwd, run.baseline);
+		try {
+			baseline = parseConformanceBaseline(JSON.parse(await readFile(path, "utf8")), run.baseline);
+		} catch (error) {
+			throw new CommandError(`cannot use the baseline ${run.baseline}: ${errorMessage(error)}`);
+		}
+	}
+	const loaded = await loadToolsForCommand(run.paths, io.cwd);
+	const failedLoad = loaded.diagnostics.some((d) => d.level === "error");
+	for (const diagnostic of loaded.diagnostics) io.stderr.write(`${formatDiagnostic(diagnostic, io.cwd, theme)}\n`);
+	if (loaded.tools.length === 0) {
+		io.stderr.write(`no tools to check: the extensions at ${run.paths.join(", ")} register none\n`);
+		return EXIT_FAILURE;
+	}
+	const reports = [];
+	const unknown = run.nondeterministic.filter((name) => !loaded.tools.some((t) => t.definition.name === name));
+	if (unknown.length > 0) {
+		throw new CommandError(
+			`--nondeterministic names ${unknown.join(", ")}, which the extensions do not register (they register ${loaded.tools.map((t) => t.definition.name).join(", ")})`,
+			EXIT_USAGE,
+		);
+	}
+	for (const { definition } of loaded.tools) {
+		const nondeterministic = run.nondeterministic.includes(definition.name);
+		reports.push(await checkTool(definition, { cwd: io.cwd, nondeterministic }));
+	}
+	const summary = applyConformanceBaseline(reports, baseline);
+	io.stdout.write(`${formatConformanceReport(summary, { verbose: run.verbose })}\n`);
+	return summary.pass && !failedLoad ? EXIT_OK : EXIT_FAILURE;
 }

@@ -66,3 +66,52 @@ describe("toolsmith replay-session", () => {
 		expect(run.stderr).toMatch(/^toolsmith replay-session: .*package\.json/);
 	});
 });
+
+describe("toolsmith check", () => {
+	it("reports every check of every extension tool; the stateful demo fails determinism, so it exits 1", async () => {
+		const run = await cli(["check", "docs/examples"]);
+		expect(run.code).toBe(1);
+		expect(run.stderr).toMatch(/^info docs\/examples\/read-override\.ts .*\[I_BUILTIN_OVERRIDDEN\]\n$/);
+		for (const tool of ["countdown", "hello", "read"]) expect(run.stdout).toContain(`PASS ${tool}\n`);
+		expect(run.stdout).toContain("FAIL todo\n");
+		expect(run.stdout).toMatch(/ {2}✗ deterministic: two fresh envs gave different results/);
+		expect(run.stdout).toMatch(/\n\d+ passed, 1 failed, \d+ skipped\n$/);
+	});
+
+	it("passes once the stateful tool is declared nondeterministic, and refuses names that are not registered", async () => {
+		const run = await cli(["check", "docs/examples/todo.ts", "--nondeterministic", "todo"]);
+		expect(run.code).toBe(0);
+		expect(run.stdout).toContain("  - deterministic: the tool is declared nondeterministic\n");
+		const typo = await cli(["check", "docs/examples/todo.ts", "--nondeterministic", "tood"]);
+		expect(typo.code).toBe(2);
+		expect(typo.stderr).toBe(
+			"toolsmith check: --nondeterministic names tood, which the extensions do not register (they register todo)\n",
+		);
+	});
+
+	it("accepts known failures from a baseline and fails on a stale entry", async () => {
+		const { mkdtempSync, writeFileSync, rmSync } = await import("node:fs");
+		const { tmpdir } = await import("node:os");
+		const { join } = await import("node:path");
+		const dir = mkdtempSync(join(tmpdir(), "toolsmith-check-cli-"));
+		try {
+			const accepted = join(dir, "accepted.json");
+			writeFileSync(accepted, JSON.stringify({ expectedFailures: { todo: ["deterministic"] } }));
+			const ok = await cli(["check", "docs/examples/todo.ts", "--baseline", accepted]);
+			expect(ok.code).toBe(0);
+			expect(ok.stdout).toContain("(expected failure)");
+			const stale = join(dir, "stale.json");
+			writeFileSync(stale, JSON.stringify({ expectedFailures: { todo: ["deterministic", "label"] } }));
+			const bad = await cli(["check", "docs/examples/todo.ts", "--baseline", stale]);
+			expect(bad.code).toBe(1);
+			expect(bad.stdout).toContain("✗ stale baseline entry todo: label: it now passes; remove the entry\n");
+			const broken = join(dir, "broken.json");
+			writeFileSync(broken, "{ nope");
+			const unreadable = await cli(["check", "docs/examples/todo.ts", "--baseline", broken]);
+			expect(unreadable.code).toBe(1);
+			expect(unreadable.stderr).toMatch(/^toolsmith check: cannot use the baseline .*broken\.json: /);
+		} finally {
+			rmSync(dir, { recursive: true, force: true });
+		}
+	});
+});

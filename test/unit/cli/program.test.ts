@@ -57,14 +57,6 @@ describe("runProgram", () => {
 		}
 	});
 
-	it("says which commands are not available yet and exits 1", async () => {
-		for (const argv of [["check", "x.ts"]]) {
-			const result = await run(argv);
-			expect(result.code, argv[0]).toBe(1);
-			expect(result.stderr, argv[0]).toMatch(new RegExp(`^toolsmith ${argv[0]}: .*not available yet`));
-		}
-	});
-
 	it("colours help only when FORCE_COLOR asks for it on a non-terminal", async () => {
 		expect((await run(["--help"])).stdout).not.toContain("\x1b[");
 		expect((await run(["--help"], { FORCE_COLOR: "1" })).stdout).toContain("\x1b[1mUsage:\x1b[22m");
