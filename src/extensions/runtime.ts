@@ -59,6 +59,21 @@ export interface ActivateOptions {
 	readonly engines?: string;
 	/** Milliseconds already spent importing it (added to `loadDurationMs`). */
 	readonly importMs?: number;
+	/**
+	 * Called once the factory succeeded, before the new version replaces the previous one, with
+	 * what it registered. Resolve `false` to discard the new version (the previous one stays, and
+	 * `activate` resolves with no extension); a hot-reload host uses it to reject a version with
+	 * invalid tools and to run the previous version's `session_shutdown` handlers right before the
+	 * swap. May throw or reject: the new version is discarded, as with `false`.
+	 */
+	readonly beforeSwap?: (staged: StagedExtension) => boolean | Promise<boolean>;
+}
+
+/** A new version of an extension whose factory ran, not yet swapped in. */
+export interface StagedExtension {
+	readonly path: string;
+	/** The tool definitions it registered, unvalidated, in registration order. */
+	readonly tools: readonly ToolDefinition[];
 }
 
 /** One extension that loaded, as the runtime keeps it. Lists are live views. */
@@ -452,6 +467,18 @@ export function createExtensionRuntime(options: ExtensionRuntimeOptions): Extens
 				);
 			}
 			return { extension: undefined, diagnostics };
+		}
+		if (activateOptions.beforeSwap) {
+			let proceed = false;
+			try {
+				proceed = await activateOptions.beforeSwap({ path, tools: [...instance.tools.values()] });
+			} catch {
+				// a failing gate discards the new version, like an explicit `false`
+			}
+			if (!proceed) {
+				instance.state = "disposed";
+				return { extension: undefined, diagnostics };
+			}
 		}
 		const previous = byPath.get(path);
 		if (previous) previous.state = "disposed";
