@@ -1,3 +1,4 @@
+import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { runDevLoop } from "../../../src/cli/_dev.js";
 import { defineTool, StringEnum, Type } from "../../../src/contract/index.js";
@@ -326,6 +327,65 @@ describe("Ctrl-C", () => {
 		await waitFor(() => io.out().includes("> tools"));
 		io.interrupt();
 		io.stdin.end();
+		expect(await exit).toBe(0);
+	});
+});
+
+describe("dev loop on a terminal", () => {
+	function terminalIO() {
+		const io = fakeIO();
+		let written = "";
+		// readline needs a real Writable for its terminal output; it is the same stream as stdout.
+		const stdout = new Writable({
+			write(chunk: Buffer, _encoding: string, done: () => void) {
+				written += chunk.toString();
+				done();
+			},
+		});
+		Object.assign(stdout, { isTTY: true, columns: 60 });
+		return { io: { ...io, stdout }, out: () => written, stdin: io.stdin };
+	}
+
+	async function waitFor(check: () => boolean) {
+		for (let i = 0; i < 500 && !check(); i++) await new Promise((r) => setTimeout(r, 2));
+		expect(check()).toBe(true);
+	}
+
+	it("prompts, redraws partial updates in place, aborts with Ctrl-C and exits 130 on the second", async () => {
+		const { io, out, stdin } = terminalIO();
+		const host = fakeHost(tools);
+		const exit = runDevLoop(host, { io, theme: plainTheme, cwd: "/project", interactive: true });
+		await waitFor(() => out().includes("toolsmith> "));
+		stdin.write('call progress {"mode":"fast"}\r');
+		await waitFor(() => out().includes("✓ ok"));
+		// Each partial replaces the previous one: cursor up over its lines, then clear to the end.
+		expect(out()).toContain(
+			"  step 1/3\n\x1b[1A\r\x1b[J  step 2/3\n\x1b[1A\r\x1b[J  step 3/3\n\x1b[1A\r\x1b[J  counted to 3\n",
+		);
+		stdin.write("call wait\r");
+		await waitFor(() => out().includes("wait\n"));
+		stdin.write("\x03");
+		await waitFor(() => out().includes("✗ aborted"));
+		expect(out()).toContain("^C aborting the call (Ctrl-C again to exit)");
+		stdin.write("\x03");
+		expect(await exit).toBe(130);
+		expect(host.closed).toBe(1);
+	});
+
+	it("cuts long lines to the terminal width and reprints the prompt after a reload line", async () => {
+		const { io, out, stdin } = terminalIO();
+		const host = fakeHost(tools);
+		const exit = runDevLoop(host, { io, theme: plainTheme, cwd: "/project", interactive: true });
+		await waitFor(() => out().includes("toolsmith> "));
+		stdin.write(`call greet {"name":"${"x".repeat(100)}"}\r`);
+		await waitFor(() => out().includes("✓ ok"));
+		expect(out()).toMatch(/\n {2}said: Hello, x+…\n/);
+		const before = out().length;
+		host.emitReload({ path: "/project/a.ts", durationMs: 3, added: ["n"], removed: [], changed: [], diagnostics: [] });
+		const after = out().slice(before);
+		expect(after.startsWith("\r\x1b[Kreloaded a.ts in 3 ms · +n\n")).toBe(true);
+		expect(after).toContain("toolsmith> ");
+		stdin.write("exit\r");
 		expect(await exit).toBe(0);
 	});
 });
