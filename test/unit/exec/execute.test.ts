@@ -265,6 +265,34 @@ describe("scheduling", () => {
 		]);
 	});
 
+	it("runs beforeToolCall hooks in source order and lets earlier calls finish meanwhile", async () => {
+		const gate = deferred();
+		const events: ToolExecutionEvent[] = [];
+		const hooks: string[] = [];
+		const t = tool("t", async (id) => text(id));
+		const batch = executeToolCalls([call("1", "t"), call("2", "t"), call("3", "t")], {
+			tools: [t],
+			onEvent: (e) => events.push(e),
+			beforeToolCall: async ({ toolCall }) => {
+				hooks.push(toolCall.id);
+				if (toolCall.id === "2") await gate.promise;
+				return undefined;
+			},
+		});
+		await flush();
+		// Call 1 is done and reported while call 2's hook still waits (for a person, say).
+		expect(hooks).toEqual(["1", "2"]);
+		expect(eventLog(events)).toContain("end:1");
+		expect(eventLog(events)).not.toContain("start:3");
+		gate.resolve();
+		const { results } = await batch;
+		expect(hooks).toEqual(["1", "2", "3"]);
+		expect(results.map((r) => firstText(r))).toEqual(["1", "2", "3"]);
+		const log = eventLog(events);
+		expect(log.filter((e) => e.startsWith("start"))).toEqual(["start:1", "start:2", "start:3"]);
+		expect(log.filter((e) => e.startsWith("end"))).toEqual(["end:1", "end:2", "end:3"]);
+	});
+
 	it("emits start, updates and end per call in order in sequential mode", async () => {
 		const events: ToolExecutionEvent[] = [];
 		const t = tool(
