@@ -110,8 +110,7 @@ function contentLines(content: readonly ToolResultContent[] | undefined): string
 			// A final newline ends the last line; it does not start an empty one.
 			if (blockLines.length > 1 && blockLines[blockLines.length - 1] === "") blockLines.pop();
 			lines.push(...blockLines);
-		}
-		else if (block.type === "image") {
+		} else if (block.type === "image") {
 			const bytes = Math.floor((block.data.length * 3) / 4);
 			lines.push(`[image ${block.mimeType}, ${bytes} bytes]`);
 		}
