@@ -2,24 +2,18 @@
  * Provider rules on tool names that are stricter than the registry's own. A name breaking one of
  * them still registers (most agents talk to one provider), but the author is told.
  */
+import { checkToolName } from "../providers/names.js";
 
-interface ProviderRule {
-	readonly provider: string;
-	readonly test: RegExp;
-	readonly rule: string;
-}
-
-const RULES: readonly ProviderRule[] = [
-	{
-		provider: "Google Gemini",
-		test: /^[a-zA-Z_]/,
-		rule: "function names must start with a letter or an underscore",
-	},
-];
+const PROVIDERS = { openai: "OpenAI", anthropic: "Anthropic", google: "Google Gemini", mcp: "MCP" } as const;
 
 /** One sentence per provider whose rule `name` breaks. */
 export function providerNameProblems(name: string): string[] {
-	return RULES.filter((rule) => !rule.test.test(name)).map(
-		(rule) => `${rule.provider} rejects this name (${rule.rule})`,
-	);
+	const report = checkToolName(name);
+	if (report.portable) return [];
+	const problems: string[] = [];
+	for (const [key, provider] of Object.entries(PROVIDERS) as [keyof typeof PROVIDERS, string][]) {
+		const verdict = report[key];
+		if (!verdict.ok) problems.push(`${provider} rejects this name (${verdict.problem}; rule: ${verdict.rule})`);
+	}
+	return problems;
 }

@@ -2,7 +2,7 @@
  * Finding extensions on disk: files, folders of files, and packages that name their entries in a
  * package.json manifest. Node-only.
  */
-import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
+import { type Dirent, existsSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import type { ExtensionDiagnostic } from "./api.js";
@@ -130,9 +130,11 @@ function packageEntries(
 
 function scanFolder(dir: string, diagnostics: ExtensionDiagnostic[]): DiscoveredExtension[] {
 	const found: DiscoveredExtension[] = [];
-	let names: string[];
+	let entries: Dirent[];
 	try {
-		names = readdirSync(dir).sort();
+		entries = readdirSync(dir, { withFileTypes: true }).sort((a, b) =>
+			a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
+		);
 	} catch (error) {
 		diagnostics.push({
 			severity: "error",
@@ -142,20 +144,26 @@ function scanFolder(dir: string, diagnostics: ExtensionDiagnostic[]): Discovered
 		});
 		return found;
 	}
-	for (const name of names) {
+	for (const entry of entries) {
+		const name = entry.name;
 		if (name.startsWith(".") || name === "node_modules") continue;
 		const full = join(dir, name);
-		let stats: ReturnType<typeof statSync>;
-		try {
-			stats = statSync(full);
-		} catch {
-			continue; // a dangling symlink is not an extension
+		let isFile = entry.isFile();
+		let isDirectory = entry.isDirectory();
+		if (entry.isSymbolicLink()) {
+			try {
+				const target = statSync(full);
+				isFile = target.isFile();
+				isDirectory = target.isDirectory();
+			} catch {
+				continue; // a dangling symlink is not an extension
+			}
 		}
-		if (stats.isFile()) {
+		if (isFile) {
 			if (SCANNED.test(name) && !name.endsWith(".d.ts") && !name.endsWith(".d.mts")) {
 				found.push({ path: full, root: dir, kind: "file" });
 			}
-		} else if (stats.isDirectory()) {
+		} else if (isDirectory) {
 			found.push(...packageEntries(full, diagnostics).entries);
 		}
 	}

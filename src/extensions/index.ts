@@ -39,7 +39,6 @@ export {
 	type ToolRegistry,
 	type ToolRegistryOptions,
 	type ToolSource,
-	type ToolsPromptOptions,
 	validateToolDefinition,
 } from "./registry.js";
 export {

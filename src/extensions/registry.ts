@@ -14,8 +14,8 @@ import type {
 	ExecuteToolCallsConfig,
 	ToolCallHookContext,
 } from "../exec/types.js";
+import { buildToolsPrompt } from "../prompt/tools-prompt.js";
 import { providerNameProblems } from "./_names.js";
-import { renderToolsPrompt } from "./_prompt.js";
 import type {
 	DiagnosticListener,
 	ExtensionContext,
@@ -27,11 +27,6 @@ import type {
 	ToolResultEvent,
 	ToolResultEventResult,
 } from "./api.js";
-
-export interface ToolsPromptOptions {
-	/** Extra guideline bullets appended after the tools' own. */
-	readonly guidelines?: readonly string[];
-}
 
 /** Where a tool came from: a built-in, or the extension at `path` (absolute entry file). */
 export type ToolSource = { readonly kind: "builtin" } | { readonly kind: "extension"; readonly path: string };
@@ -84,7 +79,7 @@ export interface RegistrySnapshot {
 	/** AgentTools for the active set; every call gets a fresh `ctx` (extension tools: with `extension.path`). */
 	toAgentTools(ctxFactory?: ToolContextFactory): AgentTool[];
 	/** The "Available tools" / "Guidelines" prompt section for the active set. */
-	buildToolsPrompt(options?: ToolsPromptOptions): string;
+	buildToolsPrompt(): string;
 	/** `beforeToolCall`/`afterToolCall` running the extensions' handlers as of this snapshot. */
 	hooks(): Required<Pick<ExecuteToolCallsConfig, "beforeToolCall" | "afterToolCall">>;
 	/** `tools` plus hooks: pass it (with your own extras) to `executeToolCalls`. */
@@ -128,7 +123,7 @@ export interface ToolRegistry {
 	getActiveTools(): string[];
 	snapshot(): RegistrySnapshot;
 	toAgentTools(ctxFactory?: ToolContextFactory): AgentTool[];
-	buildToolsPrompt(options?: ToolsPromptOptions): string;
+	buildToolsPrompt(): string;
 	hooks(): Required<Pick<ExecuteToolCallsConfig, "beforeToolCall" | "afterToolCall">>;
 	executorConfig(ctxFactory?: ToolContextFactory): ExecuteToolCallsConfig;
 	/** Called after every change. Returns a function that removes the listener. Listener errors are swallowed. */
@@ -471,11 +466,7 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
 			active,
 			get: (name: string) => byEntryName.get(name),
 			toAgentTools,
-			buildToolsPrompt: (promptOptions?: ToolsPromptOptions) =>
-				renderToolsPrompt(
-					active.map((entry) => entry.definition),
-					promptOptions,
-				),
+			buildToolsPrompt: () => buildToolsPrompt(active.map((entry) => entry.definition)),
 			hooks,
 			executorConfig: (ctxFactory?: ToolContextFactory): ExecuteToolCallsConfig =>
 				hasHandlers
@@ -566,7 +557,7 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
 		getActiveTools: () => snapshot().active.map((entry) => entry.name),
 		snapshot,
 		toAgentTools: (ctxFactory) => snapshot().toAgentTools(ctxFactory),
-		buildToolsPrompt: (promptOptions) => snapshot().buildToolsPrompt(promptOptions),
+		buildToolsPrompt: () => snapshot().buildToolsPrompt(),
 		hooks: () => snapshot().hooks(),
 		executorConfig: (ctxFactory) => snapshot().executorConfig(ctxFactory),
 		onChange(listener) {

@@ -1,0 +1,763 @@
+/**
+ * The extension host: built-in tools plus extensions in one runtime, a batch executor over a
+ * registry snapshot, and hot reload of one extension at a time. Node-only.
+ *
+ * Reload order (see docs/hot-reload.md): the new version is imported and its factory run while the
+ * previous version keeps serving; only when that worked and its tools are valid does the previous
+ * version get its `session_shutdown`, the swap happen, and the new version get its `session_start`.
+ * A failure anywhere before the swap leaves the previous version exactly as it was, with no handler
+ * of it run. Batches that start during the shutdown–swap–start step wait for it; batches already
+ * running finish on the snapshot they started with.
+ */
+import { createHash } from "node:crypto";
+import { existsSync, readFileSync, realpathSync, statSync } from "node:fs";
+import { basename, dirname, resolve } from "node:path";
+import type { ToolCall } from "../contract/content.js";
+import { errorMessage } from "../contract/errors.js";
+import type { AgentTool, ToolContextFactory, ToolDefinition } from "../contract/tool.js";
+import { NodeExecutionEnv } from "../env/node.js";
+import type { ExecutionEnv } from "../env/types.js";
+import { executeToolCalls } from "../exec/execute.js";
+import type {
+	AfterToolCallContext,
+	AfterToolCallResult,
+	BeforeToolCallResult,
+	ExecuteToolCallsConfig,
+	ExecuteToolCallsResult,
+	ToolCallHookContext,
+} from "../exec/types.js";
+import { createBuiltinTools } from "../tools/index.js";
+import type { ExtensionDiagnostic, ExtensionLogger } from "./api.js";
+import { type DiscoveredExtension, discoverExtensions } from "./discovery.js";
+import { importExtension } from "./loader.js";
+import { type ToolRegistry, type ToolsPromptOptions, validateToolDefinition } from "./registry.js";
+import { createExtensionRuntime, type ExtensionRuntime, type LoadedExtension } from "./runtime.js";
+import { createFileWatcher, DEFAULT_DEBOUNCE_MS, type FileChangeKind, type FileWatcher } from "./watcher.js";
+
+/** Default bound for `session_shutdown` handlers (per handler), in milliseconds. */
+export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 3_000;
+
+export interface ExtensionHostOptions {
+	/** Extension files and folders (see `discoverExtensions`); relative ones resolve against `cwd`. */
+	readonly paths: readonly string[];
+	/** The env tools and `api.exec` use; a `NodeExecutionEnv` in `cwd` by default. */
+	readonly env?: ExecutionEnv;
+	/** The session's working folder; `env.cwd`, else `process.cwd()`, by default. */
+	readonly cwd?: string;
+	/**
+	 * Watch the extensions' files and reload on change. Off by default: a watching host keeps the
+	 * process alive until `close()`.
+	 */
+	readonly watch?: boolean;
+	/** Quiet time after the last file event before reloading, in milliseconds. Default 20. */
+	readonly debounceMs?: number;
+	/** Built-in tools: `true` (default) for read, bash, edit, write; `false` for none; or your own list. */
+	readonly builtins?: boolean | readonly ToolDefinition[];
+	/** Bound for each extension's default export and its `session_start` handlers. Default 10 000 ms. */
+	readonly loadTimeoutMs?: number;
+	/** Bound for each `session_shutdown` handler. Default 3 000 ms. */
+	readonly shutdownTimeoutMs?: number;
+	/** Where `ctx.ui.notify`, runtime messages and watcher errors go. */
+	readonly log?: ExtensionLogger;
+}
+
+/** One load, reload or unload of one extension. */
+export interface ExtensionReloadEvent {
+	/** The extension's entry file, absolute. */
+	readonly path: string;
+	/** `load`: a new extension; `reload`: a new version of a known one; `unload`: its file went away. */
+	readonly kind: "load" | "reload" | "unload";
+	/**
+	 * True when the new version is active (or the extension was removed). False when the new
+	 * version was rejected: the previous version, if any, is still the one answering.
+	 */
+	readonly ok: boolean;
+	/** `watch`: a file changed on disk; `manual`: `reload()` was called. */
+	readonly trigger: "watch" | "manual";
+	/** The files whose change caused it (empty for a manual reload). */
+	readonly files: readonly string[];
+	/** From the start of the reload (after the debounce) to the new version being callable. */
+	readonly durationMs: number;
+	/** Tool names the extension provides now and did not before. */
+	readonly added: readonly string[];
+	/** Tool names it provided before and does not now. */
+	readonly removed: readonly string[];
+	/**
+	 * Tools it still provides whose definition differs: description, label, schema, prompt text,
+	 * execution mode, or the source text of their functions. (Every tool of a reloaded extension
+	 * runs its new code, listed here or not: a change in a helper module does not show here.)
+	 */
+	readonly changed: readonly string[];
+	/** What went wrong or is worth knowing, in order; with an error and `ok: false`, the reason. */
+	readonly diagnostics: readonly ExtensionDiagnostic[];
+}
+
+/** What the initial load gave. */
+export interface ExtensionHostReady {
+	/** The extensions that loaded, in load order. */
+	readonly extensions: readonly LoadedExtension[];
+	/** Every diagnostic of discovery, loading and the `session_start` handlers. */
+	readonly diagnostics: readonly ExtensionDiagnostic[];
+	/** Whether the host watches the files (and the watchers are in place). */
+	readonly watching: boolean;
+}
+
+/**
+ * Options of `execute`: the executor's config without `tools`, plus the context factory. Your
+ * `beforeToolCall` runs after the extensions' `tool_call` handlers (and not when they blocked);
+ * your `afterToolCall` sees the result as their `tool_result` handlers patched it.
+ */
+export interface ExtensionHostExecuteOptions extends Omit<ExecuteToolCallsConfig, "tools"> {
+	/** Builds each tool's `ctx`; the runtime's context (env, cwd, headless UI) by default. */
+	readonly ctxFactory?: ToolContextFactory;
+}
+
+/** Hears one reload, unload or load. May throw: the error is swallowed. */
+export type ExtensionReloadListener = (event: ExtensionReloadEvent) => void;
+/** Hears one diagnostic as it is raised. May throw: the error is swallowed. */
+export type ExtensionDiagnosticListener = (diagnostic: ExtensionDiagnostic) => void;
+
+export interface ExtensionHost {
+	readonly registry: ToolRegistry;
+	readonly runtime: ExtensionRuntime;
+	/**
+	 * Settles once the initial load is done, `session_start` (`startup`) was emitted and, when
+	 * watching, the watchers are in place. Never rejects.
+	 */
+	readonly ready: Promise<ExtensionHostReady>;
+	/** AgentTools for the active set as of now (a later reload does not change them: ask again). */
+	tools(ctxFactory?: ToolContextFactory): AgentTool[];
+	/**
+	 * Run a batch over a registry snapshot taken when it starts (after `ready`, and after a swap in
+	 * progress), with the extensions' `tool_call`/`tool_result` handlers of that snapshot. Never rejects.
+	 */
+	execute(toolCalls: readonly ToolCall[], options?: ExtensionHostExecuteOptions): Promise<ExecuteToolCallsResult>;
+	/** The "Available tools" / "Guidelines" prompt section for the active tools. */
+	buildToolsPrompt(options?: ToolsPromptOptions): string;
+	/** The active extensions, in load order. */
+	extensions(): readonly LoadedExtension[];
+	/**
+	 * `reload`: every load, reload and unload after startup. `diagnostic`: every diagnostic as it is
+	 * raised, from startup on (those of a reload are also in its event). Returns an unsubscribe function.
+	 */
+	on(event: "reload", listener: ExtensionReloadListener): () => void;
+	on(event: "diagnostic", listener: ExtensionDiagnosticListener): () => void;
+	/**
+	 * Reload now: the extension whose entry (or one of whose modules) is `path`, every extension of
+	 * a folder given in `paths`, or, without `path`, every folder rescanned and every extension
+	 * reloaded. Resolves with the events (also emitted to listeners). Rejects only when `path` is
+	 * none of those, naming it.
+	 */
+	reload(path?: string): Promise<ExtensionReloadEvent[]>;
+	/**
+	 * Stop watching, let a reload in progress finish (queued ones are dropped), then run every
+	 * extension's `session_shutdown` (`exit`). Idempotent; never rejects.
+	 */
+	close(): Promise<void>;
+}
+
+/** What the host knows about one extension entry, loaded or not. */
+interface Known {
+	entry: DiscoveredExtension;
+	/** The folder from `paths` it was found in, or undefined when the path named it directly. */
+	readonly origin: string | undefined;
+	/** Files to watch for it: the active version's modules and those of the last attempt. */
+	modules: string[];
+	/** Content fingerprints of its modules, taken right before the last import. */
+	signatures: Map<string, string>;
+}
+
+interface Job {
+	readonly key: string;
+	readonly files: Set<string>;
+	force: boolean;
+	readonly run: (job: Job) => Promise<ExtensionReloadEvent[]>;
+	readonly resolve: (events: ExtensionReloadEvent[]) => void;
+	readonly promise: Promise<ExtensionReloadEvent[]>;
+}
+
+const MISSING = "missing";
+
+function fingerprint(file: string): string {
+	try {
+		return createHash("sha1").update(readFileSync(file)).digest("base64");
+	} catch {
+		return MISSING;
+	}
+}
+
+/** What makes two versions of a tool differ for the model or a UI (functions by their source). */
+function toolSignature(definition: ToolDefinition): string {
+	const source = (fn: unknown) => (typeof fn === "function" ? String(fn) : null);
+	try {
+		return JSON.stringify([
+			definition.label,
+			definition.description,
+			definition.parameters,
+			definition.promptSnippet,
+			definition.promptGuidelines,
+			definition.executionMode,
+			source(definition.execute),
+			source(definition.prepareArguments),
+			source(definition.renderCall),
+			source(definition.renderResult),
+		]);
+	} catch {
+		return `unserializable:${Math.random()}`;
+	}
+}
+
+function realpathOr(path: string): string {
+	try {
+		return realpathSync(path);
+	} catch {
+		return path;
+	}
+}
+
+function isDirectory(path: string): boolean {
+	try {
+		return statSync(path).isDirectory();
+	} catch {
+		return false;
+	}
+}
+
+function composeBefore(
+	first: ExecuteToolCallsConfig["beforeToolCall"],
+	second: ExecuteToolCallsConfig["beforeToolCall"],
+): ExecuteToolCallsConfig["beforeToolCall"] {
+	if (!first || !second) return first ?? second;
+	return async (context: ToolCallHookContext): Promise<BeforeToolCallResult | undefined> => {
+		const verdict = await first(context);
+		if (verdict?.block) return verdict;
+		return second(context);
+	};
+}
+
+function composeAfter(
+	first: ExecuteToolCallsConfig["afterToolCall"],
+	second: ExecuteToolCallsConfig["afterToolCall"],
+): ExecuteToolCallsConfig["afterToolCall"] {
+	if (!first || !second) return first ?? second;
+	return async (context: AfterToolCallContext): Promise<AfterToolCallResult | undefined> => {
+		const patch = await first(context);
+		const patched: AfterToolCallContext = patch
+			? {
+					...context,
+					result: {
+						...context.result,
+						content: patch.content ?? context.result.content,
+						details: patch.details !== undefined ? patch.details : context.result.details,
+					},
+					isError: patch.isError ?? context.isError,
+				}
+			: context;
+		const next = await second(patched);
+		if (!patch) return next;
+		if (!next) return patch;
+		const merged: { -readonly [K in keyof AfterToolCallResult]: AfterToolCallResult[K] } = { ...patch };
+		if (next.content !== undefined) merged.content = next.content;
+		if (next.details !== undefined) merged.details = next.details;
+		if (next.isError !== undefined) merged.isError = next.isError;
+		if (next.terminate !== undefined) merged.terminate = next.terminate;
+		return merged;
+	};
+}
+
+/**
+ * Create a host: it starts loading at once (`ready` says when it is done) and, with `watch`,
+ * reloads an extension when one of its files changes. Never throws.
+ */
+export function createExtensionHost(options: ExtensionHostOptions): ExtensionHost {
+	const cwd = resolve(options.cwd ?? options.env?.cwd ?? process.cwd());
+	const env = options.env ?? new NodeExecutionEnv({ cwd });
+	const loadTimeoutMs = options.loadTimeoutMs;
+	const shutdownTimeoutMs = options.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS;
+	const log: ExtensionLogger = options.log ?? (() => {});
+	const safeLog = (level: "info" | "warning" | "error", message: string): void => {
+		try {
+			log({ level, message });
+		} catch {
+			// the log is an observer
+		}
+	};
+
+	const reloadListeners = new Set<ExtensionReloadListener>();
+	const diagnosticListeners = new Set<ExtensionDiagnosticListener>();
+	const known = new Map<string, Known>();
+	/** Diagnostics raised while one operation runs land in its list (startup uses one too). */
+	let collecting: { path: string | undefined; diagnostics: ExtensionDiagnostic[] } | undefined;
+
+	const onDiagnostic = (diagnostic: ExtensionDiagnostic): void => {
+		// A diagnostic about another known extension (a handler failing in a batch meanwhile) is not
+		// part of this operation's report.
+		if (
+			collecting &&
+			(collecting.path === undefined || diagnostic.path === collecting.path || !known.has(diagnostic.path))
+		) {
+			collecting.diagnostics.push(diagnostic);
+		}
+		for (const listener of diagnosticListeners) {
+			try {
+				listener(diagnostic);
+			} catch {
+				// listeners are observers
+			}
+		}
+	};
+
+	const runtime = createExtensionRuntime({
+		env,
+		cwd,
+		builtins:
+			options.builtins === false
+				? []
+				: options.builtins === true || options.builtins === undefined
+					? createBuiltinTools()
+					: options.builtins,
+		log,
+		onDiagnostic,
+	});
+	const registry = runtime.registry;
+
+	// Paths as given: folders are rescanned on change, files are watched even while missing.
+	const roots: string[] = [];
+	const files: string[] = [];
+	for (const raw of options.paths) {
+		const target = realpathOr(resolve(cwd, raw));
+		if (isDirectory(target)) roots.push(target);
+		else files.push(target);
+	}
+
+	let closed = false;
+	let watcher: FileWatcher | undefined;
+
+	// --- the swap gate: batches wait while an extension is between its shutdown and its start.
+	let gate: Promise<void> | undefined;
+	let openGate: (() => void) | undefined;
+	const holdBatches = (): void => {
+		if (gate !== undefined) return;
+		gate = new Promise<void>((resolve) => {
+			openGate = resolve;
+		});
+	};
+	const releaseBatches = (): void => {
+		const release = openGate;
+		gate = undefined;
+		openGate = undefined;
+		release?.();
+	};
+
+	const toolsOf = (path: string): Map<string, string> =>
+		new Map(
+			registry
+				.entries()
+				.filter((entry) => entry.source.kind === "extension" && entry.source.path === path)
+				.map((entry) => [entry.name, toolSignature(entry.definition)] as const),
+		);
+
+	const emitReload = (event: ExtensionReloadEvent): void => {
+		for (const listener of reloadListeners) {
+			try {
+				listener(event);
+			} catch {
+				// listeners are observers
+			}
+		}
+	};
+
+	const updateWatch = (): void => {
+		if (!watcher) return;
+		const dirs = new Set<string>();
+		for (const entry of known.values()) for (const file of entry.modules) dirs.add(dirname(file));
+		for (const file of files) dirs.add(dirname(file));
+		watcher.update({ dirs, roots });
+	};
+
+	/** file → entries whose modules include it. */
+	const importersOf = (file: string): string[] => {
+		const found: string[] = [];
+		for (const [path, entry] of known) if (path === file || entry.modules.includes(file)) found.push(path);
+		return found;
+	};
+
+	/**
+	 * Import, run and swap in one extension (`startup`: part of the initial load, so no per-extension
+	 * `session_start` and no event). Never rejects.
+	 */
+	const activateOne = async (
+		entry: Known,
+		trigger: "watch" | "manual" | "startup",
+		changedFiles: readonly string[],
+	): Promise<ExtensionReloadEvent> => {
+		const path = entry.entry.path;
+		const started = performance.now();
+		const before = toolsOf(path);
+		const previous = runtime.get(path);
+		const kind = previous ? "reload" : "load";
+		const diagnostics: ExtensionDiagnostic[] = [];
+		const outer = collecting;
+		collecting = { path, diagnostics };
+		let ok = false;
+		try {
+			entry.signatures = new Map(
+				[...new Set([path, ...entry.modules])].map((file) => [file, fingerprint(file)] as const),
+			);
+			const imported = await importExtension(entry.entry, { cwd, env });
+			for (const diagnostic of imported.diagnostics) runtime.report(diagnostic);
+			entry.modules = [...new Set([...imported.modules, ...(previous?.modules ?? [])])];
+			if (imported.factory) {
+				if (!previous) registry.reserveSource(path);
+				try {
+					const result = await runtime.activate(path, imported.factory, {
+						root: entry.entry.root,
+						modules: imported.modules,
+						...(entry.entry.engines !== undefined ? { engines: entry.entry.engines } : {}),
+						importMs: imported.durationMs,
+						...(loadTimeoutMs !== undefined ? { timeoutMs: loadTimeoutMs } : {}),
+						beforeSwap: async (staged) => {
+							if (previous) {
+								// A new version that would lose a tool to a broken definition is rejected
+								// whole: the previous version is the last good one.
+								const rejected = staged.tools.flatMap((tool) => {
+									const problems = validateToolDefinition(tool);
+									return problems.length > 0 ? [{ tool, problems }] : [];
+								});
+								for (const { tool, problems } of rejected) {
+									const name = typeof tool?.name === "string" ? `"${tool.name}"` : "(unnamed)";
+									runtime.report({
+										severity: "error",
+										code: "E_INVALID_TOOL",
+										message: `Tool ${name} from ${path} was rejected: ${problems.join("; ")}. The new version was not loaded; the previous one stays active.`,
+										path,
+									});
+								}
+								if (rejected.length > 0) return false;
+							}
+							holdBatches();
+							if (previous && trigger !== "startup") {
+								await runtime.emit(
+									{ type: "session_shutdown", reason: "reload" },
+									{ path, timeoutMs: shutdownTimeoutMs },
+								);
+							}
+							return true;
+						},
+					});
+					if (result.extension) {
+						ok = true;
+						entry.modules = [...result.extension.modules];
+						if (trigger !== "startup") {
+							await runtime.emit(
+								{ type: "session_start", reason: previous ? "reload" : "startup" },
+								{ path, ...(loadTimeoutMs !== undefined ? { timeoutMs: loadTimeoutMs } : {}) },
+							);
+						}
+					}
+				} finally {
+					releaseBatches();
+				}
+			}
+		} catch (error) {
+			// importExtension and activate never reject; this is a bug guard, not a code path.
+			safeLog("error", `Reloading ${path} failed unexpectedly: ${errorMessage(error)}`);
+		} finally {
+			collecting = outer;
+			outer?.diagnostics.push(...diagnostics);
+		}
+		const after = toolsOf(path);
+		return {
+			path,
+			kind,
+			ok,
+			trigger: trigger === "startup" ? "manual" : trigger,
+			files: [...changedFiles],
+			durationMs: performance.now() - started,
+			added: [...after.keys()].filter((name) => !before.has(name)),
+			removed: [...before.keys()].filter((name) => !after.has(name)),
+			changed: [...after.keys()].filter((name) => before.has(name) && before.get(name) !== after.get(name)),
+			diagnostics,
+		};
+	};
+
+	const unloadOne = async (path: string, trigger: "watch" | "manual", changedFiles: readonly string[]) => {
+		const started = performance.now();
+		const before = toolsOf(path);
+		const diagnostics: ExtensionDiagnostic[] = [];
+		const outer = collecting;
+		collecting = { path, diagnostics };
+		holdBatches();
+		try {
+			if (runtime.get(path)) {
+				await runtime.emit({ type: "session_shutdown", reason: "exit" }, { path, timeoutMs: shutdownTimeoutMs });
+				runtime.remove(path);
+			}
+		} finally {
+			releaseBatches();
+			collecting = outer;
+			outer?.diagnostics.push(...diagnostics);
+			known.delete(path);
+		}
+		const event: ExtensionReloadEvent = {
+			path,
+			kind: "unload",
+			ok: true,
+			trigger,
+			files: [...changedFiles],
+			durationMs: performance.now() - started,
+			added: [],
+			removed: [...before.keys()],
+			changed: [],
+			diagnostics,
+		};
+		return event;
+	};
+
+	/** Bring one entry in line with the disk: unload it if its file is gone, else (re)load it. */
+	const sync = async (path: string, job: Job, trigger: "watch" | "manual"): Promise<ExtensionReloadEvent[]> => {
+		const entry = known.get(path);
+		const changedFiles = [...job.files];
+		if (!existsSync(path)) {
+			if (!entry) return [];
+			return [await unloadOne(path, trigger, changedFiles)];
+		}
+		if (entry && !job.force) {
+			// Editors and file systems often report one save twice: a version already imported is not
+			// imported again.
+			const same = [...entry.signatures].every(([file, signature]) => fingerprint(file) === signature);
+			const unseen = entry.modules.some((file) => !entry.signatures.has(file));
+			if (same && !unseen) return [];
+		}
+		const target: Known = entry ?? {
+			entry: { path, root: dirname(path), kind: "file" },
+			origin: undefined,
+			modules: [path],
+			signatures: new Map(),
+		};
+		if (!entry) known.set(path, target);
+		return [await activateOne(target, trigger, changedFiles)];
+	};
+
+	/** Rediscover one folder from `paths`: load what is new, unload what is gone, reload what changed kind. */
+	const scan = async (root: string, trigger: "watch" | "manual", force: boolean): Promise<ExtensionReloadEvent[]> => {
+		const events: ExtensionReloadEvent[] = [];
+		const found = await discoverExtensions([root], { cwd });
+		for (const diagnostic of found.diagnostics) runtime.report(diagnostic);
+		const now = new Set(found.extensions.map((entry) => entry.path));
+		for (const [path, entry] of [...known]) {
+			if (entry.origin === root && !now.has(path)) events.push(await unloadOne(path, trigger, [path]));
+		}
+		for (const discovered of found.extensions) {
+			const entry = known.get(discovered.path);
+			if (!entry) {
+				const fresh: Known = { entry: discovered, origin: root, modules: [discovered.path], signatures: new Map() };
+				known.set(discovered.path, fresh);
+				events.push(await activateOne(fresh, trigger, [discovered.path]));
+				continue;
+			}
+			const manifestChanged = entry.entry.engines !== discovered.engines;
+			if (entry.origin === root) entry.entry = discovered;
+			if (force || manifestChanged) events.push(await activateOne(entry, trigger, []));
+		}
+		return events;
+	};
+
+	// --- one operation at a time: imports share the process-wide require cache, and a reload
+	// report must describe one extension's change.
+	const queue: Job[] = [];
+	let running: Promise<void> | undefined;
+	const pump = async (): Promise<void> => {
+		while (queue.length > 0 && !closed) {
+			const job = queue.shift() as Job;
+			let events: ExtensionReloadEvent[] = [];
+			try {
+				events = await job.run(job);
+			} catch (error) {
+				safeLog("error", `A reload step failed unexpectedly: ${errorMessage(error)}`);
+			}
+			updateWatch();
+			for (const event of events) emitReload(event);
+			job.resolve(events);
+		}
+		for (const job of queue.splice(0)) job.resolve([]);
+		running = undefined;
+	};
+	const enqueue = (
+		key: string,
+		changed: Iterable<string>,
+		force: boolean,
+		run: (job: Job) => Promise<ExtensionReloadEvent[]>,
+	): Promise<ExtensionReloadEvent[]> => {
+		if (closed) return Promise.resolve([]);
+		const waiting = queue.find((job) => job.key === key);
+		if (waiting) {
+			for (const file of changed) waiting.files.add(file);
+			waiting.force ||= force;
+			return waiting.promise;
+		}
+		let resolveJob: (events: ExtensionReloadEvent[]) => void = () => {};
+		const promise = new Promise<ExtensionReloadEvent[]>((resolve) => {
+			resolveJob = resolve;
+		});
+		queue.push({ key, files: new Set(changed), force, run, resolve: resolveJob, promise });
+		running ??= pump();
+		return promise;
+	};
+	const enqueueSync = (path: string, changed: Iterable<string>, force: boolean, trigger: "watch" | "manual") =>
+		enqueue(`sync:${path}`, changed, force, (job) => sync(path, job, trigger));
+	const enqueueScan = (root: string, force: boolean, trigger: "watch" | "manual") =>
+		enqueue(`scan:${root}`, [], force, (job) => scan(root, trigger, job.force));
+
+	const onChanges = (changes: ReadonlyMap<string, FileChangeKind>): void => {
+		const toSync = new Map<string, Set<string>>();
+		const toScan = new Set<string>();
+		const mark = (path: string, file: string) => {
+			const set = toSync.get(path) ?? new Set<string>();
+			set.add(file);
+			toSync.set(path, set);
+		};
+		for (const [file, kind] of changes) {
+			for (const path of importersOf(file)) mark(path, file);
+			if (files.includes(file)) mark(file, file);
+			for (const root of roots) {
+				const inside = dirname(file) === root || dirname(dirname(file)) === root;
+				if (inside && (kind !== "change" || basename(file) === "package.json")) toScan.add(root);
+			}
+		}
+		for (const root of toScan) void enqueueScan(root, false, "watch");
+		for (const [path, changed] of toSync) void enqueueSync(path, changed, false, "watch");
+	};
+
+	// --- startup
+	const ready = (async (): Promise<ExtensionHostReady> => {
+		const diagnostics: ExtensionDiagnostic[] = [];
+		collecting = { path: undefined, diagnostics };
+		try {
+			const seen = new Set<string>();
+			for (const raw of options.paths) {
+				const found = await discoverExtensions([raw], { cwd });
+				for (const diagnostic of found.diagnostics) runtime.report(diagnostic);
+				const target = realpathOr(resolve(cwd, raw));
+				const origin = roots.includes(target) ? target : undefined;
+				for (const discovered of found.extensions) {
+					if (seen.has(discovered.path)) continue;
+					seen.add(discovered.path);
+					registry.reserveSource(discovered.path);
+					known.set(discovered.path, { entry: discovered, origin, modules: [discovered.path], signatures: new Map() });
+				}
+			}
+			for (const entry of [...known.values()]) {
+				if (closed) break;
+				await activateOne(entry, "startup", []);
+			}
+			await runtime.emit(
+				{ type: "session_start", reason: "startup" },
+				loadTimeoutMs !== undefined ? { timeoutMs: loadTimeoutMs } : {},
+			);
+		} finally {
+			collecting = undefined;
+		}
+		let watching = false;
+		if (options.watch && !closed) {
+			try {
+				watcher = await createFileWatcher({
+					debounceMs: options.debounceMs ?? DEFAULT_DEBOUNCE_MS,
+					onChange: onChanges,
+					onError: (error) => safeLog("error", `Watching the extension files failed: ${error.message}`),
+				});
+				updateWatch();
+				await watcher.ready();
+				watching = !closed;
+			} catch (error) {
+				safeLog("error", `Could not start watching the extension files: ${errorMessage(error)}`);
+			}
+		}
+		return { extensions: runtime.extensions(), diagnostics, watching };
+	})().catch((error: unknown) => {
+		safeLog("error", `Loading the extensions failed unexpectedly: ${errorMessage(error)}`);
+		return { extensions: runtime.extensions(), diagnostics: [], watching: false };
+	});
+	let isReady = false;
+	void ready.then(() => {
+		isReady = true;
+	});
+
+	const waitForSwap = async (): Promise<void> => {
+		if (!isReady) await ready;
+		while (gate) await gate;
+	};
+
+	let closing: Promise<void> | undefined;
+
+	const host: ExtensionHost = {
+		registry,
+		runtime,
+		ready,
+		tools: (ctxFactory) => registry.snapshot().toAgentTools(ctxFactory),
+		async execute(toolCalls, executeOptions = {}) {
+			await waitForSwap();
+			const { ctxFactory, beforeToolCall, afterToolCall, ...rest } = executeOptions;
+			const config = registry.snapshot().executorConfig(ctxFactory);
+			const before = composeBefore(config.beforeToolCall, beforeToolCall);
+			const after = composeAfter(config.afterToolCall, afterToolCall);
+			return executeToolCalls(toolCalls, {
+				...rest,
+				tools: config.tools,
+				...(before ? { beforeToolCall: before } : {}),
+				...(after ? { afterToolCall: after } : {}),
+			});
+		},
+		buildToolsPrompt: (promptOptions) => registry.buildToolsPrompt(promptOptions),
+		extensions: () => runtime.extensions(),
+		on(event: "reload" | "diagnostic", listener: ExtensionReloadListener | ExtensionDiagnosticListener) {
+			const set = (event === "reload" ? reloadListeners : diagnosticListeners) as Set<typeof listener>;
+			set.add(listener);
+			return () => {
+				set.delete(listener);
+			};
+		},
+		async reload(path) {
+			await ready;
+			if (path === undefined) {
+				const events: ExtensionReloadEvent[] = [];
+				const pending: Promise<ExtensionReloadEvent[]>[] = [];
+				for (const root of roots) pending.push(enqueueScan(root, true, "manual"));
+				for (const [entryPath, entry] of known) {
+					if (entry.origin === undefined) pending.push(enqueueSync(entryPath, [], true, "manual"));
+				}
+				for (const file of files) if (!known.has(file)) pending.push(enqueueSync(file, [], true, "manual"));
+				for (const result of await Promise.all(pending)) events.push(...result);
+				return events;
+			}
+			const target = realpathOr(resolve(cwd, path));
+			if (roots.includes(target)) return enqueueScan(target, true, "manual");
+			const importers = importersOf(target);
+			if (importers.length === 0 && files.includes(target)) importers.push(target);
+			if (importers.length === 0) {
+				throw new Error(
+					`${target} is not an extension this host loaded, a module one imported, or a path it was given; pass one of those (or nothing, to reload everything).`,
+				);
+			}
+			const results = await Promise.all(importers.map((entry) => enqueueSync(entry, [], true, "manual")));
+			return results.flat();
+		},
+		close() {
+			closing ??= (async () => {
+				closed = true;
+				await ready;
+				try {
+					await watcher?.close();
+				} catch {
+					// closing never fails the caller
+				}
+				await running;
+				await runtime.emit({ type: "session_shutdown", reason: "exit" }, { timeoutMs: shutdownTimeoutMs });
+			})().catch((error: unknown) => {
+				safeLog("error", `Closing the extension host failed: ${errorMessage(error)}`);
+			});
+			return closing;
+		},
+	};
+	return host;
+}

@@ -1,0 +1,170 @@
+/**
+ * `npm run bench load`: loading 50 single-file extensions, against the reference's
+ * `discoverAndLoadExtensions` on the same files.
+ *
+ * Each side runs in a fresh Node process on a folder of 50 new extension files (nothing transpiled
+ * yet, in the process or in jiti's cache on disk). Cold is measured twice: from process start to
+ * the extensions being loaded (import plus first load: each side pays everything it needs), and
+ * the first load alone with the transpiler already loaded on both sides (the peer's import loads
+ * Babel eagerly; ours loads it on first use, so our child preloads it for this figure). Warm is a
+ * later load of the same folder in the same process (the median of three). Our side runs from a bundle of
+ * `src/node.ts`, as a user would run the built package. Rounds alternate the order of the sides;
+ * the figures are medians over the rounds. Goals compare CPU time (wall time is printed too).
+ */
+import { spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { build } from "esbuild";
+import { finish, percentile, report } from "./_measure.js";
+import { peersDir } from "./_peer.js";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const repo = join(here, "..", "..");
+const work = join(repo, ".tmp", "bench-load");
+const COUNT = 50;
+const ROUNDS = 7;
+
+function extensionSource(index: number): string {
+	return `import { Type } from "typebox";
+import { defineTool, type ExtensionAPI } from "@mariozechner/pi-coding-agent";
+
+const tool = defineTool({
+	name: "tool_${index}",
+	label: "Tool ${index}",
+	description: "Benchmark tool number ${index}: echoes its input.",
+	parameters: Type.Object({ text: Type.String({ description: "What to echo" }), times: Type.Optional(Type.Number()) }),
+	async execute(_id, params) {
+		const text = params.text.repeat(params.times ?? 1);
+		return { content: [{ type: "text", text }], details: { index: ${index} } };
+	},
+});
+
+export default function (pi: ExtensionAPI) {
+	pi.registerTool(tool);
+	pi.on("session_start", () => {});
+}
+`;
+}
+
+function freshFolder(): string {
+	const dir = mkdtempSync(join(tmpdir(), "toolsmith-bench-load-"));
+	const exts = join(dir, "extensions");
+	mkdirSync(exts);
+	for (let i = 0; i < COUNT; i++) writeFileSync(join(exts, `ext-${String(i).padStart(2, "0")}.ts`), extensionSource(i));
+	mkdirSync(join(dir, "cwd"));
+	mkdirSync(join(dir, "agent"));
+	return dir;
+}
+
+const CHILD = `
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+const [side, lib, dir, preload] = process.argv.slice(2);
+const exts = dir + "/extensions";
+const mod = await import(lib);
+if (preload === "preload") {
+	// What the peer's import does: load jiti and its Babel transform up front.
+	const require = createRequire(import.meta.url);
+	require(join(dirname(require.resolve("jiti/package.json")), "dist", "babel.cjs"));
+	await import("jiti");
+}
+async function load() {
+	const start = performance.now();
+	const cpuStart = process.cpuUsage();
+	let tools;
+	if (side === "ours") {
+		const result = await mod.loadExtensions([exts], { cwd: dir + "/cwd" });
+		if (result.diagnostics.length > 0) throw new Error(JSON.stringify(result.diagnostics));
+		tools = result.registry.entries().length - 4;
+	} else {
+		const result = await mod.discoverAndLoadExtensions([exts], dir + "/cwd", dir + "/agent");
+		if (result.errors.length > 0) throw new Error(JSON.stringify(result.errors));
+		tools = result.extensions.reduce((n, e) => n + e.tools.size, 0);
+	}
+	const ms = performance.now() - start;
+	const cpu = process.cpuUsage(cpuStart);
+	if (tools !== ${COUNT}) throw new Error(side + " loaded " + tools + " tools");
+	return { ms, cpu: (cpu.user + cpu.system) / 1000 };
+}
+const first = await load();
+// performance.now() and cpuUsage() count from the start of the process: import plus first load.
+const total = { ms: performance.now(), cpu: (process.cpuUsage().user + process.cpuUsage().system) / 1000 };
+const warms = [await load(), await load(), await load()].sort((a, b) => a.cpu - b.cpu);
+console.log(JSON.stringify({ first, total, warm: warms[1] }));
+`;
+
+async function main(): Promise<void> {
+	rmSync(work, { recursive: true, force: true });
+	mkdirSync(work, { recursive: true });
+	const ours = join(work, "toolsmith-node.mjs");
+	await build({
+		entryPoints: [join(repo, "src", "node.ts")],
+		outfile: ours,
+		bundle: true,
+		format: "esm",
+		platform: "node",
+		target: "node20",
+		packages: "external",
+		logLevel: "error",
+	});
+	const child = join(work, "child.mjs");
+	writeFileSync(child, CHILD);
+	const peer = join(peersDir, "node_modules", "@mariozechner", "pi-coding-agent", "dist", "index.js");
+	const libs = { ours: pathToFileURL(ours).href, peer: pathToFileURL(peer).href };
+
+	type Figure = { ms: number; cpu: number };
+	type Sample = { first: Figure; total: Figure; warm: Figure };
+	const runs: Record<"ours" | "oursPreloaded" | "peer", Sample[]> = { ours: [], oursPreloaded: [], peer: [] };
+	const spawnSide = (kind: keyof typeof runs): void => {
+		const side = kind === "peer" ? "peer" : "ours";
+		const dir = freshFolder();
+		try {
+			const args = [child, side, libs[side], dir, kind === "oursPreloaded" ? "preload" : "plain"];
+			const run = spawnSync(process.execPath, args, { encoding: "utf8", cwd: work });
+			if (run.status !== 0) throw new Error(`${kind} failed:\n${run.stderr}`);
+			runs[kind].push(JSON.parse(run.stdout.trim().split("\n").at(-1) ?? "{}") as Sample);
+		} finally {
+			rmSync(dir, { recursive: true, force: true });
+		}
+	};
+	for (let round = 0; round < ROUNDS; round++) {
+		const order: (keyof typeof runs)[] =
+			round % 2 === 0 ? ["ours", "oursPreloaded", "peer"] : ["peer", "oursPreloaded", "ours"];
+		for (const kind of order) spawnSide(kind);
+	}
+	const median = (kind: keyof typeof runs, field: keyof Sample, unit: keyof Figure = "cpu") =>
+		percentile(
+			runs[kind].map((s) => s[field][unit]),
+			50,
+		);
+	// Goals compare CPU time (user + system): the work each side does, which the other processes
+	// on a shared machine do not distort. Wall time is printed next to it.
+	const goal = (name: string, kind: "ours" | "oursPreloaded", field: keyof Sample, what: string) => {
+		const ours = median(kind, field);
+		const peer = median("peer", field);
+		const wall = `wall ${median(kind, field, "ms").toFixed(0)} vs ${median("peer", field, "ms").toFixed(0)} ms`;
+		report(
+			name,
+			ours / peer,
+			1.0,
+			`CPU toolsmith ${ours.toFixed(0)} ms, peer ${peer.toFixed(0)} ms (${wall}), ${what}`,
+		);
+	};
+	goal(`cold: process start to ${COUNT} extensions loaded`, "ours", "total", `median of ${ROUNDS} fresh processes`);
+	goal(
+		`cold: first load of ${COUNT} new files, transpiler loaded on both sides`,
+		"oursPreloaded",
+		"first",
+		"the peer's import loads Babel; our child loads it before timing too",
+	);
+	goal(`warm: another load of the same ${COUNT} files in the same process`, "ours", "warm", `median of ${ROUNDS}`);
+	console.log(
+		`info: our first load including the lazy transpiler load: CPU ${median("ours", "first").toFixed(0)} ms, wall ${median("ours", "first", "ms").toFixed(0)} ms (the peer's import loads its transpiler, so its first load is ${median("peer", "first").toFixed(0)} ms CPU)`,
+	);
+	rmSync(work, { recursive: true, force: true });
+	finish();
+}
+
+await main();
