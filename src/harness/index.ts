@@ -1,9 +1,86 @@
 /**
- * toolsmith/harness: test tools without a model and without a disk — replay fixtures, recorded
- * sessions, the test harness and conformance checks. Files named `node-*` need Node.js; the rest
- * is runtime-neutral.
+ * toolsmith/harness: test tools without a model and without a disk — the test harness, replay
+ * fixtures, recorded sessions, recording, and conformance checks. Modules named `node-*` need
+ * Node.js; the rest is runtime-neutral.
  */
+export {
+	applyConformanceBaseline,
+	type CheckStatus,
+	type CheckToolOptions,
+	CONFORMANCE_CHECKS,
+	type ConformanceBaseline,
+	type ConformanceCheck,
+	type ConformanceCheckId,
+	type ConformanceSummary,
+	checkTool,
+	formatConformanceReport,
+	parseConformanceBaseline,
+	type StaleBaselineEntry,
+	type ToolConformanceReport,
+} from "./conformance.js";
+export {
+	type CallExpectation,
+	type FileExpectation,
+	type FixtureCall,
+	type FixtureCommand,
+	type FixtureIssue,
+	type FixtureStep,
+	jsonPointerToPath,
+	parseReplayFixture,
+	parseReplayFixtureText,
+	type ReplayFixture,
+	ReplayFixtureError,
+	ReplayFixtureSchema,
+	replayFixtureJsonSchema,
+	type TextExpectation,
+} from "./fixture.js";
+export {
+	createMemoryHarness,
+	type HarnessCall,
+	type HarnessCallOptions,
+	type InlineExtension,
+	type MemoryHarnessOptions,
+	type TestHarness,
+	toToolCall,
+} from "./harness.js";
+export {
+	type CheckExtensionsOptions,
+	checkExtensions,
+	type ExtensionsConformanceSummary,
+	loadConformanceBaseline,
+	loadExtensionTools,
+} from "./node-conformance.js";
+export { createTestHarness, type TestHarnessOptions } from "./node-harness.js";
+export { loadReplayFixture, type ReplayFileOptions, replayFile } from "./node-replay.js";
 export { loadSession } from "./node-session.js";
+export {
+	type EnvIoEntry,
+	type FixtureFromRecordingOptions,
+	RecordingEnv,
+	type RecordingOptions,
+	recordingEnv,
+} from "./record.js";
+export {
+	formatReplayReport,
+	type ReplayCallReport,
+	type ReplayOptions,
+	type ReplayReport,
+	type ReplayStepReport,
+	replay,
+	subsetProblems,
+} from "./replay.js";
+export {
+	formatSessionReplayReport,
+	NORMALISATION_RULES,
+	type ReplaySessionOptions,
+	replaySession,
+	type SessionCallOutcome,
+	type SessionCallStatus,
+	type SessionReplayFigures,
+	type SessionReplayReport,
+	type SessionToolFigures,
+	type UnknowableReason,
+} from "./replay-session.js";
 export {
 	type ParseSessionOptions,
 	parseSession,

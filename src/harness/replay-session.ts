@@ -13,7 +13,7 @@
  */
 import type { ToolCall } from "../contract/content.js";
 import { errorMessage } from "../contract/errors.js";
-import { type ToolDefinition, wrapToolDefinitions } from "../contract/tool.js";
+import { type AgentTool, type ToolDefinition, wrapToolDefinitions } from "../contract/tool.js";
 import { executeToolCalls } from "../exec/index.js";
 import { createBuiltinTools } from "../tools/index.js";
 import { headlessContextFactory } from "./_context.js";
@@ -187,18 +187,30 @@ function recordedCommand(
 	return { output: body, exitCode, aborted };
 }
 
+let builtins: readonly ToolDefinition[] | undefined;
+
+/**
+ * The built-in tools with default options, made once: definitions hold no state, and reusing them
+ * keeps the executor's compiled validators warm across replays.
+ */
+function defaultBuiltins(): readonly ToolDefinition[] {
+	builtins ??= createBuiltinTools();
+	return builtins;
+}
+
 class SessionReplayer {
 	readonly files: RecordedFiles;
 	private readonly definitions = new Map<string, ToolDefinition>();
 	private readonly outcomes: SessionCallOutcome[] = [];
 	private lastTurn: number | undefined;
+	private tools: AgentTool[] | undefined;
 
 	constructor(
 		private readonly session: RecordedSession,
 		private readonly options: ReplaySessionOptions,
 	) {
 		this.files = new RecordedFiles(session.cwd);
-		if (options.builtins !== false) for (const tool of createBuiltinTools()) this.definitions.set(tool.name, tool);
+		if (options.builtins !== false) for (const tool of defaultBuiltins()) this.definitions.set(tool.name, tool);
 		for (const tool of options.tools ?? []) this.definitions.set(tool.name, tool);
 	}
 
@@ -225,8 +237,8 @@ class SessionReplayer {
 	}
 
 	private async execute(toolCall: ToolCall, signal?: AbortSignal): Promise<ToolRun> {
-		const tools = wrapToolDefinitions([...this.definitions.values()], headlessContextFactory(this.files.env));
-		const { results } = await executeToolCalls([toolCall], { tools, ...(signal ? { signal } : {}) });
+		this.tools ??= wrapToolDefinitions([...this.definitions.values()], headlessContextFactory(this.files.env));
+		const { results } = await executeToolCalls([toolCall], { tools: this.tools, ...(signal ? { signal } : {}) });
 		const result = results[0];
 		if (!result)
 			return { text: "(the executor returned no result)", isError: true, hasImage: false, details: undefined };
@@ -621,4 +633,48 @@ export async function replaySession(
 	options: ReplaySessionOptions = {},
 ): Promise<SessionReplayReport> {
 	return new SessionReplayer(session, options).run();
+}
+
+export { NORMALISATION_RULES } from "./_normalise.js";
+
+function pad(text: string | number, width: number, right = false): string {
+	const value = String(text);
+	return right ? value.padStart(width) : value.padEnd(width);
+}
+
+/**
+ * The fidelity report as text: a table per tool, the reasons for unknowable calls, the rules used,
+ * then every mismatch with its diff (and, with `verbose`, every unknowable call and why).
+ */
+export function formatSessionReplayReport(
+	report: SessionReplayReport,
+	options: { readonly verbose?: boolean; readonly source?: string } = {},
+): string {
+	const f = report.figures;
+	const lines: string[] = [];
+	lines.push(
+		`${report.ok ? "PASS" : "FAIL"} session replay${options.source ? ` of ${options.source}` : ""} (cwd ${report.cwd})`,
+	);
+	const width = Math.max(5, ...Object.keys(f.byTool).map((name) => name.length));
+	lines.push(`  ${pad("tool", width)}  ${pad("calls", 5, true)}  ${pad("match", 5, true)}  mismatch  unknowable`);
+	const row = (name: string, t: SessionToolFigures) =>
+		`  ${pad(name, width)}  ${pad(t.calls, 5, true)}  ${pad(t.match, 5, true)}  ${pad(t.mismatch, 8, true)}  ${pad(t.unknowable, 10, true)}`;
+	for (const [name, figures] of Object.entries(f.byTool)) lines.push(row(name, figures));
+	lines.push(row("total", f));
+	lines.push(`  reads that learned their page from their own result: ${f.seededReads}`);
+	const reasons = Object.entries(f.unknowableReasons).map(([reason, count]) => `${reason} ${count}`);
+	if (reasons.length > 0) lines.push(`  unknowable because: ${reasons.join(", ")}`);
+	const rules = Object.entries(f.rules).map(([rule, count]) => `${rule} ${count}`);
+	if (rules.length > 0) lines.push(`  normalisation rules applied: ${rules.join(", ")}`);
+	for (const call of report.calls) {
+		if (call.status === "match" || (call.status === "unknowable" && !options.verbose)) continue;
+		const where = `#${call.index} ${call.toolName} (batch ${call.batch}, ${call.toolCallId})`;
+		lines.push(
+			`  ${call.status === "mismatch" ? "✗" : "?"} ${where}: ${call.reason ? `${call.reason}: ` : ""}${call.message}`,
+		);
+		if (call.status === "mismatch" && call.diff) {
+			for (const diffLine of call.diff.split("\n")) lines.push(`      ${diffLine}`);
+		}
+	}
+	return lines.join("\n");
 }
