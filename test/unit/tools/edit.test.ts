@@ -105,6 +105,12 @@ describe.each(bothEnvs)("edit on %s", (_name, make) => {
 		expect((result.details as EditToolDetails).tolerant).toEqual([0]);
 	});
 
+	it("maps a tolerant match in a CRLF file back onto the original bytes", async () => {
+		await setup({ files: { "w.txt": "a  \r\nb\u2019s\r\nc \u2014 d  \r\n" } });
+		await call("w.txt", [{ oldText: "a\nb's", newText: "A\nB" }]);
+		expect(await fx.text("w.txt")).toBe("A\r\nB\r\nc \u2014 d  \r\n");
+	});
+
 	it("names the edit that is missing and suggests the closest line", async () => {
 		await setup({ files: { "a.txt": "alpha\nfunction total(items) {\nomega\n" } });
 		const before = await fx.bytes("a.txt");
