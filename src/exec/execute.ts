@@ -20,6 +20,8 @@ class Call {
 	promise: Promise<unknown> | undefined = undefined;
 	result: AgentToolResult<unknown> | undefined = undefined;
 	isError = false;
+	/** When the call's end went out: the message's timestamp. */
+	finishedAt = 0;
 
 	constructor(
 		readonly call: ToolCall,
@@ -251,7 +253,7 @@ function toMessage(c: Call): ToolResultMessage {
 		content: result.content,
 		details: result.details,
 		isError: c.isError,
-		timestamp: Date.now(),
+		timestamp: c.finishedAt || Date.now(),
 	};
 	if (result.addedToolNames === undefined && result.usage === undefined) return message;
 	return {
@@ -275,6 +277,7 @@ function emitStart(batch: Batch, c: Call): void {
 }
 
 function emitEnd(batch: Batch, c: Call): void {
+	c.finishedAt = Date.now();
 	batch.emit?.({
 		type: "tool_execution_end",
 		toolCallId: c.id,
@@ -311,7 +314,7 @@ async function runSequential(batch: Batch, calls: readonly Call[]): Promise<void
  */
 async function runParallel(batch: Batch, calls: readonly Call[]): Promise<void> {
 	let skipping = false;
-	/** Prepares call `index` and launches it, unless it ended early. */
+	/** Emits the start and prepares the call; false when it already ended (aborted, skipped, invalid). */
 	const start = (c: Call): boolean => {
 		emitStart(batch, c);
 		if (batch.signal?.aborted) c.fail(ABORTED_TEXT, "E_ABORTED");
