@@ -6,9 +6,11 @@
  */
 import type { ToolCall, ToolResultMessage } from "../contract/content.js";
 import type { ExecutionError, FileError, Result } from "../contract/result.js";
+import { type AgentTool, type ToolDefinition, wrapToolDefinitions } from "../contract/tool.js";
 import type { DirEntry, ExecOptions, ExecResult, ExecutionEnv, FileInfo, SignalOptions } from "../env/types.js";
 import { executeToolCalls } from "../exec/index.js";
 import type { ExecuteToolCallsConfig, ExecuteToolCallsResult } from "../exec/types.js";
+import { headlessContextFactory } from "./_context.js";
 import type { FixtureCommand, FixtureStep, ReplayFixture } from "./fixture.js";
 
 /** One env operation, as the recorder saw it. */
@@ -76,6 +78,11 @@ export class RecordingEnv implements ExecutionEnv {
 		this.kind = `recording(${inner.kind})`;
 		this.cwd = inner.cwd;
 		this.maxFileBytes = options.maxFileBytes ?? 4 * 1024 * 1024;
+	}
+
+	/** AgentTools for `definitions` whose context is this env (headless: no dialogs). */
+	agentTools(definitions: readonly ToolDefinition[], options: { readonly cwd?: string } = {}): AgentTool[] {
+		return wrapToolDefinitions(definitions, headlessContextFactory(this, options));
 	}
 
 	/** Run a batch through the executor with this env's tools and record it as one step. */

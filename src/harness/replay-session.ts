@@ -511,13 +511,14 @@ class SessionReplayer {
 			}
 		}
 		const stale = this.files.isStale(path);
+		const staleWhy = this.files.staleReason(path);
 		await this.files.forget(path);
 		if (stale) {
 			return {
 				...outcome,
 				status: "unknowable",
 				reason: "outside-change",
-				message: `the recorded diff disagrees with the replayed file, which may have changed (${this.files.staleReason(path) ?? "outside change"}): ${problem}`,
+				message: `the recorded diff disagrees with the replayed file, which may have changed (${staleWhy}): ${problem}`,
 			};
 		}
 		return {

@@ -2,9 +2,7 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { wrapToolDefinitions } from "../../../src/contract/index.js";
 import { NodeExecutionEnv } from "../../../src/env/node.js";
-import { headlessContextFactory } from "../../../src/harness/_context.js";
 import { parseReplayFixture } from "../../../src/harness/fixture.js";
 import { recordingEnv } from "../../../src/harness/record.js";
 import { replay } from "../../../src/harness/replay.js";
@@ -25,7 +23,7 @@ afterEach(async () => {
 describe("recordingEnv", () => {
 	it("records a run on the real disk into a fixture that replays offline", async () => {
 		const env = recordingEnv(new NodeExecutionEnv({ cwd: dir }));
-		const tools = wrapToolDefinitions(createBuiltinTools(), headlessContextFactory(env));
+		const tools = env.agentTools(createBuiltinTools());
 		const call = (id: string, name: string, args: unknown) => ({
 			type: "toolCall" as const,
 			id,

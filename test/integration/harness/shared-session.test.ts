@@ -2,7 +2,7 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import type { ToolDefinition } from "../../../src/contract/index.js";
 import { loadSession } from "../../../src/harness/node-session.js";
-import { replaySession } from "../../../src/harness/replay-session.js";
+import { formatSessionReplayReport, replaySession } from "../../../src/harness/replay-session.js";
 import { createReadTool } from "../../../src/tools/index.js";
 
 const file = fileURLToPath(new URL("../../fixtures/sessions/pi-session-v1.jsonl", import.meta.url));
@@ -27,6 +27,16 @@ describe("the shared recorded session", () => {
 			rules: { "edit-success": 99, "read-continuation": 25, "bash-empty-output-status": 11, "edit-dollar-patterns": 1 },
 		});
 		expect(report.ok).toBe(true);
+		expect(formatSessionReplayReport(report, { source: "pi-session-v1.jsonl" }).split("\n").slice(0, 8)).toEqual([
+			"PASS session replay of pi-session-v1.jsonl (cwd /Users/badlogic/workspaces/pi-mono)",
+			"  tool   calls  match  mismatch  unknowable",
+			"  read      50     46         0           4",
+			"  bash     192    192         0           0",
+			"  edit     146     94         0          52",
+			"  write      3      3         0           0",
+			"  total    391    335         0          56",
+			"  reads that learned their page from their own result: 33",
+		]);
 		// No read, edit or write is unknowable for a reason that hides a failure of ours.
 		for (const call of report.calls) {
 			if (call.status !== "unknowable") continue;
