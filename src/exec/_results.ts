@@ -2,23 +2,7 @@
 import type { ToolResultContent } from "../contract/content.js";
 import type { ToolsmithErrorCode } from "../contract/errors.js";
 import type { AgentToolResult } from "../contract/tool.js";
-
-/**
- * `details` of every error result the executor makes itself (not found, invalid arguments, blocked,
- * thrown, …): the error code, plus the facts behind it where there are some.
- */
-export interface ToolErrorDetails {
-	readonly code: ToolsmithErrorCode;
-	/** For `E_TOOL_NOT_FOUND`: the names the batch could call. */
-	readonly availableTools?: readonly string[];
-	/** For `E_INVALID_ARGS`: every failing path. */
-	readonly issues?: readonly {
-		readonly path: string;
-		readonly expected: string;
-		readonly received: string | undefined;
-		readonly message: string;
-	}[];
-}
+import type { ToolErrorDetails } from "./types.js";
 
 export function errorResult(
 	text: string,

@@ -1,4 +1,3 @@
-export type { ToolErrorDetails } from "./_results.js";
 export { executeToolCalls } from "./execute.js";
 export type {
 	AfterToolCallContext,
@@ -7,6 +6,7 @@ export type {
 	ExecuteToolCallsConfig,
 	ExecuteToolCallsResult,
 	ToolCallHookContext,
+	ToolErrorDetails,
 } from "./types.js";
 export {
 	assertToolArguments,

@@ -1,5 +1,6 @@
 /** Types of the batch executor. See `executeToolCalls`. */
 import type { ToolCall, ToolResultContent, ToolResultMessage } from "../contract/content.js";
+import type { ToolsmithErrorCode } from "../contract/errors.js";
 import type { ToolExecutionEventListener } from "../contract/events.js";
 import type { AgentTool, AgentToolResult } from "../contract/tool.js";
 
@@ -66,4 +67,21 @@ export interface ExecuteToolCallsResult {
 	readonly results: ToolResultMessage[];
 	/** True only when every result asked to terminate (and there was at least one). */
 	readonly terminate: boolean;
+}
+
+/**
+ * `details` of every error result the executor makes itself (not found, invalid arguments, blocked,
+ * thrown, …): the error code, plus the facts behind it where there are some.
+ */
+export interface ToolErrorDetails {
+	readonly code: ToolsmithErrorCode;
+	/** For `E_TOOL_NOT_FOUND`: the names the batch could call. */
+	readonly availableTools?: readonly string[];
+	/** For `E_INVALID_ARGS`: every failing path. */
+	readonly issues?: readonly {
+		readonly path: string;
+		readonly expected: string;
+		readonly received: string | undefined;
+		readonly message: string;
+	}[];
 }

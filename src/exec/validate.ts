@@ -1,9 +1,10 @@
 /** Validating tool arguments on their own, outside a batch. */
 import type { Static, TSchema } from "@sinclair/typebox";
 import type { Result } from "../contract/result.js";
-import { type CopiedArguments, copyArguments, type ToolArgumentsError, validateArguments } from "./_validate.js";
+import { type CopiedArguments, copyArguments, validateArguments } from "./_validate.js";
+import type { ToolArgumentsError } from "./errors.js";
 
-export { ToolArgumentsError, type ValidationIssue } from "./_validate.js";
+export { ToolArgumentsError, type ValidationIssue } from "./errors.js";
 
 /** What validation needs of a tool: `AgentTool` and `ToolDefinition` both fit. */
 export interface ValidatableTool<TParameters extends TSchema = TSchema> {
