@@ -7,6 +7,17 @@ export {
 	discoverExtensions,
 } from "./extensions/discovery.js";
 export {
+	createExtensionHost,
+	DEFAULT_SHUTDOWN_TIMEOUT_MS,
+	type ExtensionDiagnosticListener,
+	type ExtensionHost,
+	type ExtensionHostExecuteOptions,
+	type ExtensionHostOptions,
+	type ExtensionHostReady,
+	type ExtensionReloadEvent,
+	type ExtensionReloadListener,
+} from "./extensions/host.js";
+export {
 	type ImportExtensionResult,
 	importExtension,
 	type LoadExtensionResult,

@@ -30,7 +30,7 @@ import { createBuiltinTools } from "../tools/index.js";
 import type { ExtensionDiagnostic, ExtensionLogger } from "./api.js";
 import { type DiscoveredExtension, discoverExtensions } from "./discovery.js";
 import { importExtension } from "./loader.js";
-import { type ToolRegistry, type ToolsPromptOptions, validateToolDefinition } from "./registry.js";
+import { type ToolRegistry, validateToolDefinition } from "./registry.js";
 import { createExtensionRuntime, type ExtensionRuntime, type LoadedExtension } from "./runtime.js";
 import { createFileWatcher, DEFAULT_DEBOUNCE_MS, type FileChangeKind, type FileWatcher } from "./watcher.js";
 
@@ -133,7 +133,7 @@ export interface ExtensionHost {
 	 */
 	execute(toolCalls: readonly ToolCall[], options?: ExtensionHostExecuteOptions): Promise<ExecuteToolCallsResult>;
 	/** The "Available tools" / "Guidelines" prompt section for the active tools. */
-	buildToolsPrompt(options?: ToolsPromptOptions): string;
+	buildToolsPrompt(): string;
 	/** The active extensions, in load order. */
 	extensions(): readonly LoadedExtension[];
 	/**
@@ -708,7 +708,7 @@ export function createExtensionHost(options: ExtensionHostOptions): ExtensionHos
 				...(after ? { afterToolCall: after } : {}),
 			});
 		},
-		buildToolsPrompt: (promptOptions) => registry.buildToolsPrompt(promptOptions),
+		buildToolsPrompt: () => registry.buildToolsPrompt(),
 		extensions: () => runtime.extensions(),
 		on(event: "reload" | "diagnostic", listener: ExtensionReloadListener | ExtensionDiagnosticListener) {
 			const set = (event === "reload" ? reloadListeners : diagnosticListeners) as Set<typeof listener>;

@@ -10,7 +10,8 @@
  * deep, so a new package folder and the files written into it are seen.
  * `node_modules` and dot-entries below a watched folder are never watched.
  */
-import { basename, dirname } from "node:path";
+import { existsSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
 
 /** What happened to a path, as the last event in a debounce window says. */
 export type FileChangeKind = "add" | "change" | "unlink" | "addDir" | "unlinkDir";
@@ -89,15 +90,22 @@ export async function createFileWatcher(options: FileWatcherOptions): Promise<Fi
 			fail(error);
 		}
 	};
-	const onEvent = (kind: FileChangeKind, path: string): void => {
+	const onEvent = (kind: FileChangeKind, path: string, weak = false): void => {
 		if (closed) return;
 		const now = performance.now();
 		if (pending.size === 0) firstEventAt = now;
-		pending.set(path, kind);
+		// A raw notification only says "something happened here": it never hides what chokidar said.
+		if (!weak || !pending.has(path)) pending.set(path, kind);
 		if (timer) clearTimeout(timer);
 		const wait = Math.max(0, Math.min(debounceMs, firstEventAt + maxWaitMs - now));
 		timer = setTimeout(flush, wait);
 	};
+
+	// chokidar drops a change whose mtime equals the previous one, which happens when two saves
+	// land within one tick of a coarse file-system clock; the raw notifications still arrive, so
+	// they count as a change of a file that exists (whether its content changed is the listener's
+	// question). A vanished file is left to chokidar, whose unlink waits for an atomic re-create.
+	const onRaw = (path: string): void => onEvent("change", path, true);
 
 	/** One chokidar watcher per watched folder: each has its own "ready", and unwatching is closing it. */
 	const watchers = new Map<string, { readonly watcher: ChokidarWatcher; readonly ready: Promise<void> }>();
@@ -111,6 +119,14 @@ export async function createFileWatcher(options: FileWatcherOptions): Promise<Fi
 			watcher.on(kind, (path: string) => onEvent(kind, path));
 		}
 		watcher.on("error", fail);
+		watcher.on("raw", (_event, name, details) => {
+			const watched = (details as { watchedPath?: unknown } | undefined)?.watchedPath;
+			if (typeof name !== "string" || name === "" || typeof watched !== "string") return;
+			// A folder watcher names an entry of the folder; a file watcher names the file itself.
+			const entry = join(watched, name);
+			const path = existsSync(entry) ? entry : basename(watched) === name && existsSync(watched) ? watched : undefined;
+			if (path !== undefined && path !== dir && !isIgnoredEntry(path)) onRaw(path);
+		});
 		const ready = new Promise<void>((resolve) => watcher.once("ready", () => resolve()));
 		watchers.set(`${depth}:${dir}`, { watcher, ready });
 	};
