@@ -30,6 +30,21 @@ function loadJiti(): Promise<CreateJiti> {
 	return createJitiPromise;
 }
 
+const instances = new WeakMap<Record<string, unknown>, Jiti>();
+
+/**
+ * One jiti instance per set of virtual modules. Freshness does not need new instances: the
+ * module cache is off and every import gets its own module table.
+ */
+function jitiFor(createJiti: CreateJiti, virtualModules: Record<string, unknown>): Jiti {
+	let jiti = instances.get(virtualModules);
+	if (!jiti) {
+		jiti = createJiti(import.meta.url, { moduleCache: false, interopDefault: true, virtualModules });
+		instances.set(virtualModules, jiti);
+	}
+	return jiti;
+}
+
 function isLocal(file: string): boolean {
 	return !file.includes("/node_modules/") && !file.startsWith("node:");
 }
@@ -103,11 +118,7 @@ export async function importFresh(path: string, virtualModules: Record<string, u
 			modules: [path],
 		};
 	}
-	const jiti = createJiti(path, {
-		moduleCache: false,
-		interopDefault: true,
-		virtualModules,
-	});
+	const jiti = jitiFor(createJiti, virtualModules);
 	const evaluate = (async: boolean): unknown =>
 		jiti.evalModule(source, {
 			id: path,

@@ -188,7 +188,7 @@ export async function discoverExtensions(
 	const add = (entry: DiscoveredExtension): void => {
 		let real = entry.path;
 		try {
-			real = realpathSync(entry.path);
+			real = realpathSync.native(entry.path);
 		} catch {
 			// keep the path as given; loading will report it
 		}

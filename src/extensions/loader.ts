@@ -65,21 +65,28 @@ export interface LoadExtensionResult {
 	readonly durationMs: number;
 }
 
-let virtualModules: Promise<Record<string, unknown>> | undefined;
+type CompatModule = typeof import("./compat/index.js");
+let compatModule: Promise<CompatModule> | undefined;
+let virtualModules: Record<string, unknown> | undefined;
+let compatEnv: ExecutionEnv | undefined;
 
-/** The compat modules, loaded once on first use. */
+/** The compat modules, loaded once on first use, pointed at the env of the latest Node host. */
 async function compat(env: ExecutionEnv): Promise<Record<string, unknown>> {
-	virtualModules ??= import("./compat/index.js").then((mod) => ({ ...mod.VIRTUAL_MODULES }));
-	const modules = await virtualModules;
-	if (env.kind === "node") (await import("./compat/index.js")).setCompatEnv(env);
-	return modules;
+	compatModule ??= import("./compat/index.js");
+	const mod = await compatModule;
+	virtualModules ??= { ...mod.VIRTUAL_MODULES };
+	if (env.kind === "node" && env !== compatEnv) {
+		compatEnv = env;
+		mod.setCompatEnv(env);
+	}
+	return virtualModules;
 }
 
 function entryOf(entry: DiscoveredExtension | string, cwd: string): DiscoveredExtension {
 	if (typeof entry !== "string") return entry;
 	let path = resolve(cwd, entry);
 	try {
-		path = realpathSync(path);
+		path = realpathSync.native(path);
 	} catch {
 		// the import reports a missing file
 	}
