@@ -98,7 +98,7 @@ describe("hot reload over real files", () => {
 		expect(probe().events).toEqual(["v1 start startup"]);
 
 		const thrown = nextReload(h, (e) => e.path === file);
-		write(file, "export default function (api) {\n\tconst x = 1;\n\tthrow new Error(`broken ${x}`);\n}\n");
+		write(file, "export default function (api) {\n\tconst x = 1;\n\tthrow new Error('broken ' + x);\n}\n");
 		const throwing = await thrown;
 		expect(throwing.ok).toBe(false);
 		expect(throwing.diagnostics.map((d) => [d.code, d.line, d.column])).toEqual([
