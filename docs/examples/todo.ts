@@ -62,6 +62,12 @@ export default function (api: ExtensionAPI) {
 		}),
 	);
 
+	// A command for the person at the prompt (`/todos` in toolsmith dev); the model never sees it.
+	api.registerCommand("todos", {
+		description: "Show the to-do list",
+		handler: (_args, ctx) => ctx.ui.notify(list(), "info"),
+	});
+
 	api.on("session_shutdown", (event, ctx) => {
 		if (event.reason === "reload" && items.length > 0) {
 			ctx.ui.notify(`todo: dropping ${items.length} item(s) kept by the previous version`, "info");

@@ -12,13 +12,14 @@ import type { Theme } from "../contract/render.js";
 import type { AgentToolResult } from "../contract/tool.js";
 import { type RenderedBlock, renderToolCall, renderToolResult } from "../render/host.js";
 import { CommandError, defineCommand, EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK } from "./_command.js";
-import { displayPath, formatDiagnostic, formatReload, formatToolsTable } from "./_format.js";
-import { createDevHost, type DevHost, type DevHostFactory } from "./_host.js";
+import { displayPath, formatCommandList, formatDiagnostic, formatReload, formatToolsTable } from "./_format.js";
+import { createDevHost, type DevDiagnostic, type DevHost, type DevHostFactory } from "./_host.js";
 import { type CliIO, outputWidth } from "./_io.js";
 
 export const REPL_HELP = `Commands:
   call <tool> [json-args]   Run a tool through the executor, e.g. call read {"path":"README.md"}
-  tools                     List the active tools
+  tools                     List the active tools (and the extensions' commands)
+  /<command> [args]         Run a command an extension registered
   prompt                    Show the tools section of the system prompt
   expand on|off             Show results in full (on, the default) or as a preview
   reload [path]             Reload one extension, or all of them
@@ -34,6 +35,9 @@ export interface DevLoopOptions {
 	/** Prompt, line editing and live partial output (stdin and stdout are terminals). */
 	readonly interactive: boolean;
 }
+
+/** How long a loose diagnostic waits for the reload event that may carry it. */
+const DIAGNOSTIC_HOLD_MS = 300;
 
 /** The live region a running call redraws in place on a terminal. */
 const LIVE_LINES = 8;
@@ -66,7 +70,9 @@ export function runDevLoop(host: DevHost, options: DevLoopOptions): Promise<numb
 
 	const rl: Interface = createInterface({
 		input: io.stdin,
-		...(interactive ? { output: io.stdout as unknown as Writable, terminal: true } : { terminal: false }),
+		...(interactive
+			? { output: io.stdout as unknown as Writable, terminal: true, completer: (line: string) => complete(host, line) }
+			: { terminal: false }),
 		prompt: "toolsmith> ",
 	});
 
@@ -82,15 +88,38 @@ export function runDevLoop(host: DevHost, options: DevLoopOptions): Promise<numb
 		if (interactive && !running && !finished) rl.prompt(true);
 	};
 
+	// A diagnostic raised by a reload also comes inside its reload event, shortly after: hold loose
+	// diagnostics briefly so those are shown once, under their reload line.
+	const heldDiagnostics: DevDiagnostic[] = [];
+	let holdTimer: ReturnType<typeof setTimeout> | undefined;
+	const flushDiagnostics = () => {
+		if (holdTimer) clearTimeout(holdTimer);
+		holdTimer = undefined;
+		if (heldDiagnostics.length === 0) return;
+		const lines = heldDiagnostics.map((d) => formatDiagnostic(d, cwd, theme));
+		heldDiagnostics.length = 0;
+		printAsync(lines);
+	};
 	const unsubscribe = [
-		host.on("reload", (event) => printAsync(formatReload(event, cwd, theme))),
-		host.on("diagnostic", (diagnostic) => printAsync([formatDiagnostic(diagnostic, cwd, theme)])),
+		host.on("reload", (event) => {
+			const inEvent = new Set(event.diagnostics);
+			const loose = heldDiagnostics.filter((d) => !inEvent.has(d));
+			heldDiagnostics.length = 0;
+			heldDiagnostics.push(...loose);
+			flushDiagnostics();
+			printAsync(formatReload(event, cwd, theme));
+		}),
+		host.on("diagnostic", (diagnostic) => {
+			heldDiagnostics.push(diagnostic);
+			holdTimer ??= setTimeout(flushDiagnostics, DIAGNOSTIC_HOLD_MS);
+		}),
 	];
 
 	const finish = async (code: number) => {
 		if (finished) return;
 		finished = true;
 		running?.abort();
+		flushDiagnostics();
 		for (const off of unsubscribe) off();
 		removeInterrupt();
 		rl.close();
@@ -196,6 +225,7 @@ export function runDevLoop(host: DevHost, options: DevLoopOptions): Promise<numb
 			clearLive();
 		}
 		if (finished) return;
+		flushDiagnostics();
 		const ms = Math.round(performance.now() - started);
 		if (!message) {
 			out(theme.fg("error", "✗ the host returned no result"));
@@ -222,6 +252,19 @@ export function runDevLoop(host: DevHost, options: DevLoopOptions): Promise<numb
 		out(`${status} ${theme.fg("muted", `· ${ms} ms`)}`);
 	};
 
+	const runExtensionCommand = async (name: string, args: string) => {
+		const known = host.commands?.().some((c) => c.name === name) ?? false;
+		if (!known || !host.runCommand) {
+			fail(`unknown command '/${name}': no extension registered it (type tools for the list)`);
+			return;
+		}
+		try {
+			await host.runCommand(name, args);
+		} catch (error) {
+			out(theme.fg("error", `/${name} failed: ${errorMessage(error)}`));
+		}
+	};
+
 	/** Runs one input line; resolves to false when the loop should end. */
 	const handle = async (raw: string): Promise<boolean> => {
 		const line = raw.trim();
@@ -230,12 +273,20 @@ export function runDevLoop(host: DevHost, options: DevLoopOptions): Promise<numb
 		armedToExit = false;
 		const [word = "", ...restWords] = line.split(/\s+/);
 		const rest = line.slice(word.length).trim();
+		if (word.startsWith("/") && word.length > 1) {
+			await runExtensionCommand(word.slice(1), rest);
+			return true;
+		}
 		switch (word) {
 			case "call":
 				await call(rest);
 				return true;
 			case "tools":
 				out(formatToolsTable(host.tools(), cwd, theme, interactive ? width() : undefined).join("\n"));
+				if (host.commands) {
+					const commands = formatCommandList(host.commands(), cwd, theme);
+					if (commands.length > 0) out(["", ...commands].join("\n"));
+				}
 				return true;
 			case "prompt":
 				out(host.buildToolsPrompt());
@@ -307,6 +358,26 @@ export function runDevLoop(host: DevHost, options: DevLoopOptions): Promise<numb
 	return exited;
 }
 
+const REPL_COMMANDS = ["call", "tools", "prompt", "expand", "reload", "help", "exit"];
+
+/** Tab completion: commands first, tool names after `call`, `/commands` of extensions. */
+export function complete(host: DevHost, line: string): [string[], string] {
+	const call = /^call\s+(\S*)$/.exec(line);
+	if (call) {
+		const partial = call[1] ?? "";
+		return [
+			host
+				.tools()
+				.map((t) => t.name)
+				.filter((n) => n.startsWith(partial)),
+			partial,
+		];
+	}
+	if (/\s/.test(line)) return [[], line];
+	const words = [...REPL_COMMANDS, ...(host.commands?.() ?? []).map((c) => `/${c.name}`)];
+	return [words.filter((w) => w.startsWith(line)), line];
+}
+
 export function createDevCommand(factory: DevHostFactory = createDevHost) {
 	return defineCommand({
 		name: "dev",
@@ -361,6 +432,8 @@ export function createDevCommand(factory: DevHostFactory = createDevHost) {
 			io.stdout.write(
 				`${formatToolsTable(tools, io.cwd, theme, interactive ? outputWidth(io.stdout, io.env) : undefined).join("\n")}\n`,
 			);
+			const commands = host.commands ? formatCommandList(host.commands(), io.cwd, theme) : [];
+			if (commands.length > 0) io.stdout.write(`\n${commands.join("\n")}\n`);
 			for (const diagnostic of diagnostics) {
 				io.stdout.write(`${formatDiagnostic(diagnostic, io.cwd, theme)}\n`);
 			}

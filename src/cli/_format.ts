@@ -2,7 +2,7 @@
 import { isAbsolute, relative } from "node:path";
 import type { Theme } from "../contract/render.js";
 import { truncateToWidth, visibleWidth } from "../render/width.js";
-import type { DevDiagnostic, DevReloadEvent, DevToolEntry } from "./_host.js";
+import type { DevCommandEntry, DevDiagnostic, DevReloadEvent, DevToolEntry } from "./_host.js";
 
 /** A path as the user would type it from `cwd`: relative when inside it, absolute otherwise. */
 export function displayPath(path: string, cwd: string): string {
@@ -117,4 +117,11 @@ export function formatReload(event: DevReloadEvent, cwd: string, theme: Theme): 
 		head = `${theme.fg("accent", verb)} ${file} in ${ms} · ${changeList(event, theme)}`;
 	}
 	return [head, ...event.diagnostics.map((d) => `  ${formatDiagnostic(d, cwd, theme)}`)];
+}
+
+/** `/name  description  (file)` for each extension command; nothing when there are none. */
+export function formatCommandList(commands: readonly DevCommandEntry[], cwd: string, theme: Theme): string[] {
+	if (commands.length === 0) return [];
+	const rows = commands.map((c) => [theme.bold(`/${c.name}`), displayPath(c.source, cwd), c.description ?? ""]);
+	return formatTable(["command", "source", "description"], rows, theme);
 }

@@ -1,22 +1,23 @@
 /**
- * The `dev` host over the extension loader: built-ins plus extensions in one runtime, the executor
- * over a registry snapshot per batch, and reloads on demand (`reload` at the prompt).
+ * The `dev` host over the extension host: built-ins plus extensions, hot reload through its watcher,
+ * the executor over a registry snapshot per batch, and the extensions' commands.
  */
-import type { ToolDefinition } from "../contract/tool.js";
 import { MemoryExecutionEnv } from "../env/memory.js";
 import { NodeExecutionEnv } from "../env/node.js";
 import type { ExecutionEnv } from "../env/types.js";
-import { executeToolCalls } from "../exec/execute.js";
 import type { ExtensionDiagnostic } from "../extensions/api.js";
-import { loadExtension, loadExtensions } from "../extensions/loader.js";
+import { createExtensionHost, type ExtensionReloadEvent } from "../extensions/host.js";
 import type { ToolEntry } from "../extensions/registry.js";
 import type { DevDiagnostic, DevHost, DevHostFactory, DevReloadEvent, DevToolEntry } from "./_host.js";
 
-/** Bound for the extensions' `session_shutdown` handlers when `dev` exits. */
-const SHUTDOWN_TIMEOUT_MS = 3_000;
+// The same diagnostic reaches the loop through the `diagnostic` listener and inside its reload
+// event; mapping each one to a single object lets the loop show it once.
+const converted = new WeakMap<ExtensionDiagnostic, DevDiagnostic>();
 
 export function toDevDiagnostic(diagnostic: ExtensionDiagnostic): DevDiagnostic {
-	return {
+	const known = converted.get(diagnostic);
+	if (known) return known;
+	const mapped: DevDiagnostic = {
 		level: diagnostic.severity,
 		message: diagnostic.message,
 		code: diagnostic.code,
@@ -24,6 +25,8 @@ export function toDevDiagnostic(diagnostic: ExtensionDiagnostic): DevDiagnostic 
 		...(diagnostic.line !== undefined ? { line: diagnostic.line } : {}),
 		...(diagnostic.column !== undefined ? { column: diagnostic.column } : {}),
 	};
+	converted.set(diagnostic, mapped);
+	return mapped;
 }
 
 function toDevEntry(entry: ToolEntry): DevToolEntry {
@@ -36,123 +39,69 @@ function toDevEntry(entry: ToolEntry): DevToolEntry {
 	};
 }
 
-/** Names added, removed and changed (a different definition object) between two tool maps. */
-export function diffTools(
-	before: ReadonlyMap<string, ToolDefinition>,
-	after: ReadonlyMap<string, ToolDefinition>,
-): Pick<DevReloadEvent, "added" | "removed" | "changed"> {
-	const added = [...after.keys()].filter((name) => !before.has(name));
-	const removed = [...before.keys()].filter((name) => !after.has(name));
-	const changed = [...after.keys()].filter((name) => before.has(name) && before.get(name) !== after.get(name));
-	return { added, removed, changed };
+function toDevReload(event: ExtensionReloadEvent): DevReloadEvent {
+	return {
+		path: event.path,
+		kind: event.kind,
+		durationMs: event.durationMs,
+		added: event.added,
+		removed: event.removed,
+		changed: event.changed,
+		diagnostics: event.diagnostics.map(toDevDiagnostic),
+	};
 }
 
-/**
- * Loads the built-ins and the extensions at `options.paths`. Watching is not part of this host:
- * `watch` is ignored and reported as off; reloads happen through `reload()`.
- */
-export const createLoaderDevHost: DevHostFactory = async (options) => {
+/** Starts `createExtensionHost` over the paths and waits until it is ready (watching, when asked). */
+export const createNodeDevHost: DevHostFactory = async (options) => {
 	const env: ExecutionEnv =
 		options.env === "memory"
 			? new MemoryExecutionEnv({ cwd: options.cwd })
 			: new NodeExecutionEnv({ cwd: options.cwd });
-	const reloadListeners = new Set<(event: DevReloadEvent) => void>();
-	const diagnosticListeners = new Set<(diagnostic: DevDiagnostic) => void>();
-	let started = false;
-	let closed = false;
-	const loaded = await loadExtensions(options.paths, {
-		cwd: options.cwd,
+	const extensionHost = createExtensionHost({
+		paths: options.paths,
 		env,
+		cwd: options.cwd,
+		watch: options.watch,
 		log: ({ level, message }) => options.log(message, level),
-		onDiagnostic: (diagnostic) => {
-			// Load-time diagnostics are returned with the result; only later ones are pushed.
-			if (!started || reloading > 0) return;
-			for (const listener of diagnosticListeners) {
-				try {
-					listener(toDevDiagnostic(diagnostic));
-				} catch {
-					// a listener's failure must not break the runtime
-				}
-			}
-		},
 	});
-	let reloading = 0;
-	const { registry, runtime } = loaded;
-	const startupDiagnostics = [...loaded.diagnostics];
-	startupDiagnostics.push(...(await runtime.emit({ type: "session_start", reason: "startup" })));
-	started = true;
-
-	const toolsOf = (path: string) =>
-		new Map(
-			registry
-				.entries()
-				.filter((e) => e.source.kind === "extension" && e.source.path === path)
-				.map((e) => [e.name, e.definition] as const),
-		);
-
-	const reloadOne = async (path: string) => {
-		const before = toolsOf(path);
-		const startedAt = performance.now();
-		reloading++;
-		const diagnostics: ExtensionDiagnostic[] = [];
-		try {
-			const previous = runtime.get(path);
-			if (previous)
-				diagnostics.push(
-					...(await runtime.emit(
-						{ type: "session_shutdown", reason: "reload" },
-						{ path, timeoutMs: SHUTDOWN_TIMEOUT_MS },
-					)),
-				);
-			const result = await loadExtension(path, runtime);
-			diagnostics.push(...result.diagnostics);
-			if (result.extension)
-				diagnostics.push(...(await runtime.emit({ type: "session_start", reason: "reload" }, { path })));
-		} finally {
-			reloading--;
-		}
-		const event: DevReloadEvent = {
-			path,
-			durationMs: performance.now() - startedAt,
-			...diffTools(before, toolsOf(path)),
-			diagnostics: diagnostics.map(toDevDiagnostic),
-		};
-		for (const listener of reloadListeners) {
-			try {
-				listener(event);
-			} catch {
-				// a listener's failure must not stop the other listeners
-			}
-		}
-	};
+	const ready = await extensionHost.ready;
+	const { registry, runtime } = extensionHost;
 
 	const host: DevHost = {
 		tools: () => registry.snapshot().active.map(toDevEntry),
-		execute: (toolCalls, { signal, onEvent }) => {
-			const config = registry.snapshot().executorConfig();
-			return executeToolCalls(toolCalls, {
-				...config,
-				...(signal ? { signal } : {}),
-				...(onEvent ? { onEvent } : {}),
-			});
-		},
+		execute: (toolCalls, { signal, onEvent }) =>
+			extensionHost.execute(toolCalls, { ...(signal ? { signal } : {}), ...(onEvent ? { onEvent } : {}) }),
 		on(event: "reload" | "diagnostic", listener: (value: never) => void) {
-			const set = (event === "reload" ? reloadListeners : diagnosticListeners) as Set<typeof listener>;
-			set.add(listener);
-			return () => {
-				set.delete(listener);
-			};
+			if (event === "reload") {
+				const forward = listener as (event: DevReloadEvent) => void;
+				return extensionHost.on("reload", (e) => forward(toDevReload(e)));
+			}
+			const forward = listener as (diagnostic: DevDiagnostic) => void;
+			return extensionHost.on("diagnostic", (d) => forward(toDevDiagnostic(d)));
 		},
-		buildToolsPrompt: () => registry.buildToolsPrompt(),
+		buildToolsPrompt: () => extensionHost.buildToolsPrompt(),
+		commands: () =>
+			extensionHost.extensions().flatMap((extension) =>
+				extension.commands.map((command) => ({
+					name: command.name,
+					source: extension.path,
+					...(command.description ? { description: command.description } : {}),
+				})),
+			),
+		async runCommand(name, args) {
+			for (const extension of extensionHost.extensions()) {
+				const command = extension.commands.find((c) => c.name === name);
+				if (command) {
+					await command.handler(args, runtime.createContext(extension.path));
+					return;
+				}
+			}
+			throw new Error(`no extension registered the command /${name}`);
+		},
 		async reload(path) {
-			const paths = path === undefined ? runtime.extensions().map((e) => e.path) : [path];
-			for (const p of paths) await reloadOne(p);
+			await extensionHost.reload(path);
 		},
-		async close() {
-			if (closed) return;
-			closed = true;
-			await runtime.emit({ type: "session_shutdown", reason: "exit" }, { timeoutMs: SHUTDOWN_TIMEOUT_MS });
-		},
+		close: () => extensionHost.close(),
 	};
-	return { host, diagnostics: startupDiagnostics.map(toDevDiagnostic), watching: false };
+	return { host, diagnostics: ready.diagnostics.map(toDevDiagnostic), watching: ready.watching };
 };

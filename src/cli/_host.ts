@@ -49,6 +49,14 @@ export interface DevReloadEvent {
 	readonly diagnostics: readonly DevDiagnostic[];
 }
 
+/** A command an extension registered (`api.registerCommand`), run at the prompt as `/name args`. */
+export interface DevCommandEntry {
+	readonly name: string;
+	readonly description?: string;
+	/** The extension that registered it, absolute. */
+	readonly source: string;
+}
+
 export interface DevExecuteOptions {
 	readonly signal?: AbortSignal;
 	readonly onEvent?: ToolExecutionEventListener;
@@ -61,12 +69,20 @@ export interface DevHost {
 	execute(toolCalls: readonly ToolCall[], options: DevExecuteOptions): Promise<ExecuteToolCallsResult>;
 	/**
 	 * Subscribe to reloads or diagnostics emitted after startup. Returns an unsubscribe function.
-	 * Listener errors are swallowed by the host.
+	 * Listener errors are swallowed by the host. A diagnostic raised by a reload may arrive both on
+	 * its own and in the reload event: it must then be the same object (the loop shows it once).
 	 */
 	on(event: "reload", listener: (event: DevReloadEvent) => void): () => void;
 	on(event: "diagnostic", listener: (diagnostic: DevDiagnostic) => void): () => void;
 	/** The "Available tools" / "Guidelines" system-prompt section for the active tools. */
 	buildToolsPrompt(): string;
+	/** Commands the extensions registered; optional. */
+	commands?(): DevCommandEntry[];
+	/**
+	 * Run an extension command with the rest of the line as its argument string. Rejects with the
+	 * handler's error (the loop prints it); optional.
+	 */
+	runCommand?(name: string, args: string): Promise<void>;
 	/** Reload one extension, or all when `path` is absent; optional. */
 	reload?(path?: string): Promise<void>;
 	/** Stops watching and runs the extensions' shutdown handlers. Never rejects. */
@@ -97,6 +113,6 @@ export type DevHostFactory = (options: DevHostOptions) => Promise<StartedDevHost
 
 /** The factory `toolsmith dev` uses; the loader is imported on first use so `--help` stays fast. */
 export const createDevHost: DevHostFactory = async (options) => {
-	const { createLoaderDevHost } = await import("./_host-node.js");
-	return createLoaderDevHost(options);
+	const { createNodeDevHost } = await import("./_host-node.js");
+	return createNodeDevHost(options);
 };

@@ -37,3 +37,58 @@ export function runCli(
 		child.stdin.end(options.input ?? "");
 	});
 }
+
+export interface LiveCli {
+	/** Send one line to the CLI's stdin. */
+	send(line: string): void;
+	/** Resolves once stdout (from its start) matches; rejects after `timeoutMs` with what was seen. */
+	waitFor(pattern: RegExp, timeoutMs?: number): Promise<void>;
+	/** Close stdin and wait for the exit. */
+	end(): Promise<CliRun>;
+	stdout(): string;
+}
+
+/** Start the CLI and keep its stdin open, for sessions that react to what it prints. */
+export function startCli(args: readonly string[], options: { cwd?: string } = {}): LiveCli {
+	const env: Record<string, string | undefined> = { ...process.env, NO_COLOR: undefined, FORCE_COLOR: undefined };
+	for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key];
+	const child = spawn(process.execPath, [jitiCli, cliEntry, ...args], {
+		cwd: options.cwd ?? root,
+		env: env as NodeJS.ProcessEnv,
+		stdio: ["pipe", "pipe", "pipe"],
+	});
+	let stdout = "";
+	let stderr = "";
+	const waiters = new Set<() => void>();
+	child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+		stdout += chunk;
+		for (const waiter of waiters) waiter();
+	});
+	child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+	const exited = new Promise<number | null>((resolvePromise) => child.on("close", resolvePromise));
+	return {
+		send: (line) => child.stdin.write(`${line}\n`),
+		waitFor(pattern, timeoutMs = 30_000) {
+			return new Promise((resolvePromise, reject) => {
+				const check = () => {
+					if (!pattern.test(stdout)) return;
+					waiters.delete(check);
+					clearTimeout(timer);
+					resolvePromise();
+				};
+				const timer = setTimeout(() => {
+					waiters.delete(check);
+					reject(new Error(`timed out waiting for ${pattern}; stdout so far:\n${stdout}\nstderr:\n${stderr}`));
+				}, timeoutMs);
+				waiters.add(check);
+				check();
+			});
+		},
+		async end() {
+			child.stdin.end();
+			const code = await exited;
+			return { code, stdout, stderr };
+		},
+		stdout: () => stdout,
+	};
+}

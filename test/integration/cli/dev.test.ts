@@ -22,6 +22,7 @@ describe.concurrent("toolsmith dev over piped stdin (child process)", () => {
 			'call todo {"action":"add","text":"write docs"}',
 			'call todo {"action":"done","id":1}',
 			'call todo {"action":"done","id":7}',
+			"/todos",
 			'call read {"path":".env"}',
 			'call read {"path":"docs/examples/hello.ts","limit":2}',
 			"exit",
@@ -39,6 +40,9 @@ describe.concurrent("toolsmith dev over piped stdin (child process)", () => {
 			  hello      docs/examples/hello.ts          parallel    name: string, excited?: boolean
 			  read       docs/examples/read-override.ts  parallel    path: string, offset?: number, limit?: number
 			  todo       docs/examples/todo.ts           sequential  action: add|done|list|clear, text?: string, id?: integer
+
+			  command  source                 description
+			  /todos   docs/examples/todo.ts  Show the to-do list
 			info docs/examples/read-override.ts Tool "read" from <root>/docs/examples/read-override.ts replaces the built-in tool of the same name. [I_BUILTIN_OVERRIDDEN]
 			type help for commands
 			> call hello {"name":"Ada","excited":true}
@@ -64,6 +68,8 @@ describe.concurrent("toolsmith dev over piped stdin (child process)", () => {
 			todo {"action":"done","id":7}
 			  no item #7; call todo with action=list to see the ids
 			✗ error · N ms
+			> /todos
+			[info] [x] #1 write docs
 			> call read {"path":".env"}
 			read .env
 			  Refusing to read .env: it usually holds secrets. Ask the user to share what you need.

@@ -12,7 +12,7 @@ export interface FakeHost extends DevHost {
 	closed: number;
 }
 
-export function fakeHost(definitions: ToolDefinition[]): FakeHost {
+export function fakeHost(definitions: ToolDefinition[], log: string[] = []): FakeHost {
 	const env = new MemoryExecutionEnv({ cwd: "/project" });
 	const reloadListeners = new Set<(event: DevReloadEvent) => void>();
 	const diagnosticListeners = new Set<(diagnostic: DevDiagnostic) => void>();
@@ -46,6 +46,11 @@ export function fakeHost(definitions: ToolDefinition[]): FakeHost {
 			const set = (event === "reload" ? reloadListeners : diagnosticListeners) as Set<typeof listener>;
 			set.add(listener);
 			return () => set.delete(listener);
+		},
+		commands: () => [{ name: "hello", description: "Say hello", source: "/project/tools/greet.ts" }],
+		async runCommand(name, args) {
+			if (args === "fail") throw new Error("the handler broke");
+			log.push(`${name}(${args})`);
 		},
 		buildToolsPrompt: () => `Available tools:\n${definitions.map((d) => `- ${d.name}: ${d.description}`).join("\n")}`,
 		close: async () => {

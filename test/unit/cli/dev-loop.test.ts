@@ -1,6 +1,6 @@
 import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { runDevLoop } from "../../../src/cli/_dev.js";
+import { complete, runDevLoop } from "../../../src/cli/_dev.js";
 import { defineTool, StringEnum, Type } from "../../../src/contract/index.js";
 import { ansiTheme, plainTheme } from "../../../src/render/index.js";
 import { type FakeIO, fakeHost, fakeIO } from "./_fake-host.js";
@@ -142,6 +142,9 @@ describe("dev loop over piped stdin", () => {
 			  broken    built-in        parallel    (none)
 			  failing   built-in        parallel    n: number[]
 			  wait      built-in        parallel    (none)
+
+			  command  source          description
+			  /hello   tools/greet.ts  Say hello
 			> prompt
 			Available tools:
 			- greet: Say hello.
@@ -152,7 +155,8 @@ describe("dev loop over piped stdin", () => {
 			> help
 			Commands:
 			  call <tool> [json-args]   Run a tool through the executor, e.g. call read {"path":"README.md"}
-			  tools                     List the active tools
+			  tools                     List the active tools (and the extensions' commands)
+			  /<command> [args]         Run a command an extension registered
 			  prompt                    Show the tools section of the system prompt
 			  expand on|off             Show results in full (on, the default) or as a preview
 			  reload [path]             Reload one extension, or all of them
@@ -175,6 +179,27 @@ describe("dev loop over piped stdin", () => {
 			reload: this host cannot reload on demand
 			"
 		`);
+	});
+
+	it("runs extension commands as /name args, and reports unknown ones and handler failures", async () => {
+		const log: string[] = [];
+		const io = fakeIO();
+		const exit = runDevLoop(fakeHost(tools, log), { io, theme: plainTheme, cwd: "/project", interactive: false });
+		io.stdin.end("/hello there  you\n/hello fail\n/nope\n");
+		expect(await exit).toBe(1);
+		expect(log).toEqual(["hello(there  you)"]);
+		expect(io.out()).toContain("/hello failed: the handler broke\n");
+		expect(io.err()).toBe("unknown command '/nope': no extension registered it (type tools for the list)\n");
+	});
+
+	it("completes commands, tool names after call, and extension commands", () => {
+		const host = fakeHost(tools);
+		expect(complete(host, "ca")).toEqual([["call"], "ca"]);
+		expect(complete(host, "call pro")).toEqual([["progress"], "pro"]);
+		expect(complete(host, "call ")).toEqual([["greet", "progress", "broken", "failing", "wait"], ""]);
+		expect(complete(host, "/he")).toEqual([["/hello"], "/he"]);
+		expect(complete(host, "e")).toEqual([["expand", "exit"], "e"]);
+		expect(complete(host, "tools x")).toEqual([[], "tools x"]);
 	});
 
 	it("stops at exit without reading further and closes the host once", async () => {
@@ -249,6 +274,30 @@ describe("dev loop over piped stdin", () => {
 			warning /elsewhere/x.ts tool name 'a.b' is not valid for google
 			"
 		`);
+	});
+
+	it("shows a diagnostic once when it also comes inside its reload event, and loose ones on their own", async () => {
+		const io = fakeIO();
+		const host = fakeHost(tools);
+		const exit = runDevLoop(host, { io, theme: plainTheme, cwd: "/project", interactive: false });
+		const broken = { level: "error" as const, message: "Unexpected token", path: "/project/w.ts", line: 2, column: 5 };
+		host.emitDiagnostic(broken);
+		host.emitReload({
+			path: "/project/w.ts",
+			durationMs: 4,
+			added: [],
+			removed: [],
+			changed: [],
+			diagnostics: [broken],
+		});
+		host.emitDiagnostic({ level: "warning", message: "a handler failed", path: "/project/h.ts" });
+		expect(io.out()).toBe(
+			"reload failed w.ts in 4 ms · the previous version stays active\n  error w.ts:2:5 Unexpected token\n",
+		);
+		for (let i = 0; i < 500 && !io.out().includes("handler"); i++) await new Promise((r) => setTimeout(r, 2));
+		expect(io.out()).toMatch(/\nwarning h\.ts a handler failed\n$/);
+		io.stdin.end();
+		expect(await exit).toBe(0);
 	});
 
 	it("colours with the ANSI theme", async () => {
