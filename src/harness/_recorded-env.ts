@@ -170,6 +170,41 @@ export class RecordedFiles {
 		return { kind: "merged", filled };
 	}
 
+	/**
+	 * Apply a recorded edit's changed lines as a patch, for an edit our tool could not replay: the
+	 * `-` lines (old numbers) go, the `+` lines (new numbers) come in, every other line keeps its
+	 * content (known or not). False, changing nothing, when the diff contradicts a known line or
+	 * does not fit the file.
+	 */
+	async applyChangedLines(path: string, changed: readonly DiffLine[]): Promise<boolean> {
+		const before = await this.lines(path);
+		if (!before || changed.length === 0) return false;
+		const removed = new Set<number>();
+		const added = new Map<number, string>();
+		for (const entry of changed) {
+			if (entry.kind === "-") {
+				const held = before[entry.line - 1];
+				if (held === undefined || (held !== UNKNOWN_LINE && held !== entry.text) || removed.has(entry.line))
+					return false;
+				removed.add(entry.line);
+			} else {
+				if (added.has(entry.line)) return false;
+				added.set(entry.line, entry.text);
+			}
+		}
+		const after: string[] = [];
+		for (let old = 1; old <= before.length; old++) {
+			while (added.has(after.length + 1)) after.push(added.get(after.length + 1)!);
+			if (removed.has(old)) continue;
+			after.push(before[old - 1]!);
+		}
+		while (added.has(after.length + 1)) after.push(added.get(after.length + 1)!);
+		if (after.length !== before.length - removed.size + added.size) return false;
+		for (const [line, text] of added) if (after[line - 1] !== text) return false;
+		await this.env.writeFile(path, after.join("\n"));
+		return true;
+	}
+
 	/** Whether every line the page covers is known (no `UNKNOWN_LINE` within it). */
 	async covers(path: string, page: RevealedPage): Promise<boolean> {
 		if (!this.states.has(path)) return false;

@@ -390,13 +390,13 @@ class SessionReplayer {
 		if (known && (await this.files.covers(path, page))) {
 			// Every line the page shows was known before this call: a true test of the state.
 			const outcome = this.compare(call, await this.execute(call.toolCall), {
-				...(stale
-					? { onDifference: "outside-change" as const, why: `the file may have changed (${staleWhy})` }
-					: { why: "our read of the replayed file differs from the recorded read" }),
+				why: "our read of the replayed file differs from the recorded read",
 			});
+			if (outcome.status === "match") return outcome;
 			// Later calls are judged against what the recording showed, not against our view.
-			if (outcome.status !== "match") await this.files.seed(path, page);
-			return outcome;
+			await this.files.seed(path, page);
+			if (!stale) return outcome;
+			return this.reseededRead(call, `the file had changed (${staleWhy}); its page is taken from this result`);
 		}
 
 		const merged = await this.files.merge(path, page);
@@ -406,19 +406,17 @@ class SessionReplayer {
 				why: "our read differs from the recorded read of the same lines",
 			});
 		}
-		// The page contradicts lines known before: an outside change if the file is stale, else a
-		// real difference (our earlier calls left the file otherwise than the recorded ones did).
+		// The page contradicts lines known before: an outside change if the file is stale (the read
+		// itself is then checked against its own page), else a real difference (our earlier calls
+		// left the file otherwise than the recorded ones did).
 		await this.files.seed(path, page);
-		const outcome = this.compare(call, await this.execute(call.toolCall), { seeded: true });
 		if (stale) {
-			return {
-				...outcome,
-				status: "unknowable",
-				reason: "outside-change",
-				message: `the file may have changed (${staleWhy}): ${merged.message}`,
-				seeded: false,
-			};
+			return this.reseededRead(
+				call,
+				`the file had changed (${staleWhy}: ${merged.message}); its page is taken from this result`,
+			);
 		}
+		const outcome = this.compare(call, await this.execute(call.toolCall), { seeded: true });
 		return {
 			...outcome,
 			status: "mismatch",
@@ -426,6 +424,15 @@ class SessionReplayer {
 			seeded: false,
 			diff: outcome.diff ?? merged.message,
 		};
+	}
+
+	/** A read of a file that changed outside the recorded calls, checked against its own page. */
+	private async reseededRead(call: RecordedCall, note: string): Promise<SessionCallOutcome> {
+		const outcome = this.compare(call, await this.execute(call.toolCall), {
+			seeded: true,
+			why: "our read differs from the recorded read of the same lines",
+		});
+		return { ...outcome, message: `${outcome.message}; ${note}` };
 	}
 
 	private async replayWrite(call: RecordedCall): Promise<SessionCallOutcome> {
@@ -458,8 +465,8 @@ class SessionReplayer {
 		}
 		// The results differ. Undo our change if the recording says the file was left alone.
 		if (!ours.isError && recorded.isError) await this.files.env.writeFile(path, before);
-		if (stale) {
-			if (!recorded.isError) await this.files.forget(path);
+		if (stale && !partial) {
+			if (!recorded.isError) await this.followRecordedEdit(call, path, before);
 			return {
 				...outcome,
 				status: "unknowable",
@@ -470,7 +477,7 @@ class SessionReplayer {
 		if (partial) {
 			// Our edit failed where the recorded one worked (or the reverse) on a file with unseen
 			// lines: the old text (or its duplicate) may sit in a region no result showed.
-			if (!recorded.isError) await this.files.forget(path);
+			if (!recorded.isError) await this.followRecordedEdit(call, path, before);
 			return {
 				...outcome,
 				status: "unknowable",
@@ -480,6 +487,17 @@ class SessionReplayer {
 		}
 		if (!recorded.isError) await this.files.forget(path);
 		return outcome;
+	}
+
+	/**
+	 * The recorded edit worked but ours could not be replayed. The file changed in reality, so
+	 * either its recorded diff brings the replayed file along (the changed lines carry their line
+	 * numbers), or nothing about the file can be trusted any more.
+	 */
+	private async followRecordedEdit(call: RecordedCall, path: string, before: string): Promise<void> {
+		await this.files.env.writeFile(path, before);
+		const changed = changedLinesFromDiff(call.result!.details);
+		if (!changed || !(await this.files.applyChangedLines(path, changed))) await this.files.forget(path);
 	}
 
 	/**

@@ -137,6 +137,54 @@ describe("replaySession: reads", () => {
 	});
 });
 
+describe("replaySession: edits the replay cannot run", () => {
+	it("follows them through the recorded diff, so known lines keep their places", async () => {
+		const report = await replaySession(
+			session([
+				{
+					calls: [
+						{
+							name: "read",
+							args: { path: "a.txt", offset: 4, limit: 2 },
+							result: { text: "four\nfive\n\n... (1 more lines not shown. Use offset=6 to continue reading)" },
+						},
+						// Line 2 was never shown: our edit cannot find it, the recorded one worked.
+						editOk("a.txt", "two", "2a\n2b", { diff: "  1 one\n- 2 two\n+ 2 2a\n+ 3 2b\n  3 three" }),
+						// Lines 4-5 are now lines 5-6, and known.
+						{
+							name: "read",
+							args: { path: "a.txt", offset: 5, limit: 2 },
+							result: { text: "four\nfive\n\n... (1 more lines not shown. Use offset=7 to continue reading)" },
+						},
+						editOk("a.txt", "five", "FIVE", { diff: "- 6 five\n+ 6 FIVE" }),
+					],
+				},
+			]),
+		);
+		expect(statuses(report.calls)).toEqual(["match", "unknowable:unseen-region", "match", "match"]);
+		expect(report.calls[2]?.seeded).toBe(false);
+	});
+
+	it("forgets the file when the recorded diff does not fit what is known", async () => {
+		const report = await replaySession(
+			session([
+				{
+					calls: [
+						{
+							name: "read",
+							args: { path: "a.txt", offset: 4, limit: 2 },
+							result: { text: "four\nfive\n\n... (1 more lines not shown. Use offset=6 to continue reading)" },
+						},
+						editOk("a.txt", "two", "2a", { diff: "- 4 two\n+ 4 2a" }),
+						editOk("a.txt", "five", "FIVE"),
+					],
+				},
+			]),
+		);
+		expect(statuses(report.calls)).toEqual(["match", "unknowable:unseen-region", "unknowable:unseen-file"]);
+	});
+});
+
 describe("replaySession: edits and writes", () => {
 	it("carries our edits forward: a later read sees what our edit left", async () => {
 		const report = await replaySession(
@@ -230,40 +278,38 @@ describe("replaySession: edits and writes", () => {
 
 describe("replaySession: outside changes", () => {
 	const changedRead: Step = { name: "read", args: { path: "a.txt" }, result: { text: "changed\n" } };
+	// An edit of text only the changed file holds.
+	const changedEdit = editOk("a.txt", "changed", "CHANGED");
+	const sed: Step = {
+		name: "bash",
+		args: { command: "sed -i 's/.*/changed/' a.txt" },
+		result: { text: "(no output)" },
+	};
+	const grep: Step = { name: "bash", args: { command: "grep -n two a.txt" }, result: { text: "2:two\n" } };
 
 	it("a shell command that may write makes a disagreement unknowable", async () => {
-		const report = await replaySession(
-			session([
-				{
-					calls: [
-						fullRead,
-						{ name: "bash", args: { command: "sed -i 's/.*/changed/' a.txt" }, result: { text: "(no output)" } },
-						changedRead,
-					],
-				},
-			]),
-		);
+		const report = await replaySession(session([{ calls: [fullRead, sed, changedEdit] }]));
 		expect(statuses(report.calls)).toEqual(["match", "match", "unknowable:outside-change"]);
 		expect(report.calls[2]?.message).toMatch(/sed -i/);
 	});
 
 	it("a read-only command does not: the same disagreement is a mismatch", async () => {
-		const report = await replaySession(
-			session([
-				{
-					calls: [
-						fullRead,
-						{ name: "bash", args: { command: "grep -n two a.txt" }, result: { text: "2:two\n" } },
-						changedRead,
-					],
-				},
-			]),
-		);
+		const report = await replaySession(session([{ calls: [fullRead, grep, changedEdit] }]));
+		expect(statuses(report.calls)).toEqual(["match", "match", "mismatch"]);
+	});
+
+	it("a read after an outside change is checked against its own page", async () => {
+		const changed = await replaySession(session([{ calls: [fullRead, sed, changedRead, changedEdit] }]));
+		expect(statuses(changed.calls)).toEqual(["match", "match", "match", "match"]);
+		expect(changed.calls[2]?.seeded).toBe(true);
+		expect(changed.calls[2]?.message).toMatch(/the file had changed \(the command "sed -i/);
+		// Without a possible outside change, the same read is a mismatch.
+		const report = await replaySession(session([{ calls: [fullRead, grep, changedRead] }]));
 		expect(statuses(report.calls)).toEqual(["match", "match", "mismatch"]);
 	});
 
 	it("the user's turn counts as a possible change unless told otherwise", async () => {
-		const batches: Batch[] = [{ calls: [fullRead] }, { user: "I changed it by hand", calls: [changedRead] }];
+		const batches: Batch[] = [{ calls: [fullRead] }, { user: "I changed it by hand", calls: [changedEdit] }];
 		expect(statuses((await replaySession(session(batches))).calls)).toEqual(["match", "unknowable:outside-change"]);
 		expect(statuses((await replaySession(session(batches), { userTurnsMayChangeFiles: false })).calls)).toEqual([
 			"match",
