@@ -180,3 +180,26 @@ describe("loadSession: the shared recorded session", () => {
 		await expect(loadSession("/nonexistent/dir/s.jsonl")).rejects.toThrow(/Cannot read session file \/nonexistent/);
 	});
 });
+
+describe("loadSession: a tree session written by the reference agent", () => {
+	const tree = fileURLToPath(new URL("../../fixtures/sessions/tree-v3.jsonl", import.meta.url));
+
+	it("follows the active branch past a branch summary and a label", async () => {
+		const session = await loadSession(tree);
+		expect(session.version).toBe(3);
+		expect(session.cwd).toBe("/home/dev/demo");
+		expect(session.calls.map((c) => [c.toolCall.name, c.result?.isError])).toEqual([
+			["read", false],
+			["edit", false],
+			["bash", false],
+		]);
+		expect(session.batches.map((b) => b.calls.length)).toEqual([1, 2]);
+		expect(session.warnings).toEqual([]);
+	});
+
+	it("replays it: the abandoned branch's write is not part of it", async () => {
+		const { replaySession } = await import("../../../src/harness/replay-session.js");
+		const report = await replaySession(await loadSession(tree));
+		expect(report.calls.map((c) => `${c.toolName}:${c.status}`)).toEqual(["read:match", "edit:match", "bash:match"]);
+	});
+});
