@@ -118,8 +118,12 @@ function copyJson(value: unknown): unknown {
 	return out;
 }
 
+/**
+ * Writes an own data property. Only keys the target already owns are written (never `__proto__`),
+ * so a plain assignment cannot reach a setter or a prototype.
+ */
 function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
-	Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+	if (target[key] !== value) target[key] = value;
 }
 
 /** Repairs `value` against `schema`, mutating owned objects; returns the (possibly new) value. */

@@ -111,10 +111,41 @@ export function parseJsonArguments(text: string, state: HostileKeyState): Result
 }
 
 /**
+ * What is left of `budget` characters after a rough count of `value`'s JSON, or -1 once it is
+ * spent (or the value is not plain data). Stops early, so a huge value costs only the budget.
+ */
+function fitsIn(value: unknown, budget: number, depth: number): number {
+	if (budget < 0 || depth > 32) return -1;
+	if (typeof value === "string") return budget - value.length - 4;
+	if (typeof value !== "object" || value === null) return budget - 24;
+	if (Array.isArray(value)) {
+		let left = budget - 4;
+		for (let i = 0; i < value.length && left >= 0; i++) left = fitsIn(value[i], left - 8, depth + 1);
+		return left;
+	}
+	if (Object.getPrototypeOf(value) !== Object.prototype && Object.getPrototypeOf(value) !== null) return -1;
+	let left = budget - 4;
+	for (const key in value) {
+		if (left < 0) return -1;
+		left = fitsIn((value as Record<string, unknown>)[key], left - key.length - 12, depth + 1);
+	}
+	return left;
+}
+
+/**
  * JSON for an error message, cut to about `limit` characters. Serialises lazily, so a 10 MB string
  * or a huge array costs only the part that is shown.
  */
 export function previewJson(value: unknown, limit: number, indent = 2): string {
+	// Small plain values (the usual case) go through the native serialiser.
+	if (fitsIn(value, limit, 0) >= 0) {
+		try {
+			const text = JSON.stringify(value, null, indent);
+			if (text !== undefined && text.length <= limit) return text;
+		} catch {
+			// cycles, BigInt: the careful writer below handles them
+		}
+	}
 	const out: string[] = [];
 	let length = 0;
 	let cut = false;

@@ -8,7 +8,7 @@ import { err, ok, type Result } from "../contract/result.js";
 import { coerceValue, dropUndeclaredHostileKeys } from "./_coerce.js";
 import { fromJsonSchema, isCompilableTypeBox } from "./_from-json-schema.js";
 import { cloneArguments, type HostileKeyState, isCleanJson, parseJsonArguments, previewJson } from "./_json.js";
-import { ToolArgumentsError, type ValidationIssue } from "./errors.js";
+import { argumentsError, type ToolArgumentsError, type ValidationIssue } from "./errors.js";
 
 /** The received arguments are shown up to this many characters. */
 export const RECEIVED_PREVIEW_LIMIT = 2048;
@@ -57,7 +57,7 @@ export function compileSchema(schema: TSchema, toolName = "?"): Compiled {
 			failedCache.set(schema, errorMessage(error));
 		}
 	}
-	throw new ToolArgumentsError(
+	throw argumentsError(
 		"E_INVALID_TOOL",
 		toolName,
 		`The parameter schema of tool "${toolName}" cannot be compiled (${failedCache.get(schema)}). Build it with TypeBox's Type.* helpers.`,
@@ -129,7 +129,7 @@ export function copyArguments(toolName: string, raw: unknown): Result<CopiedArgu
 		const parsed = parseJsonArguments(raw, state);
 		if (!parsed.ok) {
 			return err(
-				new ToolArgumentsError(
+				argumentsError(
 					"E_INVALID_JSON",
 					toolName,
 					`Invalid arguments for tool "${toolName}": they are not valid JSON (${parsed.error}).\n\n` +
@@ -145,11 +145,7 @@ export function copyArguments(toolName: string, raw: unknown): Result<CopiedArgu
 		return ok({ value, sawHostileKey: state.sawHostileKey });
 	} catch (error) {
 		return err(
-			new ToolArgumentsError(
-				"E_INVALID_ARGS",
-				toolName,
-				`Invalid arguments for tool "${toolName}": ${errorMessage(error)}`,
-			),
+			argumentsError("E_INVALID_ARGS", toolName, `Invalid arguments for tool "${toolName}": ${errorMessage(error)}`),
 		);
 	}
 }
@@ -187,7 +183,7 @@ export function validateOwned(
 		`Invalid arguments for tool "${toolName}":\n${lines || "  - (the validator gave no detail)"}\n\n` +
 		`Received arguments:\n${previewReceived(received)}\n\n` +
 		"Fix the listed fields and call the tool again.";
-	return err(new ToolArgumentsError("E_INVALID_ARGS", toolName, message, issues));
+	return err(argumentsError("E_INVALID_ARGS", toolName, message, issues));
 }
 
 /**

@@ -33,3 +33,24 @@ export class ToolArgumentsError extends ToolsmithError {
 		this.issues = issues;
 	}
 }
+
+/**
+ * A `ToolArgumentsError` without a stack trace. Bad arguments are data, not a bug: the stack says
+ * nothing useful, and capturing it costs more than the whole validation (models send bad
+ * arguments often). Engines without `Error.stackTraceLimit` simply ignore the setting.
+ */
+export function argumentsError(
+	code: "E_INVALID_ARGS" | "E_INVALID_JSON" | "E_INVALID_TOOL",
+	toolName: string,
+	message: string,
+	issues?: readonly ValidationIssue[],
+): ToolArgumentsError {
+	const errorClass = Error as { stackTraceLimit?: number };
+	const limit = errorClass.stackTraceLimit;
+	errorClass.stackTraceLimit = 0;
+	try {
+		return new ToolArgumentsError(code, toolName, message, issues);
+	} finally {
+		errorClass.stackTraceLimit = limit;
+	}
+}

@@ -10,7 +10,7 @@ import { compileSchema } from "../../src/exec/_validate.js";
 import { executeToolCalls } from "../../src/exec/execute.js";
 import { validateToolArguments } from "../../src/exec/validate.js";
 import { type AgentTool, type ToolCall, Type } from "../../src/index.js";
-import { finish, report, time } from "./_measure.js";
+import { finish, report } from "./_measure.js";
 import { importPeer } from "./_peer.js";
 
 interface PeerTypeBuilder {
@@ -92,20 +92,27 @@ async function validationBench(): Promise<void> {
 		["invalid", INVALID],
 	] as const) {
 		const calls = inputs.map((args, i) => ({ type: "toolCall" as const, id: `c${i}`, name: "edit", arguments: args }));
-		const oursTime = await time(() => {
-			for (let r = 0; r < rounds; r++) for (const args of inputs) validateToolArguments(ourTool, args);
-		}, 7);
-		const peerTime = await time(() => {
-			for (let r = 0; r < rounds; r++) {
-				for (const call of calls) {
-					try {
-						peer.validateToolArguments(peerTool, call);
-					} catch {
-						// invalid input: the peer reports by throwing
+		const [oursTime, peerTime] = await interleaved(
+			[
+				async () => {
+					for (let r = 0; r < rounds; r++) for (const args of inputs) validateToolArguments(ourTool, args);
+				},
+				async () => {
+					for (let r = 0; r < rounds; r++) {
+						for (const call of calls) {
+							try {
+								peer.validateToolArguments(peerTool, call);
+							} catch {
+								// invalid input: the peer reports by throwing
+							}
+						}
 					}
-				}
-			}
-		}, 7);
+				},
+			],
+			9,
+			2,
+		);
+		if (!oursTime || !peerTime) return;
 		const n = rounds * inputs.length;
 		report(
 			`validation, ${label} arguments (ours/peer time)`,
