@@ -7,7 +7,7 @@ import type { ToolResultContent } from "../contract/content.js";
 import { errorMessage } from "../contract/errors.js";
 import type { RenderContext, RenderOutput, RenderResultOptions, Theme } from "../contract/render.js";
 import type { AgentToolResult, ToolDefinition } from "../contract/tool.js";
-import { expandTabs, truncateToWidth } from "./width.js";
+import { expandTabs, stripAnsi, truncateToWidth } from "./width.js";
 
 /** What to do with lines wider than the width: cut them (with `…`), or keep them as they are. */
 export type RenderOverflow = "truncate" | "keep";
@@ -102,11 +102,23 @@ export function fallbackCallLines(name: string, args: unknown, theme: Theme): st
 	return [isEmpty ? title : `${title} ${theme.fg("muted", compactJson(args))}`];
 }
 
+// Everything but tab and newline below 0x20, DEL and the C1 controls.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: removing control characters is the point
+const CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/g;
+
+/**
+ * Tool output shown as is could move the cursor, clear the screen or recolour what follows; the
+ * fallback shows its text only (a renderer that wants colour uses the theme).
+ */
+export function sanitizeText(text: string): string {
+	return stripAnsi(text).replace(/\r\n?/g, "\n").replace(CONTROL, "");
+}
+
 function contentLines(content: readonly ToolResultContent[] | undefined): string[] {
 	const lines: string[] = [];
 	for (const block of content ?? []) {
 		if (block.type === "text") {
-			const blockLines = splitLines(block.text);
+			const blockLines = splitLines(sanitizeText(block.text));
 			// A final newline ends the last line; it does not start an empty one.
 			if (blockLines.length > 1 && blockLines[blockLines.length - 1] === "") blockLines.pop();
 			lines.push(...blockLines);

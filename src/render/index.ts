@@ -9,6 +9,7 @@ export {
 	renderToLines,
 	renderToolCall,
 	renderToolResult,
+	sanitizeText,
 } from "./host.js";
 export {
 	type AnsiColor,

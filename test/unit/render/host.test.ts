@@ -7,6 +7,7 @@ import {
 	renderToLines,
 	renderToolCall,
 	renderToolResult,
+	sanitizeText,
 	stripAnsi,
 } from "../../../src/render/index.js";
 
@@ -166,6 +167,12 @@ describe("renderToolResult", () => {
 		expect(renderToolResult(badComponent, text("raw"), opts, plainTheme, 80).error).toBe(
 			"renderResult of t failed: string thrown",
 		);
+	});
+
+	it("shows tool output without escapes or control characters that would garble the terminal", () => {
+		const noisy = text("\x1b[2J\x1b[31mred\x1b[0m\r\nbell\x07 back\bspace\x1b]0;title\x07\tend");
+		expect(renderToolResult(undefined, noisy, opts, plainTheme, 80).lines).toEqual(["red", "bell backspace  end"]);
+		expect(sanitizeText("a\x9bb\x00c")).toBe("abc");
 	});
 
 	it("cuts fallback lines to the width", () => {
