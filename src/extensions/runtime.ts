@@ -144,6 +144,8 @@ interface Instance {
 	readonly commands: Map<string, RegisteredCommand>;
 	readonly flags: Map<string, RegisteredFlag>;
 	readonly reported: Set<string>;
+	/** Its `api.events` listeners, removed when it is unloaded so an old version hears nothing more. */
+	readonly subscriptions: Set<() => void>;
 	record?: LoadedExtension;
 }
 
@@ -300,6 +302,11 @@ export function createExtensionRuntime(options: ExtensionRuntimeOptions): Extens
 		return { stdout: "", stderr: result.error.message, code: 1, killed };
 	};
 
+	const dispose = (instance: Instance): void => {
+		instance.state = "disposed";
+		for (const subscription of [...instance.subscriptions]) subscription();
+	};
+
 	const createAPI = (instance: Instance): ExtensionAPI => {
 		const path = instance.path;
 		const api: ExtensionAPI & Record<string, unknown> = {
@@ -337,7 +344,19 @@ export function createExtensionRuntime(options: ExtensionRuntimeOptions): Extens
 					registry.setHandlers(path, sourceHandlers(instance));
 				}
 			},
-			events: bus,
+			events: {
+				emit: (channel, data) => bus.emit(channel, data),
+				on(channel, handler) {
+					if (late(instance, "events.on")) return () => {};
+					const off = bus.on(channel, handler);
+					const subscription = () => {
+						instance.subscriptions.delete(subscription);
+						off();
+					};
+					instance.subscriptions.add(subscription);
+					return subscription;
+				},
+			},
 			exec(command, args, execOptions?: ExtensionExecOptions): Promise<ExtensionExecResult> {
 				notReady(instance, "exec");
 				return runExec(command, args, execOptions);
@@ -432,6 +451,7 @@ export function createExtensionRuntime(options: ExtensionRuntimeOptions): Extens
 			commands: new Map(),
 			flags: new Map(),
 			reported: new Set(),
+			subscriptions: new Set(),
 		};
 		const api = createAPI(instance);
 		const timeoutMs = activateOptions.timeoutMs ?? DEFAULT_LOAD_TIMEOUT_MS;
@@ -442,7 +462,7 @@ export function createExtensionRuntime(options: ExtensionRuntimeOptions): Extens
 				() => new TimeoutError(),
 			);
 		} catch (error) {
-			instance.state = "disposed";
+			dispose(instance);
 			if (error instanceof TimeoutError) {
 				report(
 					{
@@ -476,12 +496,12 @@ export function createExtensionRuntime(options: ExtensionRuntimeOptions): Extens
 				// a failing gate discards the new version, like an explicit `false`
 			}
 			if (!proceed) {
-				instance.state = "disposed";
+				dispose(instance);
 				return { extension: undefined, diagnostics };
 			}
 		}
 		const previous = byPath.get(path);
-		if (previous) previous.state = "disposed";
+		if (previous) dispose(previous);
 		const toolDiagnostics = registry.replaceSource(path, [...instance.tools.values()], sourceHandlers(instance));
 		relay(toolDiagnostics);
 		diagnostics.push(...toolDiagnostics);
@@ -504,7 +524,7 @@ export function createExtensionRuntime(options: ExtensionRuntimeOptions): Extens
 	const remove = (path: string): boolean => {
 		const instance = byPath.get(path);
 		if (!instance) return false;
-		instance.state = "disposed";
+		dispose(instance);
 		byPath.delete(path);
 		const index = active.indexOf(instance);
 		if (index >= 0) active.splice(index, 1);
