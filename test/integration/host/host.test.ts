@@ -198,6 +198,40 @@ describe("session events around a swap", () => {
 	});
 });
 
+describe("the shared event bus", () => {
+	it("stops delivering to an old version's listeners once a new version is swapped in", async () => {
+		const exts = join(dir, "exts");
+		const listener = (label: string) =>
+			toolSource("listener", '"l"', {
+				extra: `api.events.on("ping", (data) => { globalThis.__hostProbe2.events.push(${JSON.stringify(label)} + " heard " + data); });`,
+			});
+		write(join(exts, "listener.ts"), listener("v1"));
+		write(
+			join(exts, "sender.ts"),
+			toolSource("send", '"sent"', {
+				extra: "globalThis.__hostProbe2.emit = (data) => api.events.emit('ping', data);",
+			}),
+		);
+		const h = start([exts]);
+		await h.ready;
+		const emit = (data: string) => (probe() as Probe & { emit: (data: string) => void }).emit(data);
+		emit("one");
+		write(join(exts, "listener.ts"), listener("v2"));
+		await h.reload(join(exts, "listener.ts"));
+		emit("two");
+		write(
+			join(exts, "listener.ts"),
+			"export default function (api) {\n\tapi.events.on('ping', () => {});\n\tthrow new Error('no');\n}\n",
+		);
+		expect(await h.reload(join(exts, "listener.ts"))).toMatchObject([{ ok: false }]);
+		emit("three");
+		rmSync(join(exts, "listener.ts"));
+		await h.reload(exts);
+		emit("four");
+		expect(probe().events).toEqual(["v1 heard one", "v2 heard two", "v2 heard three"]);
+	});
+});
+
 describe("execute", () => {
 	it("runs the extensions' handlers first, then the caller's hooks", async () => {
 		const file = join(dir, "guard.ts");
