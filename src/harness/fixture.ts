@@ -230,9 +230,15 @@ function textMatchIssues(path: string, expectation: unknown): FixtureIssue[] {
 	return issue ? [issue] : [];
 }
 
-/** Checks the schema cannot express: regular expressions compile, call ids are unique per step. */
+/** Checks the schema cannot express: an absolute cwd, regular expressions compile, call ids are unique per step. */
 function semanticIssues(fixture: ReplayFixture): FixtureIssue[] {
 	const issues: FixtureIssue[] = [];
+	if (fixture.cwd !== undefined && !fixture.cwd.startsWith("/")) {
+		issues.push({
+			path: "cwd",
+			message: `must be an absolute path (starting with /), got ${JSON.stringify(fixture.cwd)}`,
+		});
+	}
 	fixture.commands?.forEach((command, i) => {
 		if (!command.regex) return;
 		const issue = regexIssue(`commands[${i}].match`, command.match, undefined);

@@ -88,6 +88,9 @@ describe("replay fixtures", () => {
 				"steps[0].calls[1].expect.text.matches",
 			]);
 		}
+		expect(() => parseReplayFixture({ cwd: "project", steps: [{ calls: [{ tool: "read" }] }] })).toThrow(
+			/cwd: must be an absolute path/,
+		);
 		expect(jsonPointerToPath("/steps/2/expect/files/src~1a.ts")).toBe('steps[2].expect.files["src/a.ts"]');
 		expect(jsonPointerToPath("")).toBe("(root)");
 	});
