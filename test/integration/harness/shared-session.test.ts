@@ -24,7 +24,12 @@ describe("the shared recorded session", () => {
 			},
 			seededReads: 37,
 			unknowableReasons: { "no-result": 18, "unseen-region": 18, "outside-change": 2, "unseen-file": 13 },
-			rules: { "edit-success": 115, "read-continuation": 25, "bash-empty-output-status": 11, "edit-dollar-patterns": 1 },
+			rules: {
+				"edit-success": 115,
+				"read-continuation": 25,
+				"bash-empty-output-status": 11,
+				"edit-dollar-patterns": 1,
+			},
 		});
 		expect(report.ok).toBe(true);
 		expect(formatSessionReplayReport(report, { source: "pi-session-v1.jsonl" }).split("\n").slice(0, 8)).toEqual([
