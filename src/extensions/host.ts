@@ -165,6 +165,8 @@ interface Known {
 	modules: string[];
 	/** Content fingerprints of its modules, taken right before the last import. */
 	signatures: Map<string, string>;
+	/** The last attempt to load it failed (whatever version, if any, is active). */
+	failed: boolean;
 }
 
 interface Job {
@@ -466,6 +468,7 @@ export function createExtensionHost(options: ExtensionHostOptions): ExtensionHos
 			collecting = outer;
 			outer?.diagnostics.push(...diagnostics);
 		}
+		entry.failed = !ok;
 		const after = toolsOf(path);
 		return {
 			path,
@@ -534,6 +537,7 @@ export function createExtensionHost(options: ExtensionHostOptions): ExtensionHos
 			origin: undefined,
 			modules: [path],
 			signatures: new Map(),
+			failed: false,
 		};
 		if (!entry) known.set(path, target);
 		return [await activateOne(target, trigger, changedFiles)];
@@ -551,7 +555,13 @@ export function createExtensionHost(options: ExtensionHostOptions): ExtensionHos
 		for (const discovered of found.extensions) {
 			const entry = known.get(discovered.path);
 			if (!entry) {
-				const fresh: Known = { entry: discovered, origin: root, modules: [discovered.path], signatures: new Map() };
+				const fresh: Known = {
+					entry: discovered,
+					origin: root,
+					modules: [discovered.path],
+					signatures: new Map(),
+					failed: false,
+				};
 				known.set(discovered.path, fresh);
 				events.push(await activateOne(fresh, trigger, [discovered.path]));
 				continue;
@@ -612,6 +622,7 @@ export function createExtensionHost(options: ExtensionHostOptions): ExtensionHos
 	const onChanges = (changes: ReadonlyMap<string, FileChangeKind>): void => {
 		const toSync = new Map<string, Set<string>>();
 		const toScan = new Set<string>();
+		const retry = new Set<string>();
 		const mark = (path: string, file: string) => {
 			const set = toSync.get(path) ?? new Set<string>();
 			set.add(file);
@@ -619,6 +630,19 @@ export function createExtensionHost(options: ExtensionHostOptions): ExtensionHos
 		};
 		for (const [file, kind] of changes) {
 			for (const path of importersOf(file)) mark(path, file);
+			if (kind === "add") {
+				// A failed import does not list the module it could not find: a file appearing next to
+				// the modules of a failed extension may be that one, so the extension tries again.
+				for (const [path, entry] of known) {
+					const near =
+						file.startsWith(`${entry.entry.root}/`) ||
+						entry.modules.some((module) => dirname(module) === dirname(file));
+					if (entry.failed && near) {
+						mark(path, file);
+						retry.add(path);
+					}
+				}
+			}
 			if (files.includes(file)) mark(file, file);
 			for (const root of roots) {
 				const inside = dirname(file) === root || dirname(dirname(file)) === root;
@@ -626,7 +650,7 @@ export function createExtensionHost(options: ExtensionHostOptions): ExtensionHos
 			}
 		}
 		for (const root of toScan) void enqueueScan(root, false, "watch");
-		for (const [path, changed] of toSync) void enqueueSync(path, changed, false, "watch");
+		for (const [path, changed] of toSync) void enqueueSync(path, changed, retry.has(path), "watch");
 	};
 
 	// --- startup
@@ -644,7 +668,13 @@ export function createExtensionHost(options: ExtensionHostOptions): ExtensionHos
 					if (seen.has(discovered.path)) continue;
 					seen.add(discovered.path);
 					registry.reserveSource(discovered.path);
-					known.set(discovered.path, { entry: discovered, origin, modules: [discovered.path], signatures: new Map() });
+					known.set(discovered.path, {
+						entry: discovered,
+						origin,
+						modules: [discovered.path],
+						signatures: new Map(),
+						failed: false,
+					});
 				}
 			}
 			for (const entry of [...known.values()]) {

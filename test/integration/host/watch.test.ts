@@ -113,6 +113,19 @@ describe("hot reload over real files", () => {
 		expect(probe().events).toEqual(["v1 start startup", "v1 shutdown reload", "v2 start reload"]);
 	});
 
+	it("retries an extension whose missing module appears", async () => {
+		const exts = join(dir, "exts");
+		const entry = join(exts, "needs.ts");
+		write(entry, toolSource("needs", "text", { imports: 'import { text } from "./lib/later.mjs";' }));
+		const seen: ExtensionDiagnostic[] = [];
+		const h = await start([exts], seen);
+		expect(seen.map((d) => [d.code, d.path])).toEqual([["E_EXTENSION_LOAD", entry]]);
+		const loaded = nextReload(h, (e) => e.path === entry);
+		write(join(exts, "lib", "later.mjs"), 'export const text = "here now";\n');
+		expect(await loaded).toMatchObject({ kind: "load", ok: true, added: ["needs"] });
+		expect(await answer(h, "needs")).toBe("here now");
+	});
+
 	it("rejects a new version with an invalid tool as a whole", async () => {
 		const file = join(dir, "ext.ts");
 		write(file, toolSource("alpha", '"ok"'));
