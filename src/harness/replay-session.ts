@@ -273,9 +273,12 @@ class SessionReplayer {
 		options: { seeded?: boolean; extraRules?: readonly string[]; onDifference?: UnknowableReason; why?: string } = {},
 	): SessionCallOutcome {
 		const recorded = call.result!;
+		const recordedText = textOf(recorded.content);
 		const context = { toolName: call.toolCall.name, args: argsOf(call.toolCall), isError: recorded.isError };
-		const expected = normaliseResultText(textOf(recorded.content), context);
-		const actual = normaliseResultText(ours.text, { ...context, isError: ours.isError });
+		// Equal texts need no rules (most bash results); only differing ones are normalised.
+		const identical = recordedText === ours.text;
+		const expected = identical ? { text: recordedText, rules: [] } : normaliseResultText(recordedText, context);
+		const actual = identical ? expected : normaliseResultText(ours.text, { ...context, isError: ours.isError });
 		const rules = [...new Set([...expected.rules, ...actual.rules, ...(options.extraRules ?? [])])];
 		const same = expected.text === actual.text && recorded.isError === ours.isError;
 		const base = {
