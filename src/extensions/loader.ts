@@ -20,7 +20,10 @@ import { createExtensionRuntime, type ExtensionRuntime, type LoadedExtension } f
 import { checkEngines } from "./version.js";
 
 export interface LoadExtensionsOptions {
-	/** Relative paths resolve against it, and it is the session's working folder. `process.cwd()` by default. */
+	/**
+	 * Relative extension paths resolve against it, and the default env works in it. With an `env`,
+	 * tools work in `env.cwd`. `process.cwd()` by default.
+	 */
 	readonly cwd?: string;
 	/** The env tools and `api.exec` use; a `NodeExecutionEnv` in `cwd` by default. */
 	readonly env?: ExecutionEnv;
@@ -211,7 +214,8 @@ export async function loadExtensions(
 		options.runtime ??
 		createExtensionRuntime({
 			env: options.env ?? new NodeExecutionEnv({ cwd }),
-			cwd,
+			// Tools work where their env works; `cwd` only locates the extensions then.
+			cwd: options.env?.cwd ?? cwd,
 			...(options.registry ? { registry: options.registry } : {}),
 			builtins:
 				options.builtins === false

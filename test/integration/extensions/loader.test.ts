@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ToolCall } from "../../../src/contract/content.js";
+import { MemoryExecutionEnv } from "../../../src/env/memory.js";
 import { executeToolCalls } from "../../../src/exec/execute.js";
 import type { ExtensionDiagnostic } from "../../../src/extensions/api.js";
 import { type LoadExtensionsResult, loadExtension, loadExtensions } from "../../../src/extensions/loader.js";
@@ -112,6 +113,16 @@ describe("loading the fixture folder", () => {
 		expect(await run(loaded, "double", { n: 21 })).toEqual({ isError: false, text: "42" });
 		expect(await run(loaded, "dup_tool")).toEqual({ isError: false, text: "a" });
 		expect(await run(loaded, "read", { path: "x" })).toEqual({ isError: false, text: "pretend I read x" });
+	});
+});
+
+describe("loading with an in-memory env", () => {
+	it("gives extension and built-in tools the env it was given", async () => {
+		const env = new MemoryExecutionEnv({ files: { "notes.txt": "from memory\n" } });
+		const loaded = await loadExtensions([join(fixtures, "valid-file.ts")], { env, cwd: fixtures });
+		expect(loaded.diagnostics).toEqual([]);
+		expect(await run(loaded, "read", { path: "notes.txt" })).toEqual({ isError: false, text: "from memory\n" });
+		expect(await run(loaded, "greet", { who: "memory" })).toEqual({ isError: false, text: "Hello, memory!" });
 	});
 });
 
