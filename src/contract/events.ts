@@ -1,7 +1,10 @@
 /** Events emitted while a batch of tool calls runs. */
 import type { AgentToolResult } from "./tool.js";
 
-/** A call passed preparation and is about to run (or was rejected: `_end` follows at once). */
+/**
+ * A call is starting: emitted in source order, before preparation. A call rejected during
+ * preparation still gets its `_end` event, in source order like every other end event.
+ */
 export interface ToolExecutionStartEvent {
 	readonly type: "tool_execution_start";
 	readonly toolCallId: string;

@@ -13,7 +13,7 @@ const jitiCli = join(dirname(createRequire(import.meta.url).resolve("jiti/packag
 const wanted = process.argv.slice(2);
 const files = readdirSync(here)
 	.filter((name) => name.endsWith(".bench.ts"))
-	.filter((name) => wanted.length === 0 || wanted.some((w) => name.includes(w)))
+	.filter((name) => wanted.length === 0 || wanted.some((w) => name === w || name === `${w}.bench.ts`))
 	.sort();
 
 let failed = 0;
