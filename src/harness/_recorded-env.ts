@@ -205,6 +205,25 @@ export class RecordedFiles {
 		return true;
 	}
 
+	/**
+	 * Fill unknown lines from `lines` (line number → text). Nothing changes when a given line
+	 * contradicts a known one or lies outside the file. Returns how many lines were filled.
+	 */
+	async fillLines(path: string, lines: ReadonlyMap<number, string>): Promise<number> {
+		const current = await this.lines(path);
+		if (!current || lines.size === 0) return 0;
+		let filled = 0;
+		for (const [line, text] of lines) {
+			const held = current[line - 1];
+			if (held === undefined || (held !== UNKNOWN_LINE && held !== text)) return 0;
+			if (held === UNKNOWN_LINE) filled++;
+		}
+		if (filled === 0) return 0;
+		for (const [line, text] of lines) current[line - 1] = text;
+		await this.env.writeFile(path, current.join("\n"));
+		return filled;
+	}
+
 	/** Whether every line the page covers is known (no `UNKNOWN_LINE` within it). */
 	async covers(path: string, page: RevealedPage): Promise<boolean> {
 		if (!this.states.has(path)) return false;
@@ -269,6 +288,49 @@ export function changedLinesFromDiff(details: unknown): DiffLine[] | undefined {
 		const match = /^([+-]) *(\d+) (.*)$/s.exec(row) ?? /^([+-]) *(\d+)$/.exec(row);
 		if (!match) continue;
 		out.push({ kind: match[1] as "-" | "+", line: Number(match[2]), text: match[3] ?? "" });
+	}
+	return out;
+}
+
+/**
+ * Lines of the file before a recorded edit that its diff reveals, by old line number: the removed
+ * lines, and the unchanged context lines whose numbers are consistent with them. The recorded agent
+ * numbered some leading context wrongly (from 1), so a context line counts only when its number is
+ * exactly where the removed and context lines around it put it.
+ */
+export function linesBeforeFromDiff(details: unknown): Map<number, string> {
+	const out = new Map<number, string>();
+	if (typeof details !== "object" || details === null) return out;
+	const diff = (details as { diff?: unknown }).diff;
+	if (typeof diff !== "string") return out;
+	type Row = { kind: " " | "-" | "+" | "gap"; line: number; text: string };
+	const rows: Row[] = [];
+	for (const raw of diff.split("\n")) {
+		const match = /^([+ -]) *(\d+) (.*)$/s.exec(raw) ?? /^([+ -]) *(\d+)$/.exec(raw);
+		if (match) rows.push({ kind: match[1] as Row["kind"], line: Number(match[2]), text: match[3] ?? "" });
+		else if (raw.trim() === "...") rows.push({ kind: "gap", line: 0, text: "" });
+	}
+	const first = rows.findIndex((row) => row.kind === "-" || row.kind === "+");
+	if (first === -1) return out;
+	// Before the first change old and new numbering agree, so the leading context must end right
+	// before the first changed line.
+	let expected = rows[first]!.line;
+	for (let i = first - 1; i >= 0; i--) {
+		const row = rows[i]!;
+		if (row.kind !== " ") break;
+		expected--;
+		if (row.line !== expected) break;
+		out.set(row.line, row.text);
+	}
+	// From the first change on, removed and context lines advance the old line number.
+	let pointer = rows[first]!.line;
+	for (let i = first; i < rows.length; i++) {
+		const row = rows[i]!;
+		if (row.kind === "gap") break;
+		if (row.kind === "+") continue;
+		if (row.line !== pointer) break;
+		out.set(row.line, row.text);
+		pointer++;
 	}
 	return out;
 }

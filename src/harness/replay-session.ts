@@ -18,7 +18,13 @@ import { executeToolCalls } from "../exec/index.js";
 import { createBuiltinTools } from "../tools/index.js";
 import { headlessContextFactory } from "./_context.js";
 import { normaliseResultText } from "./_normalise.js";
-import { changedLinesFromDiff, pageFromRead, RecordedFiles, UNKNOWN_LINE } from "./_recorded-env.js";
+import {
+	changedLinesFromDiff,
+	linesBeforeFromDiff,
+	pageFromRead,
+	RecordedFiles,
+	UNKNOWN_LINE,
+} from "./_recorded-env.js";
 import { commandMayWrite } from "./_shell-effects.js";
 import { textDiff } from "./_text-diff.js";
 import type { RecordedBatch, RecordedCall, RecordedSession } from "./session.js";
@@ -81,11 +87,13 @@ export interface SessionToolFigures {
 	readonly match: number;
 	readonly mismatch: number;
 	readonly unknowable: number;
+	/** Matches that used state learned from their own recorded result (part of `match`). */
+	readonly seeded: number;
 }
 
 export interface SessionReplayFigures extends SessionToolFigures {
 	readonly byTool: Readonly<Record<string, SessionToolFigures>>;
-	/** Reads that matched using a page learned from their own result (part of `match`). */
+	/** `byTool.read.seeded`: reads that matched using a page learned from their own result. */
 	readonly seededReads: number;
 	readonly unknowableReasons: Readonly<Partial<Record<UnknowableReason, number>>>;
 	/** How often each normalisation rule was needed. */
@@ -457,10 +465,16 @@ class SessionReplayer {
 		}
 		const stale = this.files.isStale(path);
 		const staleWhy = this.files.staleReason(path);
+		// The recorded diff shows some lines of the file as it was just before the edit; where the
+		// replay did not know them, they are taken from there (the edit is then marked seeded).
+		const filled = recorded.isError ? 0 : await this.files.fillLines(path, linesBeforeFromDiff(recorded.details));
 		const before = (await this.files.content(path)) ?? "";
 		const partial = before.split("\n").includes(UNKNOWN_LINE);
 		const ours = await this.execute(call.toolCall);
-		const outcome = this.compare(call, ours, { why: "our edit result differs from the recorded one" });
+		const outcome = this.compare(call, ours, {
+			seeded: filled > 0,
+			why: "our edit result differs from the recorded one",
+		});
 
 		if (outcome.status === "match") {
 			if (!ours.isError) return await this.checkEditEffect(call, path, before, outcome);
@@ -615,32 +629,27 @@ function diffDisagreement(
 }
 
 function summarise(outcomes: readonly SessionCallOutcome[]): SessionReplayFigures {
-	const byTool: Record<string, { calls: number; match: number; mismatch: number; unknowable: number }> = {};
+	type Counts = { calls: number; match: number; mismatch: number; unknowable: number; seeded: number };
+	const empty = (): Counts => ({ calls: 0, match: 0, mismatch: 0, unknowable: 0, seeded: 0 });
+	const byTool: Record<string, Counts> = {};
+	const total = empty();
 	const reasons: Partial<Record<UnknowableReason, number>> = {};
 	const rules: Record<string, number> = {};
-	let match = 0;
-	let mismatch = 0;
-	let unknowable = 0;
-	let seededReads = 0;
 	for (const outcome of outcomes) {
-		const tool = byTool[outcome.toolName] ?? { calls: 0, match: 0, mismatch: 0, unknowable: 0 };
+		const tool = byTool[outcome.toolName] ?? empty();
 		byTool[outcome.toolName] = tool;
-		tool.calls++;
-		tool[outcome.status]++;
-		if (outcome.status === "match") match++;
-		else if (outcome.status === "mismatch") mismatch++;
-		else unknowable++;
-		if (outcome.status === "match" && outcome.seeded) seededReads++;
+		for (const counts of [tool, total]) {
+			counts.calls++;
+			counts[outcome.status]++;
+			if (outcome.status === "match" && outcome.seeded) counts.seeded++;
+		}
 		if (outcome.reason) reasons[outcome.reason] = (reasons[outcome.reason] ?? 0) + 1;
 		for (const rule of outcome.rules) rules[rule] = (rules[rule] ?? 0) + 1;
 	}
 	return {
-		calls: outcomes.length,
-		match,
-		mismatch,
-		unknowable,
+		...total,
 		byTool,
-		seededReads,
+		seededReads: byTool.read?.seeded ?? 0,
 		unknowableReasons: reasons,
 		rules,
 	};
@@ -683,7 +692,12 @@ export function formatSessionReplayReport(
 		`  ${pad(name, width)}  ${pad(t.calls, 5, true)}  ${pad(t.match, 5, true)}  ${pad(t.mismatch, 8, true)}  ${pad(t.unknowable, 10, true)}`;
 	for (const [name, figures] of Object.entries(f.byTool)) lines.push(row(name, figures));
 	lines.push(row("total", f));
-	lines.push(`  reads that learned their page from their own result: ${f.seededReads}`);
+	const seeded = Object.entries(f.byTool)
+		.filter(([, t]) => t.seeded > 0)
+		.map(([name, t]) => `${name} ${t.seeded}`);
+	lines.push(
+		`  matches that learned what they needed from their own result: ${f.seeded}${seeded.length ? ` (${seeded.join(", ")})` : ""}`,
+	);
 	const reasons = Object.entries(f.unknowableReasons).map(([reason, count]) => `${reason} ${count}`);
 	if (reasons.length > 0) lines.push(`  unknowable because: ${reasons.join(", ")}`);
 	const rules = Object.entries(f.rules).map(([rule, count]) => `${rule} ${count}`);

@@ -148,8 +148,9 @@ describe("replaySession: edits the replay cannot run", () => {
 							args: { path: "a.txt", offset: 4, limit: 2 },
 							result: { text: "four\nfive\n\n... (1 more lines not shown. Use offset=6 to continue reading)" },
 						},
-						// Line 2 was never shown: our edit cannot find it, the recorded one worked.
-						editOk("a.txt", "two", "2a\n2b", { diff: "  1 one\n- 2 two\n+ 2 2a\n+ 3 2b\n  3 three" }),
+						// Lines 1-2 were never shown (the diff shows line 2 only): our edit cannot find its old
+						// text, the recorded one worked.
+						editOk("a.txt", "one\ntwo", "one\n2a\n2b", { diff: "- 2 two\n+ 2 2a\n+ 3 2b" }),
 						// Lines 4-5 are now lines 5-6, and known.
 						{
 							name: "read",
@@ -163,6 +164,30 @@ describe("replaySession: edits the replay cannot run", () => {
 		);
 		expect(statuses(report.calls)).toEqual(["match", "unknowable:unseen-region", "match", "match"]);
 		expect(report.calls[2]?.seeded).toBe(false);
+	});
+
+	it("takes the lines a recorded diff shows, so the edit itself can run", async () => {
+		const report = await replaySession(
+			session([
+				{
+					calls: [
+						{
+							name: "read",
+							args: { path: "a.txt", offset: 4, limit: 2 },
+							result: { text: "four\nfive\n\n... (1 more lines not shown. Use offset=6 to continue reading)" },
+						},
+						// Context lines 1 and 3 and the removed line 2 are numbered consistently: they fill the
+						// unknown lines 1-3, and the edit runs.
+						editOk("a.txt", "one\ntwo", "one\n2a", { diff: "  1 one\n- 2 two\n+ 2 2a\n  3 three" }),
+						// Leading context numbered out of place (as the recorded agent sometimes did) is ignored.
+						editOk("a.txt", "three", "3", { diff: "  7 one\n  8 2a\n- 3 three\n+ 3 3" }),
+					],
+				},
+			]),
+		);
+		expect(statuses(report.calls)).toEqual(["match", "match", "match"]);
+		expect(report.calls.map((c) => c.seeded)).toEqual([true, true, false]);
+		expect(report.figures.byTool.edit?.seeded).toBe(1);
 	});
 
 	it("forgets the file when the recorded diff does not fit what is known", async () => {

@@ -103,3 +103,19 @@ describe("normalisation rules", () => {
 		expect(normaliseResultText("(no output)\n\nCommand exited with code 2", context("read")).rules).toEqual([]);
 	});
 });
+
+describe("lines a recorded diff shows", () => {
+	it("keeps removed lines and context numbered consistently with them", async () => {
+		const { linesBeforeFromDiff } = await import("../../../src/harness/_recorded-env.js");
+		const shown = linesBeforeFromDiff({ diff: "     ...\n  9 a\n 10 b\n- 11 c\n+ 11 C\n+ 12 D\n 12 d\n     ..." });
+		expect([...shown]).toEqual([
+			[10, "b"],
+			[9, "a"],
+			[11, "c"],
+			[12, "d"],
+		]);
+		// Leading context numbered from 1 before a change at 281 is dropped; trailing context is kept.
+		const buggy = linesBeforeFromDiff({ diff: "  1 x\n  2 y\n+281 new\n 281 }" });
+		expect([...buggy]).toEqual([[281, "}"]]);
+	});
+});
