@@ -8,6 +8,7 @@ export {
 } from "./extensions/discovery.js";
 export {
 	createExtensionHost,
+	DEFAULT_DEBOUNCE_MS,
 	DEFAULT_SHUTDOWN_TIMEOUT_MS,
 	type ExtensionDiagnosticListener,
 	type ExtensionHost,

@@ -34,6 +34,8 @@ import { type ToolRegistry, validateToolDefinition } from "./registry.js";
 import { createExtensionRuntime, type ExtensionRuntime, type LoadedExtension } from "./runtime.js";
 import { createFileWatcher, DEFAULT_DEBOUNCE_MS, type FileChangeKind, type FileWatcher } from "./watcher.js";
 
+export { DEFAULT_DEBOUNCE_MS } from "./watcher.js";
+
 /** Default bound for `session_shutdown` handlers (per handler), in milliseconds. */
 export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 3_000;
 
@@ -49,7 +51,7 @@ export interface ExtensionHostOptions {
 	 * process alive until `close()`.
 	 */
 	readonly watch?: boolean;
-	/** Quiet time after the last file event before reloading, in milliseconds. Default 20. */
+	/** Quiet time after the last file event before reloading, in milliseconds. Default 10. */
 	readonly debounceMs?: number;
 	/** Built-in tools: `true` (default) for read, bash, edit, write; `false` for none; or your own list. */
 	readonly builtins?: boolean | readonly ToolDefinition[];

@@ -23,7 +23,7 @@ export type FileChangeKind = "add" | "change" | "unlink" | "addDir" | "unlinkDir
 export type FileChangeListener = (changes: ReadonlyMap<string, FileChangeKind>) => void | Promise<void>;
 
 export interface FileWatcherOptions {
-	/** Quiet time after the last event before the batch is delivered, in milliseconds. Default 20. */
+	/** Quiet time after the last event before the batch is delivered, in milliseconds. Default 10. */
 	readonly debounceMs?: number;
 	/** A batch is delivered at the latest this long after its first event, even under constant churn. Default 10× `debounceMs`, at least 200. */
 	readonly maxWaitMs?: number;
@@ -50,7 +50,7 @@ export interface FileWatcher {
 	close(): Promise<void>;
 }
 
-export const DEFAULT_DEBOUNCE_MS = 20;
+export const DEFAULT_DEBOUNCE_MS = 10;
 
 type ChokidarWatcher = import("chokidar").FSWatcher;
 
