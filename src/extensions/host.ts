@@ -11,7 +11,7 @@
  */
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync, realpathSync, statSync } from "node:fs";
-import { basename, dirname, resolve } from "node:path";
+import { basename, dirname, resolve, sep } from "node:path";
 import type { ToolCall } from "../contract/content.js";
 import { errorMessage } from "../contract/errors.js";
 import type { AgentTool, ToolContextFactory, ToolDefinition } from "../contract/tool.js";
@@ -637,7 +637,7 @@ export function createExtensionHost(options: ExtensionHostOptions): ExtensionHos
 				// the modules of a failed extension may be that one, so the extension tries again.
 				for (const [path, entry] of known) {
 					const near =
-						file.startsWith(`${entry.entry.root}/`) ||
+						file.startsWith(entry.entry.root + sep) ||
 						entry.modules.some((module) => dirname(module) === dirname(file));
 					if (entry.failed && near) {
 						mark(path, file);
