@@ -13,10 +13,12 @@
 import { MemoryExecutionEnv } from "../env/memory.js";
 
 /**
- * Stands for a line the recording never showed. Private-use characters, so it cannot occur in a
- * real file by accident, and no tool treats it as binary.
+ * Stands for a line the recording never showed: two private-use characters, which a real file does
+ * not hold as a line of its own by accident, and which no tool treats as binary. Kept short so
+ * unknown stretches of a large file cost little, and so our edit tool's "closest line" hints skip
+ * them (it ignores lines much shorter than the text it looks for).
  */
-export const UNKNOWN_LINE = "\uE000line not in the recording\uE000";
+export const UNKNOWN_LINE = "\uE000\uF8FF";
 
 /** Lines of a file the recording revealed: `lines[0]` is line `start` (1-based); `total` lines in all. */
 export interface RevealedPage {
