@@ -163,6 +163,47 @@ describe("hot reload over real files", () => {
 		expect(probe().loads).toEqual({ two: 2, three: 1 });
 	});
 
+	it("reloads .mts, .cjs and ESM .js extensions when a helper of theirs changes", async () => {
+		const exts = join(dir, "exts");
+		write(join(exts, "esm", "package.json"), '{ "type": "module" }\n');
+		write(join(exts, "esm", "helper.js"), 'export const text = "esm 1";\n');
+		write(
+			join(exts, "esm", "index.js"),
+			toolSource("esm_tool", "text", { imports: 'import { text } from "./helper.js";' }),
+		);
+		write(join(exts, "lib", "util.mts"), 'export const text: string = "mts 1";\n');
+		write(
+			join(exts, "typed.mts"),
+			toolSource("mts_tool", "text", { imports: 'import { text } from "./lib/util.mts";' }),
+		);
+		const cjs = join(dir, "solo.cjs");
+		write(join(dir, "cjs-lib", "helper.cjs"), 'exports.text = "cjs 1";\n');
+		write(
+			cjs,
+			toolSource("cjs_tool", "text", {}).replace(
+				"export default function (api) {",
+				'const { text } = require("./cjs-lib/helper.cjs");\nmodule.exports = function (api) {',
+			),
+		);
+		const h = await start([exts, cjs]);
+		expect([await answer(h, "esm_tool"), await answer(h, "mts_tool"), await answer(h, "cjs_tool")]).toEqual([
+			"esm 1",
+			"mts 1",
+			"cjs 1",
+		]);
+		const edits: [string, string, string, string][] = [
+			[join(exts, "esm", "helper.js"), 'export const text = "esm 2";\n', join(exts, "esm", "index.js"), "esm_tool"],
+			[join(exts, "lib", "util.mts"), 'export const text: string = "mts 2";\n', join(exts, "typed.mts"), "mts_tool"],
+			[join(dir, "cjs-lib", "helper.cjs"), 'exports.text = "cjs 2";\n', cjs, "cjs_tool"],
+		];
+		for (const [helper, text, entry, tool] of edits) {
+			const reloaded = nextReload(h, (e) => e.path === entry);
+			write(helper, text);
+			expect(await reloaded).toMatchObject({ ok: true, files: [helper] });
+			expect(await answer(h, tool)).toBe(text.match(/"(.*)"/)?.[1]);
+		}
+	});
+
 	it("loads an extension file added to a watched folder and unloads a deleted one", async () => {
 		const exts = join(dir, "exts");
 		write(join(exts, "a.ts"), toolSource("alpha", '"a"'));
