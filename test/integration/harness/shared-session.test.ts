@@ -50,6 +50,14 @@ describe("the shared recorded session", () => {
 		}
 	});
 
+	it("without the user's turns as possible changes, finds exactly the files the user changed by hand", async () => {
+		const report = await replaySession(await loadSession(file), { userTurnsMayChangeFiles: false });
+		const mismatches = report.calls.filter((call) => call.status === "mismatch");
+		// Before call 8 the user says "i undid your changes"; before call 31 "i manually removed almost
+		// all chalk uses"; call 38 reads theme.ts after those turns.
+		expect(mismatches.map((call) => `${call.index} ${call.toolName}`)).toEqual(["8 read", "31 read", "38 read"]);
+	});
+
 	it("catches a read tool that drops the last line of every page", async () => {
 		const real = createReadTool();
 		const lossy: ToolDefinition = {
