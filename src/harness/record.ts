@@ -39,7 +39,8 @@ interface RecordedStep {
 	readonly calls: readonly ToolCall[];
 	readonly results: readonly ToolResultMessage[];
 	readonly commands: readonly string[];
-	readonly written: readonly string[];
+	/** Files the batch wrote, with their content right after it (`null`: gone or not text). */
+	readonly written: ReadonlyMap<string, string | null>;
 }
 
 const decoder = new TextDecoder("utf-8", { fatal: true });
@@ -88,20 +89,25 @@ export class RecordingEnv implements ExecutionEnv {
 	/** Run a batch through the executor with this env's tools and record it as one step. */
 	async execute(toolCalls: readonly ToolCall[], config: ExecuteToolCallsConfig): Promise<ExecuteToolCallsResult> {
 		const result = await executeToolCalls([...toolCalls], config);
-		this.recordBatch(toolCalls, result.results);
+		await this.recordBatch(toolCalls, result.results);
 		return result;
 	}
 
-	/** Record a batch that ran elsewhere (its env I/O went through this env). */
-	recordBatch(toolCalls: readonly ToolCall[], results: readonly ToolResultMessage[]): void {
-		this.steps.push({
-			calls: [...toolCalls],
-			results: [...results],
-			commands: this.stepCommands,
-			written: [...this.stepWrites],
-		});
+	/**
+	 * Record a batch that ran elsewhere (its env I/O went through this env). Call it right after
+	 * the batch: the files it wrote are read now, as the step's expectations.
+	 */
+	async recordBatch(toolCalls: readonly ToolCall[], results: readonly ToolResultMessage[]): Promise<void> {
+		const commands = this.stepCommands;
+		const writes = [...this.stepWrites];
 		this.stepCommands = [];
 		this.stepWrites = new Set();
+		const written = new Map<string, string | null>();
+		for (const path of writes) {
+			const now = await this.inner.readTextFile(path);
+			written.set(path, now.ok ? now.value : null);
+		}
+		this.steps.push({ calls: [...toolCalls], results: [...results], commands, written });
 	}
 
 	/**
@@ -115,10 +121,7 @@ export class RecordingEnv implements ExecutionEnv {
 		for (const step of this.steps) {
 			const expectFiles: Record<string, string | null> = {};
 			if (options.expectFiles !== false) {
-				for (const path of step.written) {
-					const now = await this.inner.readTextFile(path);
-					expectFiles[this.display(path)] = now.ok ? now.value : null;
-				}
+				for (const [path, content] of step.written) expectFiles[this.display(path)] = content;
 			}
 			const expect: NonNullable<FixtureStep["expect"]> = {
 				...(Object.keys(expectFiles).length > 0 ? { files: expectFiles } : {}),

@@ -40,6 +40,8 @@ describe("recordingEnv", () => {
 			{ tools, toolExecution: "sequential" },
 		);
 		await env.execute([call("w1", "write", { path: "made/new.txt", content: "fresh" })], { tools });
+		// A later change to a file does not leak into an earlier step's expectations.
+		await env.execute([call("e2", "edit", { path: "notes.md", oldText: "- first", newText: "- 1st" })], { tools });
 
 		const fixture = parseReplayFixture(await env.fixture({ name: "recorded run" }));
 		// Only what the run touched, as it was before the run.
@@ -52,7 +54,12 @@ describe("recordingEnv", () => {
 				once: true,
 			},
 		]);
-		expect(fixture.steps.map((step) => step.calls.map((c) => c.tool))).toEqual([["read"], ["edit", "bash"], ["write"]]);
+		expect(fixture.steps.map((step) => step.calls.map((c) => c.tool))).toEqual([
+			["read"],
+			["edit", "bash"],
+			["write"],
+			["edit"],
+		]);
 		expect(fixture.steps[1]?.expect).toEqual({
 			files: { "notes.md": "# Notes\n\n- first\n- second\n- third\n" },
 			commands: ["echo out; echo err >&2; echo more; exit 3"],
@@ -64,7 +71,8 @@ describe("recordingEnv", () => {
 
 		const report = await replay(fixture);
 		expect(report.pass).toBe(true);
-		expect(report.figures.calls).toBe(4);
+		expect(report.figures.calls).toBe(5);
+		expect(fixture.steps[3]?.expect?.files).toEqual({ "notes.md": "# Notes\n\n- 1st\n- second\n- third\n" });
 	});
 
 	it("warns about what a fixture cannot hold", async () => {
