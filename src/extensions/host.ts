@@ -76,7 +76,7 @@ export interface ExtensionReloadEvent {
 	readonly ok: boolean;
 	/** `watch`: a file changed on disk; `manual`: `reload()` was called. */
 	readonly trigger: "watch" | "manual";
-	/** The files whose change caused it (empty for a manual reload). */
+	/** The files whose content differs from what the previous import read (empty for a manual reload). */
 	readonly files: readonly string[];
 	/** From the start of the reload (after the debounce) to the new version being callable. */
 	readonly durationMs: number;
@@ -542,7 +542,12 @@ export function createExtensionHost(options: ExtensionHostOptions): ExtensionHos
 			failed: false,
 		};
 		if (!entry) known.set(path, target);
-		return [await activateOne(target, trigger, changedFiles)];
+		// Report only the files whose content differs from what the last import read: a batch can
+		// also carry late notices about files that did not change.
+		const differing = entry
+			? changedFiles.filter((file) => entry.signatures.get(file) !== fingerprint(file))
+			: changedFiles;
+		return [await activateOne(target, trigger, differing)];
 	};
 
 	/** Rediscover one folder from `paths`: load what is new, unload what is gone, reload what changed kind. */
