@@ -182,6 +182,37 @@ describe("session events around a swap", () => {
 		expect(await reloading).toMatchObject([{ ok: true }]);
 	});
 
+	it("lets a reload in progress finish before closing, and drops queued ones", async () => {
+		const exts = join(dir, "exts");
+		const slowShutdown = (label: string) =>
+			toolSource("slow", JSON.stringify(label), {
+				extra: `${record(label)}
+	api.on("session_shutdown", (e) => e.reason === "reload" ? new Promise((resolve) => { globalThis.__hostProbe2.waiting = true; globalThis.__hostProbe2.release = resolve; }) : undefined);`,
+			});
+		write(join(exts, "slow.ts"), slowShutdown("v1"));
+		write(join(exts, "other.ts"), toolSource("other", '"o"', { extra: record("other") }));
+		const h = start([exts]);
+		await h.ready;
+		write(join(exts, "slow.ts"), slowShutdown("v2"));
+		const first = h.reload(join(exts, "slow.ts"));
+		const queued = h.reload(join(exts, "other.ts"));
+		while (!probe().waiting) await new Promise((resolve) => setTimeout(resolve, 2));
+		const closing = h.close();
+		probe().release?.();
+		await closing;
+		expect(await first).toMatchObject([{ ok: true }]);
+		expect(await queued).toEqual([]);
+		// Load order is discovery order (by name), and a reloaded extension keeps its place in it.
+		expect(probe().events).toEqual([
+			"other start startup",
+			"v1 start startup",
+			"v1 shutdown reload",
+			"v2 start reload",
+			"other shutdown exit",
+			"v2 shutdown exit",
+		]);
+	});
+
 	it("runs nothing of the old version when the new one fails, and everything on close", async () => {
 		const file = join(dir, "ext.ts");
 		write(file, toolSource("x", '"1"', { extra: record("v1") }));
