@@ -18,7 +18,8 @@ export const MAX_DEPTH = 512;
 
 export class ArgumentsShapeError extends Error {}
 
-function isPlainObject(value: object): boolean {
+/** Whether `value` is an object literal or a prototype-less object, as JSON parsing makes them. */
+export function isPlainObject(value: object): boolean {
 	const proto = Object.getPrototypeOf(value);
 	return proto === Object.prototype || proto === null;
 }

@@ -1,5 +1,5 @@
 /** The validation pipeline shared by `validateToolArguments` and the executor. */
-import type { TSchema } from "@sinclair/typebox";
+import { Kind, type TSchema } from "@sinclair/typebox";
 import { type TypeCheck, TypeCompiler } from "@sinclair/typebox/compiler";
 import { type ValueError, ValueErrorType } from "@sinclair/typebox/errors";
 import { Value } from "@sinclair/typebox/value";
@@ -7,7 +7,15 @@ import { errorMessage } from "../contract/errors.js";
 import { err, ok, type Result } from "../contract/result.js";
 import { coerceValue, dropUndeclaredHostileKeys } from "./_coerce.js";
 import { fromJsonSchema, isCompilableTypeBox } from "./_from-json-schema.js";
-import { cloneArguments, type HostileKeyState, isCleanJson, parseJsonArguments, previewJson } from "./_json.js";
+import {
+	cloneArguments,
+	type HostileKeyState,
+	isCleanJson,
+	isHostileKey,
+	isPlainObject,
+	parseJsonArguments,
+	previewJson,
+} from "./_json.js";
 import { argumentsError, type ToolArgumentsError, type ValidationIssue } from "./errors.js";
 
 /** The received arguments are shown up to this many characters. */
@@ -18,6 +26,12 @@ export interface Compiled {
 	readonly schema: TSchema;
 	readonly checker: TypeCheck<TSchema>;
 	readonly hasDefaults: boolean;
+	/**
+	 * Whether arguments may be handed to a tool exactly as sent: an object that passes the check,
+	 * is plain JSON without hostile keys, for a schema without defaults to fill in. Built once per
+	 * schema, so callers on a hot path reach it without a module lookup per call.
+	 */
+	readonly usableAsSent: (raw: unknown) => boolean;
 }
 
 const compiledCache = new WeakMap<object, Compiled>();
@@ -46,10 +60,13 @@ export function compileSchema(schema: TSchema, toolName = "?"): Compiled {
 	if (failed === undefined) {
 		try {
 			const target = isCompilableTypeBox(schema) ? schema : fromJsonSchema(schema);
+			const checker = TypeCompiler.Compile(target);
+			const hasDefaults = containsDefault(target);
 			const compiled: Compiled = {
 				schema: target,
-				checker: TypeCompiler.Compile(target),
-				hasDefaults: containsDefault(target),
+				checker,
+				hasDefaults,
+				usableAsSent: usableAsSentFor(target, checker, hasDefaults),
 			};
 			compiledCache.set(schema, compiled);
 			return compiled;
@@ -62,6 +79,54 @@ export function compileSchema(schema: TSchema, toolName = "?"): Compiled {
 		toolName,
 		`The parameter schema of tool "${toolName}" cannot be compiled (${failedCache.get(schema)}). Build it with TypeBox's Type.* helpers.`,
 	);
+}
+
+const never = (): boolean => false;
+
+function usableAsSentFor(
+	schema: TSchema,
+	checker: TypeCheck<TSchema>,
+	hasDefaults: boolean,
+): (raw: unknown) => boolean {
+	// Defaults must be filled in on a copy.
+	if (hasDefaults) return never;
+	const clean = cleanJsonCheckFor(schema);
+	return (raw) => typeof raw === "object" && raw !== null && !Array.isArray(raw) && checker.Check(raw) && clean(raw);
+}
+
+const PRIMITIVE_KINDS = new Set(["String", "Number", "Integer", "Boolean", "Null", "Literal"]);
+
+/** Whether every value `schema` accepts is a primitive, which has no keys to worry about. */
+function acceptsOnlyPrimitives(schema: unknown, depth = 0): boolean {
+	if (typeof schema !== "object" || schema === null || depth > 8) return false;
+	const kind = (schema as { [Kind]?: unknown })[Kind];
+	if (kind === "Union") {
+		const members = (schema as { anyOf?: unknown }).anyOf;
+		return Array.isArray(members) && members.every((m) => acceptsOnlyPrimitives(m, depth + 1));
+	}
+	return typeof kind === "string" && PRIMITIVE_KINDS.has(kind);
+}
+
+/**
+ * The cheapest check that a value which passed `schema`'s compiled check is plain JSON without
+ * hostile keys. For a closed object of primitives (`additionalProperties: false`) the compiled check
+ * has already seen every own key and value, so only the prototype is left; anything else is walked.
+ */
+function cleanJsonCheckFor(schema: TSchema): (value: object) => boolean {
+	const s = schema as { [Kind]?: unknown; additionalProperties?: unknown; properties?: unknown };
+	const properties = s.properties;
+	if (
+		s[Kind] === "Object" &&
+		s.additionalProperties === false &&
+		typeof properties === "object" &&
+		properties !== null &&
+		Object.keys(properties).every(
+			(key) => !isHostileKey(key) && acceptsOnlyPrimitives((properties as Record<string, unknown>)[key]),
+		)
+	) {
+		return isPlainObject;
+	}
+	return isCleanJson;
 }
 
 /** Checks a sub-schema on its own; `undefined` when it cannot stand alone (it uses `$ref`). */
@@ -86,26 +151,14 @@ export function validateArguments(
 	schema: TSchema,
 	raw: unknown,
 ): Result<unknown, ToolArgumentsError> {
-	if (typeof raw === "object" && raw !== null && !Array.isArray(raw)) {
-		const compiled = compiledOrUndefined(schema);
-		if (compiled !== undefined && !compiled.hasDefaults && compiled.checker.Check(raw) && isCleanJson(raw)) {
-			return ok(raw);
-		}
-	}
+	if (typeof raw === "object" && raw !== null && compiledOrUndefined(schema)?.usableAsSent(raw)) return ok(raw);
 	const copy = copyArguments(toolName, raw);
 	if (!copy.ok) return copy;
 	return validateOwned(toolName, schema, copy.value.value, copy.value.sawHostileKey, raw);
 }
 
-/** `raw` itself when it may be used as sent (see `validateArguments`), otherwise undefined. */
-export function acceptAsSent(schema: TSchema, raw: unknown): unknown {
-	if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return undefined;
-	const compiled = compiledCache.get(schema) ?? compiledOrUndefined(schema);
-	if (compiled !== undefined && !compiled.hasDefaults && compiled.checker.Check(raw) && isCleanJson(raw)) return raw;
-	return undefined;
-}
-
-function compiledOrUndefined(schema: TSchema): Compiled | undefined {
+/** The compiled form of `schema`, or undefined when it cannot be compiled (see `compileSchema`). */
+export function compiledOrUndefined(schema: TSchema): Compiled | undefined {
 	try {
 		return compileSchema(schema);
 	} catch {

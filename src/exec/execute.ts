@@ -1,12 +1,72 @@
 /** Running the tool calls of one assistant message: prepare → execute → finalize. */
+import type { TSchema } from "@sinclair/typebox";
 import type { ToolCall, ToolResultMessage } from "../contract/content.js";
 import { errorMessage, type ToolsmithErrorCode } from "../contract/errors.js";
 import type { ToolExecutionEvent } from "../contract/events.js";
 import type { AgentTool, AgentToolResult, AgentToolUpdateCallback } from "../contract/tool.js";
 import { cloneArguments } from "./_json.js";
-import { contentProblem, errorResult, resultProblem } from "./_results.js";
-import { acceptAsSent, copyArguments, validateArguments, validateOwned } from "./_validate.js";
-import type { ExecuteToolCallsConfig, ExecuteToolCallsResult, ToolCallHookContext } from "./types.js";
+import { type Compiled, compiledOrUndefined, copyArguments, validateArguments, validateOwned } from "./_validate.js";
+import type { ExecuteToolCallsConfig, ExecuteToolCallsResult, ToolCallHookContext, ToolErrorDetails } from "./types.js";
+
+// The per-call path of a valid call (lookup, check, launch, result check, message) calls no function
+// imported from another module: dev-time loaders (jiti, which runs the benchmarks) read every
+// imported binding through a proxy, which costs more than the rest of a cheap call. Hence the
+// result checks live here and the schema's checks are reached through its `Compiled` record.
+
+function errorResult(
+	text: string,
+	code: ToolsmithErrorCode,
+	extra?: Omit<ToolErrorDetails, "code">,
+): AgentToolResult<ToolErrorDetails> {
+	return { content: [{ type: "text", text }], details: extra ? { code, ...extra } : { code } };
+}
+
+/** Why `content` is not a valid list of blocks, or undefined when it is. */
+function contentProblem(content: unknown): string | undefined {
+	if (!Array.isArray(content)) {
+		return `its content is ${content === undefined ? "missing" : describe(content)}, not an array of blocks`;
+	}
+	for (let i = 0; i < content.length; i++) {
+		const block: unknown = content[i];
+		if (typeof block !== "object" || block === null) return `content[${i}] is ${describe(block)}, not a block`;
+		const { type } = block as { type?: unknown };
+		if (type === "text") {
+			if (typeof (block as { text?: unknown }).text !== "string")
+				return `content[${i}] is a text block without a string "text"`;
+		} else if (type === "image") {
+			const { data, mimeType } = block as { data?: unknown; mimeType?: unknown };
+			if (typeof data !== "string") return `content[${i}] is an image block without base64 "data"`;
+			if (typeof mimeType !== "string" || !mimeType.startsWith("image/")) {
+				return `content[${i}] is an image block without an "image/…" mimeType`;
+			}
+		} else {
+			return `content[${i}] has unknown type ${describe(type)} (expected "text" or "image")`;
+		}
+	}
+	return undefined;
+}
+
+/** Why `value` is not an `AgentToolResult`, or undefined when it is one. */
+function resultProblem(value: unknown): string | undefined {
+	if (typeof value !== "object" || value === null || Array.isArray(value)) {
+		return `it returned ${describe(value)} instead of an object { content, details }`;
+	}
+	const problem = contentProblem((value as { content?: unknown }).content);
+	if (problem) return problem;
+	const added = (value as { addedToolNames?: unknown }).addedToolNames;
+	if (added !== undefined && !(Array.isArray(added) && added.every((n) => typeof n === "string"))) {
+		return "its addedToolNames is not an array of strings";
+	}
+	return undefined;
+}
+
+function describe(value: unknown): string {
+	if (value === null) return "null";
+	if (Array.isArray(value)) return "an array";
+	if (typeof value === "string") return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
+	if (typeof value === "object") return "an object";
+	return typeof value === "undefined" ? "undefined" : `${typeof value} ${String(value)}`;
+}
 
 /**
  * Everything the executor knows of one call, in one object: the call as read once from the
@@ -20,7 +80,7 @@ class Call {
 	promise: Promise<unknown> | undefined = undefined;
 	result: AgentToolResult<unknown> | undefined = undefined;
 	isError = false;
-	/** When the call's end went out: the message's timestamp. */
+	/** When the result became final (its end event, or its settling in a batch without events): the message's timestamp. */
 	finishedAt = 0;
 
 	constructor(
@@ -46,14 +106,20 @@ interface Batch {
 	readonly tools: Map<string, AgentTool>;
 	readonly signal: AbortSignal | undefined;
 	readonly emit: ((event: ToolExecutionEvent) => void) | undefined;
+	/** Removes the batch's listener from the caller's signal. */
+	readonly detach: (() => void) | undefined;
+	/** Whether the whole batch runs one call after another. */
+	readonly sequential: boolean;
 }
 
 const ABORTED_TEXT = "Aborted: the batch was cancelled before this tool call ran.";
 const SKIPPED_TEXT =
 	"Skipped: the remaining tool calls of this batch were not run because the agent was asked to stop. Call the tool again if it is still needed.";
 
-function readCall(call: unknown, index: number): Call {
+function readCall(list: readonly unknown[], index: number): Call {
+	let call: unknown;
 	try {
+		call = list[index];
 		const c = call as { id?: unknown; name?: unknown; arguments?: unknown };
 		const id = typeof c.id === "string" ? c.id : c.id === undefined || c.id === null ? `call_${index}` : String(c.id);
 		const name = typeof c.name === "string" ? c.name : String(c.name);
@@ -87,20 +153,31 @@ function toolMap(tools: unknown): Map<string, AgentTool> {
 	return map;
 }
 
+let lastSchema: unknown;
+let lastCompiled: Compiled | undefined;
+
+/** `compiledOrUndefined`, remembering the last schema: batches tend to call one tool many times. */
+function compiledFor(schema: TSchema): Compiled | undefined {
+	if (schema !== lastSchema) {
+		lastCompiled = compiledOrUndefined(schema);
+		lastSchema = schema;
+	}
+	return lastCompiled;
+}
+
 /** Lookup, parsing, `prepareArguments` and validation: synchronous, so cheap calls stay cheap. */
 function prepare(batch: Batch, c: Call): void {
-	const tool = batch.tools.get(c.name);
+	const tool = c.tool;
 	if (tool === undefined) {
 		const available = [...batch.tools.keys()];
 		const list = available.length > 0 ? `Available tools: ${available.join(", ")}.` : "No tools are available.";
 		c.fail(`Tool ${c.name} not found. ${list}`, "E_TOOL_NOT_FOUND", { availableTools: available });
 		return;
 	}
-	c.tool = tool;
 	if (typeof tool.prepareArguments !== "function") {
-		const ready = acceptAsSent(tool.parameters, c.raw);
-		if (ready !== undefined) {
-			c.args = ready;
+		const compiled = compiledFor(tool.parameters);
+		if (compiled?.usableAsSent(c.raw)) {
+			c.args = c.raw;
 			return;
 		}
 		const validated = validateArguments(c.name, tool.parameters, c.raw);
@@ -207,14 +284,22 @@ function launch(batch: Batch, c: Call): Promise<unknown> {
 	return c.promise;
 }
 
-/** Records what a settled call produced, then runs `afterToolCall` (the promise is only for the hook). */
-function settle(batch: Batch, c: Call, value: unknown): Promise<void> | undefined {
-	if (value instanceof Thrown) c.fail(errorMessage(value.reason), "E_TOOL_FAILED");
-	else {
+/** Records a tool's return value as the call's result, or the error result saying what is wrong with it. */
+function recordSafely(c: Call, value: unknown): void {
+	try {
 		const problem = resultProblem(value);
 		if (problem) c.fail(`Tool ${c.name} returned a malformed result: ${problem}.`, "E_BAD_RESULT");
 		else c.result = value as AgentToolResult<unknown>;
+	} catch (error) {
+		// A getter on the returned object threw: the result cannot be trusted, the other calls can.
+		c.fail(`Tool ${c.name} returned a result that could not be read: ${errorMessage(error)}.`, "E_BAD_RESULT");
 	}
+}
+
+/** Records what a settled call produced, then runs `afterToolCall` (the promise is only for the hook). */
+function settle(batch: Batch, c: Call, value: unknown): Promise<void> | undefined {
+	if (value instanceof Thrown) c.fail(errorMessage(value.reason), "E_TOOL_FAILED");
+	else recordSafely(c, value);
 	return typeof batch.config.afterToolCall === "function" ? after(batch, c) : undefined;
 }
 
@@ -354,6 +439,171 @@ async function runParallel(batch: Batch, calls: readonly Call[]): Promise<void> 
 	}
 }
 
+/** The batch's shared state, read once from the config; throws when the config cannot be read. */
+function openBatch(config: ExecuteToolCallsConfig, calls: readonly Call[]): Batch {
+	const tools = toolMap(config.tools);
+	let sequential = config.toolExecution === "sequential";
+	for (const c of calls) {
+		c.tool = tools.get(c.name);
+		if (c.tool?.executionMode === "sequential") sequential = true;
+	}
+	const emit = makeEmitter(config);
+	const outer = config.signal;
+	if (!outer) return { config, tools, signal: undefined, emit, detach: undefined, sequential };
+	// A batch-owned signal: every running tool sees the abort, and listeners added by tools do not
+	// pile up on a long-lived session signal.
+	const controller = new AbortController();
+	let detach: (() => void) | undefined;
+	if (outer.aborted) controller.abort(outer.reason);
+	else {
+		const onAbort = () => controller.abort(outer.reason);
+		outer.addEventListener("abort", onAbort, { once: true });
+		detach = () => outer.removeEventListener("abort", onAbort);
+	}
+	return { config, tools, signal: controller.signal, emit, detach, sequential };
+}
+
+function collect(calls: readonly Call[]): ExecuteToolCallsResult {
+	const results = new Array<ToolResultMessage>(calls.length);
+	let terminate = calls.length > 0;
+	for (let index = 0; index < calls.length; index++) {
+		const c = calls[index] as Call;
+		results[index] = toMessage(c);
+		if (c.result?.terminate !== true) terminate = false;
+	}
+	return { results, terminate };
+}
+
+/** Only a bug in the executor itself lands here; the model still gets one result per call. */
+function internalFailure(calls: readonly Call[], error: unknown): ExecuteToolCallsResult {
+	const text = `Internal error of the tool executor: ${errorMessage(error)}`;
+	for (const c of calls) c.fail(text, "E_TOOL_FAILED");
+	return { results: calls.map(toMessage), terminate: false };
+}
+
+function close(batch: Batch): void {
+	try {
+		batch.detach?.();
+	} catch {
+		// the caller's signal is theirs; failing to unhook from it changes no result
+	}
+}
+
+/** The general path: hooks, events or a sequential batch. */
+async function runGeneral(batch: Batch, calls: readonly Call[]): Promise<ExecuteToolCallsResult> {
+	try {
+		if (batch.sequential) await runSequential(batch, calls);
+		else await runParallel(batch, calls);
+		return collect(calls);
+	} catch (error) {
+		return internalFailure(calls, error);
+	} finally {
+		close(batch);
+	}
+}
+
+/**
+ * A parallel batch without hooks or events, the common case, kept cheap for cheap tools: every
+ * call is prepared and launched in one synchronous pass, each settled call counts down, and the
+ * last one resolves the batch. No per-call await, no per-call promise of the executor's own.
+ * Ordering needs no care here: nothing is observable before the results, which are in source order.
+ */
+class FastBatch {
+	pending = 0;
+	finished = false;
+	resolve: ((result: ExecuteToolCallsResult) => void) | undefined = undefined;
+
+	constructor(
+		readonly batch: Batch,
+		readonly calls: readonly Call[],
+	) {}
+
+	/** Called once per launched call after it settled and was recorded. */
+	settled(): void {
+		if (--this.pending === 0) this.finish();
+	}
+
+	finish(): ExecuteToolCallsResult | undefined {
+		if (this.finished) return undefined;
+		this.finished = true;
+		let result: ExecuteToolCallsResult;
+		try {
+			result = collect(this.calls);
+		} catch (error) {
+			result = internalFailure(this.calls, error);
+		}
+		close(this.batch);
+		this.resolve?.(result);
+		return result;
+	}
+
+	/** Ends the batch early after a bug in the executor; calls still running are abandoned. */
+	abandon(error: unknown): ExecuteToolCallsResult {
+		this.finished = true;
+		close(this.batch);
+		const result = internalFailure(this.calls, error);
+		this.resolve?.(result);
+		return result;
+	}
+}
+
+/** Starts `c` in a fast batch and arranges for its outcome to be recorded. */
+function launchCounted(fast: FastBatch, c: Call): void {
+	const batch = fast.batch;
+	let returned: unknown;
+	try {
+		returned = (c.tool as AgentTool).execute(c.id, c.args, batch.signal, ignoreUpdate);
+	} catch (error) {
+		c.fail(errorMessage(error), "E_TOOL_FAILED");
+		c.finishedAt = Date.now();
+		return;
+	}
+	fast.pending++;
+	const promise = returned instanceof Promise ? returned : Promise.resolve(returned);
+	promise.then(
+		(value: unknown) => {
+			if (fast.finished) return;
+			recordSafely(c, value);
+			c.finishedAt = Date.now();
+			fast.settled();
+		},
+		(reason: unknown) => {
+			if (fast.finished) return;
+			c.fail(errorMessage(reason), "E_TOOL_FAILED");
+			c.finishedAt = Date.now();
+			fast.settled();
+		},
+	);
+}
+
+function runFast(batch: Batch, calls: readonly Call[]): Promise<ExecuteToolCallsResult> {
+	const fast = new FastBatch(batch, calls);
+	const { config, signal } = batch;
+	const askSkipping = typeof config.shouldSkipRemaining === "function";
+	let skipping = false;
+	try {
+		for (let index = 0; index < calls.length; index++) {
+			const c = calls[index] as Call;
+			if (signal?.aborted) c.fail(ABORTED_TEXT, "E_ABORTED");
+			else {
+				if (askSkipping && !skipping) skipping = askSkip(config);
+				if (skipping) c.fail(SKIPPED_TEXT, "E_SKIPPED");
+				else {
+					prepare(batch, c);
+					if (!c.done) launchCounted(fast, c);
+				}
+			}
+		}
+	} catch (error) {
+		return Promise.resolve(fast.abandon(error));
+	}
+	// Every outcome is recorded in a later microtask, so nothing has settled yet.
+	if (fast.pending === 0) return Promise.resolve(fast.finish() ?? collect(calls));
+	return new Promise((resolve) => {
+		fast.resolve = resolve;
+	});
+}
+
 /**
  * Runs the tool calls of one assistant message and returns one result message per call, in source
  * order.
@@ -366,48 +616,24 @@ async function runParallel(batch: Batch, calls: readonly Call[]): Promise<void> 
  *
  * Never throws and never rejects, whatever the calls, tools or hooks do.
  */
-export async function executeToolCalls(
+export function executeToolCalls(
 	toolCalls: readonly ToolCall[],
 	config: ExecuteToolCallsConfig,
 ): Promise<ExecuteToolCallsResult> {
 	const list: readonly unknown[] = Array.isArray(toolCalls) ? toolCalls : [];
-	const calls = list.map(readCall);
-	let detach: (() => void) | undefined;
+	const calls = new Array<Call>(list.length);
+	for (let index = 0; index < calls.length; index++) calls[index] = readCall(list, index);
+	let batch: Batch;
+	let fast: boolean;
 	try {
-		const outer = config.signal;
-		let signal: AbortSignal | undefined;
-		if (outer) {
-			// A batch-owned signal: every running tool sees the abort, and listeners added by tools
-			// do not pile up on a long-lived session signal.
-			const controller = new AbortController();
-			if (outer.aborted) controller.abort(outer.reason);
-			else {
-				const onAbort = () => controller.abort(outer.reason);
-				outer.addEventListener("abort", onAbort, { once: true });
-				detach = () => outer.removeEventListener("abort", onAbort);
-			}
-			signal = controller.signal;
-		}
-		const batch: Batch = { config, tools: toolMap(config.tools), signal, emit: makeEmitter(config) };
-		const sequential =
-			config.toolExecution === "sequential" ||
-			calls.some((c) => batch.tools.get(c.name)?.executionMode === "sequential");
-		if (sequential) await runSequential(batch, calls);
-		else await runParallel(batch, calls);
-		const results = new Array<ToolResultMessage>(calls.length);
-		let terminate = calls.length > 0;
-		for (let index = 0; index < calls.length; index++) {
-			const c = calls[index] as Call;
-			results[index] = toMessage(c);
-			if (c.result?.terminate !== true) terminate = false;
-		}
-		return { results, terminate };
+		batch = openBatch(config, calls);
+		fast =
+			!batch.sequential &&
+			batch.emit === undefined &&
+			typeof config.beforeToolCall !== "function" &&
+			typeof config.afterToolCall !== "function";
 	} catch (error) {
-		// Only a bug in the executor itself lands here; the model still gets one result per call.
-		const text = `Internal error of the tool executor: ${errorMessage(error)}`;
-		for (const c of calls) c.fail(text, "E_TOOL_FAILED");
-		return { results: calls.map(toMessage), terminate: false };
-	} finally {
-		detach?.();
+		return Promise.resolve(internalFailure(calls, error));
 	}
+	return fast ? runFast(batch, calls) : runGeneral(batch, calls);
 }
