@@ -99,6 +99,11 @@ export interface ToolDefinition<TParameters extends TSchema = TSchema, TDetails 
 	/** Bullets added to the prompt's "Guidelines" only while this tool is active. */
 	readonly promptGuidelines?: readonly string[];
 	readonly executionMode?: ToolExecutionMode;
+	/**
+	 * The same arguments may give different results (clocks, randomness, state kept between calls).
+	 * Conformance checks then skip the determinism check instead of failing it.
+	 */
+	readonly nondeterministic?: boolean;
 	/** See `AgentTool.prepareArguments`. */
 	prepareArguments?(args: unknown): unknown;
 	/** See `AgentTool.execute`; `ctx` gives the env, cwd and UI. Throw to report failure. */

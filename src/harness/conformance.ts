@@ -513,7 +513,7 @@ class Checker {
 	}
 
 	async determinismCheck(args: unknown): Promise<ConformanceCheck> {
-		const declared = (this.definition as { nondeterministic?: unknown }).nondeterministic === true;
+		const declared = this.definition.nondeterministic === true;
 		if (this.options.nondeterministic || declared) {
 			return check("deterministic", "skip", "the tool is declared nondeterministic");
 		}
