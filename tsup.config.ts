@@ -17,5 +17,6 @@ export default defineConfig({
 	platform: "neutral",
 	splitting: true,
 	sourcemap: true,
+	removeNodeProtocol: false,
 	external: [/^node:/, "jiti", "chokidar", "semver", "@sinclair/typebox", "vitest"],
 });
