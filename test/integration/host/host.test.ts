@@ -150,6 +150,23 @@ describe("manual reloads", () => {
 });
 
 describe("session events around a swap", () => {
+	it("keeps serving the old version while a new factory hangs, then rejects it at the timeout", async () => {
+		const file = join(dir, "hang.ts");
+		write(file, toolSource("hang", '"old"', { extra: record("old") }));
+		const h = start([file], { loadTimeoutMs: 300 });
+		await h.ready;
+		write(
+			file,
+			"export default function () {\n\tglobalThis.__hostProbe2.waiting = true;\n\treturn new Promise(() => {});\n}\n",
+		);
+		const reloading = h.reload(file);
+		while (!probe().waiting) await new Promise((resolve) => setTimeout(resolve, 2));
+		expect(await answer(h, "hang")).toBe("old");
+		expect(await reloading).toMatchObject([{ ok: false, diagnostics: [{ code: "E_LOAD_TIMEOUT" }] }]);
+		expect(await answer(h, "hang")).toBe("old");
+		expect(probe().events).toEqual(["old start startup"]);
+	});
+
 	it("bounds a shutdown handler that never settles, and still swaps", async () => {
 		const file = join(dir, "stuck.ts");
 		write(file, toolSource("stuck", '"old"', { extra: 'api.on("session_shutdown", () => new Promise(() => {}));' }));
