@@ -31,7 +31,12 @@ import type { ExtensionDiagnostic, ExtensionLogger } from "./api.js";
 import { type DiscoveredExtension, discoverExtensions } from "./discovery.js";
 import { importExtension } from "./loader.js";
 import { type ToolRegistry, validateToolDefinition } from "./registry.js";
-import { createExtensionRuntime, type ExtensionRuntime, type LoadedExtension } from "./runtime.js";
+import {
+	createExtensionRuntime,
+	DEFAULT_LOAD_TIMEOUT_MS,
+	type ExtensionRuntime,
+	type LoadedExtension,
+} from "./runtime.js";
 import { createFileWatcher, DEFAULT_DEBOUNCE_MS, type FileChangeKind, type FileWatcher } from "./watcher.js";
 
 export { DEFAULT_DEBOUNCE_MS } from "./watcher.js";
@@ -276,7 +281,7 @@ function composeAfter(
 export function createExtensionHost(options: ExtensionHostOptions): ExtensionHost {
 	const cwd = resolve(options.cwd ?? options.env?.cwd ?? process.cwd());
 	const env = options.env ?? new NodeExecutionEnv({ cwd });
-	const loadTimeoutMs = options.loadTimeoutMs;
+	const loadTimeoutMs = options.loadTimeoutMs ?? DEFAULT_LOAD_TIMEOUT_MS;
 	const shutdownTimeoutMs = options.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS;
 	const log: ExtensionLogger = options.log ?? (() => {});
 	const safeLog = (level: "info" | "warning" | "error", message: string): void => {
@@ -419,7 +424,7 @@ export function createExtensionHost(options: ExtensionHostOptions): ExtensionHos
 						modules: imported.modules,
 						...(entry.entry.engines !== undefined ? { engines: entry.entry.engines } : {}),
 						importMs: imported.durationMs,
-						...(loadTimeoutMs !== undefined ? { timeoutMs: loadTimeoutMs } : {}),
+						timeoutMs: loadTimeoutMs,
 						beforeSwap: async (staged) => {
 							if (previous) {
 								// A new version that would lose a tool to a broken definition is rejected
@@ -455,7 +460,7 @@ export function createExtensionHost(options: ExtensionHostOptions): ExtensionHos
 						if (trigger !== "startup") {
 							await runtime.emit(
 								{ type: "session_start", reason: previous ? "reload" : "startup" },
-								{ path, ...(loadTimeoutMs !== undefined ? { timeoutMs: loadTimeoutMs } : {}) },
+								{ path, timeoutMs: loadTimeoutMs },
 							);
 						}
 					}
@@ -688,10 +693,7 @@ export function createExtensionHost(options: ExtensionHostOptions): ExtensionHos
 				if (closed) break;
 				await activateOne(entry, "startup", []);
 			}
-			await runtime.emit(
-				{ type: "session_start", reason: "startup" },
-				loadTimeoutMs !== undefined ? { timeoutMs: loadTimeoutMs } : {},
-			);
+			await runtime.emit({ type: "session_start", reason: "startup" }, { timeoutMs: loadTimeoutMs });
 		} finally {
 			collecting = undefined;
 		}
