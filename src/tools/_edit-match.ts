@@ -64,6 +64,9 @@ interface TolerantView {
 }
 
 function buildTolerantView(lf: string): TolerantView {
+	// Folding maps one unit to one and never makes or unmakes trailing whitespace (the folded
+	// spaces are whitespace before and after), so the whole text folds at once and lines trim after.
+	const folded = foldCharacters(lf).split("\n");
 	const lines = lf.split("\n");
 	const tolerantStarts = new Int32Array(lines.length);
 	const lfStarts = new Int32Array(lines.length);
@@ -72,7 +75,7 @@ function buildTolerantView(lf: string): TolerantView {
 	let lfPos = 0;
 	for (let i = 0; i < lines.length; i++) {
 		const line = lines[i] ?? "";
-		const kept = foldCharacters(line.trimEnd());
+		const kept = (folded[i] ?? "").trimEnd();
 		tolerantStarts[i] = tolerantPos;
 		lfStarts[i] = lfPos;
 		parts.push(kept);
@@ -119,17 +122,22 @@ interface Found {
 
 const KEPT_POSITIONS = 10;
 const HASH_BASE = 0x01000193;
+/** Up to this many needles, two native `indexOf` scans each beat one pass of the rolling hash. */
+const FEW_NEEDLES = 4;
 
 /**
  * Occurrences of every needle in one pass (Rabin-Karp over a window of the shortest needle's
  * length), instead of two full `indexOf` scans per needle: a call with hundreds of edits on a large
- * file then costs one scan. Needles shorter than 8 characters use `indexOf`.
+ * file then costs one scan. Needles shorter than 8 characters, and all needles of a call with only
+ * a few, use `indexOf`.
  */
 function findAll(haystack: string, needles: readonly string[]): Found[] {
 	const found: Found[] = needles.map(() => ({ count: 0, first: [] }));
 	const long: number[] = [];
+	// A few needles are found faster by the native search than by one scan of the hash loop.
+	const few = needles.length <= FEW_NEEDLES;
 	needles.forEach((needle, i) => {
-		if (needle.length >= 8) {
+		if (needle.length >= 8 && !few) {
 			long.push(i);
 			return;
 		}
@@ -197,27 +205,74 @@ function listLines(lines: readonly number[], total = lines.length): string {
 	return total > KEPT_POSITIONS ? `${shown}, …` : shown;
 }
 
-function bigrams(text: string): Map<string, number> {
-	const counts = new Map<string, number>();
-	for (let i = 0; i + 1 < text.length; i++) {
-		const pair = text.slice(i, i + 2);
+/**
+ * The character pairs of a text as numeric keys (`first * 65536 + second`), with their counts:
+ * numbers hash and compare far cheaper than two-character strings.
+ */
+function bigrams(text: string): Map<number, number> {
+	const counts = new Map<number, number>();
+	let previous = text.charCodeAt(0);
+	for (let i = 1; i < text.length; i++) {
+		const code = text.charCodeAt(i);
+		const pair = previous * 65536 + code;
 		counts.set(pair, (counts.get(pair) ?? 0) + 1);
+		previous = code;
 	}
 	return counts;
 }
 
-/** Dice similarity of two strings over character pairs, in [0, 1]. */
-function similarity(a: string, aPairs: Map<string, number>, b: string): number {
-	if (a === b) return 1;
-	if (a.length < 2 || b.length < 2) return 0;
-	const bPairs = bigrams(b);
-	let shared = 0;
-	for (const [pair, count] of aPairs) shared += Math.min(count, bPairs.get(pair) ?? 0);
-	return (2 * shared) / (a.length - 1 + (b.length - 1));
+/**
+ * Dice similarity over character pairs, in [0, 1], of a fixed text `a` (its pairs indexed once in
+ * `aPairs`) against many lines. `used` is scratch space, one slot per distinct pair of `a`.
+ */
+class PairSimilarity {
+	private readonly slot = new Map<number, number>();
+	private readonly limit: Int32Array;
+	private readonly used: Int32Array;
+
+	constructor(private readonly a: string) {
+		const pairs = bigrams(a);
+		this.limit = new Int32Array(pairs.size);
+		this.used = new Int32Array(pairs.size);
+		let k = 0;
+		for (const [pair, count] of pairs) {
+			this.slot.set(pair, k);
+			this.limit[k++] = count;
+		}
+	}
+
+	score(b: string): number {
+		const a = this.a;
+		if (a === b) return 1;
+		if (a.length < 2 || b.length < 2) return 0;
+		this.used.fill(0);
+		let shared = 0;
+		let previous = b.charCodeAt(0);
+		for (let i = 1; i < b.length; i++) {
+			const code = b.charCodeAt(i);
+			const k = this.slot.get(previous * 65536 + code);
+			previous = code;
+			if (k === undefined) continue;
+			if ((this.used[k] ?? 0) < (this.limit[k] ?? 0)) {
+				this.used[k] = (this.used[k] ?? 0) + 1;
+				shared++;
+			}
+		}
+		return (2 * shared) / (a.length - 1 + (b.length - 1));
+	}
 }
+
+/** Lowest similarity a line needs to be named in the hint. */
+const CLOSE_ENOUGH = 0.6;
 
 function quoteLine(text: string): string {
 	return JSON.stringify(text.length > 160 ? `${text.slice(0, 160)}…` : text);
+}
+
+/** Whether texts of these lengths can reach `CLOSE_ENOUGH` at all (the best case: every pair shared). */
+function couldBeClose(a: number, b: number): boolean {
+	if (a < 2 || b < 2) return false;
+	return (2 * (Math.min(a, b) - 1)) / (a - 1 + (b - 1)) >= CLOSE_ENOUGH;
 }
 
 /** A hint naming the file lines most like the first non-blank line of `oldText`. */
@@ -226,7 +281,7 @@ function closestLinesHint(lf: string, oldText: string): string {
 	const firstIndex = oldLines.findIndex((line) => line.trim() !== "");
 	if (firstIndex === -1) return "";
 	const needle = (oldLines[firstIndex] ?? "").trim();
-	const needlePairs = bigrams(needle);
+	const similarity = new PairSimilarity(needle);
 	const scored: { line: number; score: number; text: string }[] = [];
 	const lines = lf.split("\n");
 	for (let i = 0; i < lines.length; i++) {
@@ -235,8 +290,10 @@ function closestLinesHint(lf: string, oldText: string): string {
 		// Cheap length filter first: lines of very different length cannot be close.
 		if (trimmed.length === 0 || trimmed.length > needle.length * 2 + 8 || needle.length > trimmed.length * 2 + 8)
 			continue;
-		const score = similarity(needle, needlePairs, trimmed);
-		if (score >= 0.6) scored.push({ line: i + 1, score, text });
+		// Shared pairs are at most the shorter text's pairs, which bounds the score from above.
+		if (trimmed !== needle && !couldBeClose(needle.length, trimmed.length)) continue;
+		const score = similarity.score(trimmed);
+		if (score >= CLOSE_ENOUGH) scored.push({ line: i + 1, score, text });
 	}
 	if (scored.length === 0) {
 		return " No similar line was found: read the file again to see its current content.";

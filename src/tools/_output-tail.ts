@@ -13,6 +13,11 @@ import { type TruncationResult, truncateTail } from "./truncate.js";
 const NEWLINE = 10;
 /** Size of the blocks output is copied into on its way to the spill file. */
 const BLOCK_BYTES = 1024 * 1024;
+/**
+ * First size of the staging block. Most commands print a few lines, so the block starts small and
+ * doubles as output arrives; a full-size block up front would cost a megabyte per command.
+ */
+const FIRST_BLOCK_BYTES = 4096;
 
 export interface OutputSnapshot {
 	readonly content: string;
@@ -33,8 +38,10 @@ export class OutputTail {
 	 * blocks: a pipe's chunks are views into larger buffers, and holding them would pin those.
 	 */
 	private unsaved: Uint8Array[] = [];
-	private block = new Uint8Array(BLOCK_BYTES);
+	private block = new Uint8Array(0);
 	private blockUsed = 0;
+	/** A block has filled up and gone: the output is large, so the next one starts at full size. */
+	private filledBlock = false;
 	private spilling = false;
 	private spillPath: Promise<string | undefined> | undefined;
 	private writer: Promise<void> = Promise.resolve();
@@ -75,16 +82,28 @@ export class OutputTail {
 	private stage(data: Uint8Array): void {
 		let at = 0;
 		while (at < data.length) {
-			const take = Math.min(data.length - at, BLOCK_BYTES - this.blockUsed);
+			const wanted = Math.min(BLOCK_BYTES, this.blockUsed + data.length - at);
+			if (wanted > this.block.length) this.grow(wanted);
+			const take = Math.min(data.length - at, this.block.length - this.blockUsed);
 			this.block.set(data.subarray(at, at + take), this.blockUsed);
 			this.blockUsed += take;
 			at += take;
 			if (this.blockUsed === BLOCK_BYTES) {
 				this.unsaved.push(this.block);
-				this.block = new Uint8Array(BLOCK_BYTES);
+				this.block = new Uint8Array(0);
 				this.blockUsed = 0;
+				this.filledBlock = true;
 			}
 		}
+	}
+
+	/** Make room for `wanted` staged bytes (at most `BLOCK_BYTES`), doubling the block. */
+	private grow(wanted: number): void {
+		let size = this.filledBlock ? BLOCK_BYTES : Math.max(FIRST_BLOCK_BYTES, this.block.length);
+		while (size < wanted) size *= 2;
+		const next = new Uint8Array(Math.min(size, BLOCK_BYTES));
+		if (this.blockUsed > 0) next.set(this.block.subarray(0, this.blockUsed));
+		this.block = next;
 	}
 
 	/** Bytes of the last (possibly unfinished) line. */
