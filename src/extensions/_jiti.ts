@@ -52,7 +52,8 @@ function isLocal(file: string): boolean {
 /** Position and file of a parse error, from jiti's `__JITI_ERROR__` message or a V8 SyntaxError stack. */
 function syntaxPosition(error: Error, fallback: string): { path: string; line?: number; column?: number } {
 	const jitiStyle = /\s(\/[^\s]+?):(\d+):(\d+)\s*$/.exec(error.message);
-	if (jitiStyle) return { path: jitiStyle[1] as string, line: Number(jitiStyle[2]), column: Number(jitiStyle[3]) };
+	// jiti reports the parser's 0-based column; diagnostics use 1-based columns like editors do.
+	if (jitiStyle) return { path: jitiStyle[1] as string, line: Number(jitiStyle[2]), column: Number(jitiStyle[3]) + 1 };
 	const v8Style = /^(\/[^\n]+?):(\d+)\n/.exec(error.stack ?? "");
 	if (v8Style) {
 		// V8 marks the column with carets under the source line; count them when present.
@@ -152,7 +153,7 @@ export async function importFresh(path: string, virtualModules: Record<string, u
 				diagnostic: {
 					severity: "error",
 					code: "E_SYNTAX",
-					message: `${where.path}${where.line !== undefined ? `:${where.line}:${where.column ?? 0}` : ""} does not parse: ${message}${where.path !== path ? ` (imported by the extension ${path})` : ""}. The extension was not loaded.`,
+					message: `${where.path}${where.line !== undefined ? `:${where.line}${where.column !== undefined ? `:${where.column}` : ""}` : ""} does not parse: ${message}${where.path !== path ? ` (imported by the extension ${path})` : ""}. The extension was not loaded.`,
 					...where,
 				},
 				modules,

@@ -31,7 +31,7 @@ describe("loading the fixture folder", () => {
 
 	it("reports exactly the broken extensions, each naming its file", () => {
 		expect(loaded.diagnostics.map(brief)).toEqual([
-			["error", "E_SYNTAX", "broken-syntax.ts", 4, 1],
+			["error", "E_SYNTAX", "broken-syntax.ts", 4, 2],
 			["warning", "W_DUPLICATE_TOOL", "dup-b.ts", undefined, undefined],
 			["error", "E_LOAD_TIMEOUT", "hangs.ts", undefined, undefined],
 			["error", "E_INCOMPATIBLE", "incompatible-pkg/index.ts", undefined, undefined],
@@ -45,7 +45,7 @@ describe("loading the fixture folder", () => {
 		]);
 		const messages = loaded.diagnostics.map((d) => d.message.split(`${fixtures}/`).join(""));
 		expect(messages).toEqual([
-			"broken-syntax.ts:4:1 does not parse: Unexpected token. The extension was not loaded.",
+			"broken-syntax.ts:4:2 does not parse: Unexpected token. The extension was not loaded.",
 			'Tool "dup_tool" is registered by both dup-a.ts and dup-b.ts; the one from dup-a.ts (loaded first) is used.',
 			"The default export of hangs.ts did not settle within 300 ms; the extension was not loaded. Move slow work into a session_start handler or a tool.",
 			"incompatible-pkg/index.ts requires toolsmith ^2.0.0; this is 1.0.0. The extension was not loaded: use a toolsmith whose API version matches, or update the extension.",
