@@ -131,6 +131,18 @@ export interface ToolDefinition<TParameters extends TSchema = TSchema, TDetails 
 	): RenderOutput;
 }
 
+/** The optional scheduling fields both shapes share, copied only when set (so `in` checks stay honest). */
+function schedulingFields(source: {
+	readonly executionMode?: ToolExecutionMode;
+	prepareArguments?(args: unknown): unknown;
+}): { executionMode?: ToolExecutionMode; prepareArguments?: (args: unknown) => unknown } {
+	const fields: { executionMode?: ToolExecutionMode; prepareArguments?: (args: unknown) => unknown } = {};
+	if (source.executionMode !== undefined) fields.executionMode = source.executionMode;
+	const prepare = source.prepareArguments;
+	if (prepare) fields.prepareArguments = (args) => prepare.call(source, args);
+	return fields;
+}
+
 /**
  * Identity helper that keeps the exact parameter type, so `execute` sees typed `params`.
  * @example
@@ -180,13 +192,7 @@ export function wrapToolDefinition<TParameters extends TSchema, TDetails>(
 				ctxFactory({ toolCallId, toolName: definition.name, signal }),
 			),
 	};
-	const extra: { executionMode?: ToolExecutionMode; prepareArguments?: (args: unknown) => unknown } = {};
-	if (definition.executionMode !== undefined) extra.executionMode = definition.executionMode;
-	if (definition.prepareArguments) {
-		const prepare = definition.prepareArguments;
-		extra.prepareArguments = (args) => prepare.call(definition, args);
-	}
-	return Object.assign(tool, extra);
+	return Object.assign(tool, schedulingFields(definition));
 }
 
 /** `wrapToolDefinition` over a list, keeping its order. */
@@ -211,11 +217,5 @@ export function toolDefinitionFromAgentTool<TParameters extends TSchema, TDetail
 		parameters: tool.parameters,
 		execute: async (toolCallId, params, signal, onUpdate) => tool.execute(toolCallId, params, signal, onUpdate),
 	};
-	const extra: { executionMode?: ToolExecutionMode; prepareArguments?: (args: unknown) => unknown } = {};
-	if (tool.executionMode !== undefined) extra.executionMode = tool.executionMode;
-	if (tool.prepareArguments) {
-		const prepare = tool.prepareArguments;
-		extra.prepareArguments = (args) => prepare.call(tool, args);
-	}
-	return Object.assign(definition, extra);
+	return Object.assign(definition, schedulingFields(tool));
 }

@@ -94,30 +94,23 @@ const STRICT_MAX_PROPERTIES = 5000;
 const STRICT_MAX_ENUM_VALUES = 1000;
 
 /** Structural keywords that cannot be dropped without changing what is valid: an error where rejected. */
+/** Conditional and tuple keywords neither OpenAI strict mode nor Gemini takes. */
+const CONDITIONAL_AND_TUPLE_KEYWORDS = [
+	"not",
+	"if",
+	"then",
+	"else",
+	"dependentSchemas",
+	"dependentRequired",
+	"patternProperties",
+	"prefixItems",
+	"contains",
+] as const;
+
 const STRUCTURAL_UNSUPPORTED: Record<Dialect, readonly string[]> = {
 	open: [],
-	"openai-strict": [
-		"not",
-		"if",
-		"then",
-		"else",
-		"dependentSchemas",
-		"dependentRequired",
-		"patternProperties",
-		"prefixItems",
-		"contains",
-	],
-	google: [
-		"not",
-		"if",
-		"then",
-		"else",
-		"dependentSchemas",
-		"dependentRequired",
-		"patternProperties",
-		"prefixItems",
-		"contains",
-	],
+	"openai-strict": CONDITIONAL_AND_TUPLE_KEYWORDS,
+	google: CONDITIONAL_AND_TUPLE_KEYWORDS,
 };
 
 function isJson(value: unknown): value is Json {
