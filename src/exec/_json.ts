@@ -19,7 +19,7 @@ export const MAX_DEPTH = 512;
 export class ArgumentsShapeError extends Error {}
 
 /** Whether `value` is an object literal or a prototype-less object, as JSON parsing makes them. */
-export function isPlainObject(value: object): boolean {
+function isPlainObject(value: object): boolean {
 	const proto = Object.getPrototypeOf(value);
 	return proto === Object.prototype || proto === null;
 }
@@ -79,6 +79,27 @@ export function isCleanJson(value: unknown, depth = 0): boolean {
 		if (typeof child === "object" && child !== null && !isCleanJson(child, depth + 1)) return false;
 	}
 	return true;
+}
+
+/**
+ * `isCleanJson` for objects that already passed the compiled check of an object schema declaring
+ * `names`, where `known[i]` says that every value `names[i]` accepts is a primitive. Those
+ * values need no walk; every other key is checked as `isCleanJson` would. Keys usually come in
+ * declaration order, so the usual cost is one comparison per key. `names` holds no hostile key.
+ */
+export function cleanObjectCheck(names: readonly string[], known: readonly boolean[]): (value: object) => boolean {
+	return (value) => {
+		if (!isPlainObject(value)) return false;
+		let next = 0;
+		for (const key in value) {
+			const index = next < names.length && key === names[next] ? next++ : names.indexOf(key);
+			if (index >= 0 ? known[index] === true : false) continue;
+			if (index < 0 && isHostileKey(key)) return false;
+			const child = (value as Record<string, unknown>)[key];
+			if (typeof child === "object" && child !== null && !isCleanJson(child, 1)) return false;
+		}
+		return true;
+	};
 }
 
 /** Removes own `__proto__` keys from freshly parsed JSON, in place, and flags the other hostile keys. */

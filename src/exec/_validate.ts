@@ -8,11 +8,11 @@ import { err, ok, type Result } from "../contract/result.js";
 import { coerceValue, dropUndeclaredHostileKeys } from "./_coerce.js";
 import { fromJsonSchema, isCompilableTypeBox } from "./_from-json-schema.js";
 import {
+	cleanObjectCheck,
 	cloneArguments,
 	type HostileKeyState,
 	isCleanJson,
 	isHostileKey,
-	isPlainObject,
 	parseJsonArguments,
 	previewJson,
 } from "./_json.js";
@@ -109,24 +109,21 @@ function acceptsOnlyPrimitives(schema: unknown, depth = 0): boolean {
 
 /**
  * The cheapest check that a value which passed `schema`'s compiled check is plain JSON without
- * hostile keys. For a closed object of primitives (`additionalProperties: false`) the compiled check
- * has already seen every own key and value, so only the prototype is left; anything else is walked.
+ * hostile keys. The compiled check has already looked at every declared property, so values a
+ * property schema only allows to be primitives need no walk; the keys are still all visited (an
+ * undeclared key can hide anything, even next to `additionalProperties: false` when a declared
+ * property is inherited from a polluted prototype).
  */
 function cleanJsonCheckFor(schema: TSchema): (value: object) => boolean {
-	const s = schema as { [Kind]?: unknown; additionalProperties?: unknown; properties?: unknown };
-	const properties = s.properties;
-	if (
-		s[Kind] === "Object" &&
-		s.additionalProperties === false &&
-		typeof properties === "object" &&
-		properties !== null &&
-		Object.keys(properties).every(
-			(key) => !isHostileKey(key) && acceptsOnlyPrimitives((properties as Record<string, unknown>)[key]),
-		)
-	) {
-		return isPlainObject;
-	}
-	return isCleanJson;
+	const s = schema as { [Kind]?: unknown; properties?: unknown };
+	const properties = s.properties as Record<string, unknown> | undefined;
+	if (s[Kind] !== "Object" || typeof properties !== "object" || properties === null) return isCleanJson;
+	const names = Object.keys(properties);
+	if (names.some(isHostileKey)) return isCleanJson;
+	return cleanObjectCheck(
+		names,
+		names.map((name) => acceptsOnlyPrimitives(properties[name])),
+	);
 }
 
 /** Checks a sub-schema on its own; `undefined` when it cannot stand alone (it uses `$ref`). */
