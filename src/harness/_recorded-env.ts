@@ -10,7 +10,9 @@
  * result that disagrees with a stale file is unknowable; one that disagrees with a fresh file is a
  * mismatch.
  */
-import { MemoryExecutionEnv } from "../env/memory.js";
+import { type ExecutionError, ok, type Result } from "../contract/result.js";
+import { MemoryExecutionEnv, type ScriptedCommand } from "../env/memory.js";
+import type { ExecOptions, ExecResult } from "../env/types.js";
 
 /**
  * Stands for a line the recording never showed: two private-use characters, which a real file does
@@ -37,17 +39,187 @@ export type MergeResult =
 	| { readonly kind: "merged"; readonly filled: number }
 	| { readonly kind: "conflict"; readonly message: string };
 
+interface CachedText {
+	readonly text: string;
+	lines: readonly string[] | undefined;
+}
+
+/** A recorded command's answer: what it printed (stdout) and how it exited. */
+export interface RecordedAnswer {
+	readonly command: string;
+	readonly output: string;
+	readonly exitCode: number;
+}
+
+const encoder = new TextEncoder();
+/** Any surrogate: cheaper to look for than a lone one, and rare enough in source files. */
+const SURROGATE = /[\uD800-\uDFFF]/;
+
+/**
+ * The memory env the replay runs on. It counts changes, so the replay can keep the text of the
+ * files it inspects between calls instead of decoding and splitting them again each time, and it
+ * answers the one command the replay expects next directly: the scripted shell's machinery (a
+ * command log, decoders, an abort controller per command) serves tests that inspect it, which the
+ * replay does not. Anything else goes to the scripted shell.
+ */
+export class ReplayEnv extends MemoryExecutionEnv {
+	/**
+	 * Texts of files as last read or written by the replay, by absolute path. A write drops its
+	 * file's entry; anything that may change other files (a command not answered from the
+	 * recording, a rename, a removal) drops them all.
+	 */
+	readonly texts = new Map<string, CachedText>();
+	/** The answer for the next command, not yet handed to the scripted shell. */
+	private expected: RecordedAnswer | undefined;
+	/** Answers handed to the scripted shell and not used yet, by command. */
+	private readonly scripted = new Map<string, number>();
+	/** Someone else added scripted commands: every command then goes through the scripted shell. */
+	private foreign = false;
+
+	/**
+	 * Answer the next exec of exactly `answer.command`, as a scripted command used once would: an
+	 * answer left unused stays scripted and answers a later exec of the same command first.
+	 */
+	expect(answer: RecordedAnswer): void {
+		this.scriptPending();
+		this.expected = answer;
+	}
+
+	/** A scripted command answering exactly `command` once, tried after the existing ones. */
+	scriptOnce(command: string, script: Omit<ScriptedCommand, "match" | "once">): void {
+		this.scriptPending();
+		this.scripted.set(command, (this.scripted.get(command) ?? 0) + 1);
+		super.addCommands({ ...script, match: (c) => c === command, once: true });
+	}
+
+	override addCommands(...commands: ScriptedCommand[]): void {
+		this.scriptPending();
+		this.foreign = true;
+		super.addCommands(...commands);
+	}
+
+	private scriptPending(): void {
+		const answer = this.expected;
+		this.expected = undefined;
+		if (answer) this.scriptOnce(answer.command, { stdout: answer.output, exitCode: answer.exitCode });
+	}
+
+	override async exec(command: string, options: ExecOptions = {}): Promise<Result<ExecResult, ExecutionError>> {
+		const answer = this.expected;
+		const onStdout = options?.onStdout;
+		if (
+			answer === undefined ||
+			answer.command !== command ||
+			this.foreign ||
+			this.scripted.has(command) ||
+			command.includes("\0") ||
+			onStdout === undefined ||
+			options.captureOutput === true ||
+			// A timeout cannot fire before an answer given at once; an invalid one is the shell's to refuse.
+			(options.timeout !== undefined && !(Number.isFinite(options.timeout) && options.timeout > 0)) ||
+			options.env !== undefined ||
+			(options.cwd !== undefined && options.cwd !== this.cwd) ||
+			options.signal?.aborted === true ||
+			!(await this.isFolder(this.cwd))
+		) {
+			this.scriptPending();
+			this.texts.clear();
+			const result = await super.exec(command, options).finally(() => this.texts.clear());
+			const used = this.scripted.get(command);
+			if (used !== undefined && this.commandLog.at(-1)?.matched === true) {
+				if (used > 1) this.scripted.set(command, used - 1);
+				else this.scripted.delete(command);
+			}
+			return result;
+		}
+		this.expected = undefined;
+		const started = Date.now();
+		if (answer.output !== "") {
+			try {
+				onStdout(encoder.encode(answer.output));
+			} catch {
+				// As in any env: a listener's failure does not change the command's outcome.
+			}
+		}
+		return ok({ exitCode: answer.exitCode, stdout: "", stderr: "", durationMs: Date.now() - started });
+	}
+
+	private forget(path: string): void {
+		const absolute = typeof path === "string" ? this.absolutePath(path) : undefined;
+		if (absolute?.ok) this.texts.delete(absolute.value);
+		else this.texts.clear();
+	}
+
+	private async isFolder(path: string): Promise<boolean> {
+		const info = await this.fileInfo(path);
+		return info.ok && info.value.kind === "directory";
+	}
+
+	override async writeFile(...args: Parameters<MemoryExecutionEnv["writeFile"]>) {
+		this.forget(args[0]);
+		try {
+			return await super.writeFile(...args);
+		} finally {
+			this.forget(args[0]);
+		}
+	}
+
+	override async appendFile(...args: Parameters<MemoryExecutionEnv["appendFile"]>) {
+		this.forget(args[0]);
+		try {
+			return await super.appendFile(...args);
+		} finally {
+			this.forget(args[0]);
+		}
+	}
+
+	override async rename(...args: Parameters<MemoryExecutionEnv["rename"]>) {
+		this.texts.clear();
+		try {
+			return await super.rename(...args);
+		} finally {
+			this.texts.clear();
+		}
+	}
+
+	override async remove(...args: Parameters<MemoryExecutionEnv["remove"]>) {
+		this.texts.clear();
+		try {
+			return await super.remove(...args);
+		} finally {
+			this.texts.clear();
+		}
+	}
+
+	override async createDir(...args: Parameters<MemoryExecutionEnv["createDir"]>) {
+		this.texts.clear();
+		try {
+			return await super.createDir(...args);
+		} finally {
+			this.texts.clear();
+		}
+	}
+}
+
 export class RecordedFiles {
-	readonly env: MemoryExecutionEnv;
+	readonly env: ReplayEnv;
 	private readonly states = new Map<string, FileState>();
 
 	constructor(cwd: string) {
 		// Unmatched commands would mean a bash call the replay did not script: fail loudly.
-		this.env = new MemoryExecutionEnv({
+		this.env = new ReplayEnv({
 			cwd,
 			clock: () => 0,
 			unmatched: (command) => ({ exitCode: 127, stderr: `replay: no recorded answer for ${command}\n` }),
 		});
+	}
+
+	/** Write `text` and remember it as the file's content. */
+	async write(path: string, text: string): Promise<void> {
+		const written = await this.env.writeFile(path, text);
+		// A lone surrogate would not survive the bytes; such a text is read back instead.
+		const key = this.key(path);
+		if (written.ok && key !== undefined && !SURROGATE.test(text)) this.env.texts.set(key, { text, lines: undefined });
 	}
 
 	/** Absolute path the way our tools resolve it (a leading `@` dropped, relative to cwd). */
@@ -68,15 +240,36 @@ export class RecordedFiles {
 		return this.states.get(path)?.staleBecause;
 	}
 
-	/** The file's lines (`UNKNOWN_LINE` where unknown), or undefined when the env has no such file. */
-	async lines(path: string): Promise<string[] | undefined> {
-		const text = await this.env.readTextFile(path);
-		return text.ok ? text.value.split("\n") : undefined;
+	/**
+	 * The file's lines (`UNKNOWN_LINE` where unknown), or undefined when the env has no such file.
+	 * Shared with later calls until the env changes: callers must not change the array.
+	 */
+	async lines(path: string): Promise<readonly string[] | undefined> {
+		const entry = await this.entry(path);
+		if (entry === undefined) return undefined;
+		entry.lines ??= entry.text.split("\n");
+		return entry.lines;
 	}
 
 	async content(path: string): Promise<string | undefined> {
+		return (await this.entry(path))?.text;
+	}
+
+	private async entry(path: string): Promise<CachedText | undefined> {
+		const key = this.key(path);
+		const hit = key === undefined ? undefined : this.env.texts.get(key);
+		if (hit) return hit;
 		const text = await this.env.readTextFile(path);
-		return text.ok ? text.value : undefined;
+		if (!text.ok) return undefined;
+		const entry: CachedText = { text: text.value, lines: undefined };
+		if (key !== undefined) this.env.texts.set(key, entry);
+		return entry;
+	}
+
+	/** The cache key of a path: the env's absolute form, as writes name it too. */
+	private key(path: string): string | undefined {
+		const absolute = this.env.absolutePath(path);
+		return absolute.ok ? absolute.value : undefined;
 	}
 
 	async isPartial(path: string): Promise<boolean> {
@@ -104,7 +297,7 @@ export class RecordedFiles {
 
 	/** The file is exactly `content` (a write, or a read of the whole file). */
 	async setContent(path: string, content: string): Promise<void> {
-		await this.env.writeFile(path, content);
+		await this.write(path, content);
 		this.states.set(path, { stale: false, staleBecause: undefined });
 	}
 
@@ -123,7 +316,7 @@ export class RecordedFiles {
 	async seed(path: string, page: RevealedPage): Promise<void> {
 		const lines = new Array<string>(page.total).fill(UNKNOWN_LINE);
 		for (let i = 0; i < page.lines.length; i++) lines[page.start - 1 + i] = page.lines[i]!;
-		await this.env.writeFile(path, lines.join("\n"));
+		await this.write(path, lines.join("\n"));
 		// Whatever was known before is dropped, so nothing known is stale.
 		this.states.set(path, { stale: false, staleBecause: undefined });
 	}
@@ -161,7 +354,7 @@ export class RecordedFiles {
 				};
 			}
 		}
-		if (filled > 0) await this.env.writeFile(path, next.join("\n"));
+		if (filled > 0) await this.write(path, next.join("\n"));
 		if (!next.includes(UNKNOWN_LINE)) {
 			const state = this.states.get(path);
 			if (state) {
@@ -203,7 +396,7 @@ export class RecordedFiles {
 		while (added.has(after.length + 1)) after.push(added.get(after.length + 1)!);
 		if (after.length !== before.length - removed.size + added.size) return false;
 		for (const [line, text] of added) if (after[line - 1] !== text) return false;
-		await this.env.writeFile(path, after.join("\n"));
+		await this.write(path, after.join("\n"));
 		return true;
 	}
 
@@ -221,8 +414,9 @@ export class RecordedFiles {
 			if (held === UNKNOWN_LINE) filled++;
 		}
 		if (filled === 0) return 0;
-		for (const [line, text] of lines) current[line - 1] = text;
-		await this.env.writeFile(path, current.join("\n"));
+		const next = [...current];
+		for (const [line, text] of lines) next[line - 1] = text;
+		await this.write(path, next.join("\n"));
 		return filled;
 	}
 
@@ -235,6 +429,16 @@ export class RecordedFiles {
 		for (let i = page.start - 1; i < end; i++) if (lines[i] === UNKNOWN_LINE) return false;
 		return true;
 	}
+}
+
+/** Whether a line of `text` is exactly `UNKNOWN_LINE` (found without splitting the text into lines). */
+export function hasUnknownLine(text: string): boolean {
+	for (let at = text.indexOf(UNKNOWN_LINE); at !== -1; at = text.indexOf(UNKNOWN_LINE, at + 1)) {
+		const end = at + UNKNOWN_LINE.length;
+		if ((at === 0 || text.charCodeAt(at - 1) === 10) && (end === text.length || text.charCodeAt(end) === 10))
+			return true;
+	}
+	return false;
 }
 
 // Continuation notices of the recorded agent's read tool, older and newer wording.

@@ -20,6 +20,7 @@ import { headlessContextFactory } from "./_context.js";
 import { normaliseResultText } from "./_normalise.js";
 import {
 	changedLinesFromDiff,
+	hasUnknownLine,
 	linesBeforeFromDiff,
 	pageFromRead,
 	RecordedFiles,
@@ -469,7 +470,9 @@ class SessionReplayer {
 		// replay did not know them, they are taken from there (the edit is then marked seeded).
 		const filled = recorded.isError ? 0 : await this.files.fillLines(path, linesBeforeFromDiff(recorded.details));
 		const before = (await this.files.content(path)) ?? "";
-		const partial = before.split("\n").includes(UNKNOWN_LINE);
+		const partial = hasUnknownLine(before);
+		// Split now, while the split is shared with the recorded env's view of the file.
+		const beforeLines = (await this.files.lines(path)) ?? [""];
 		const ours = await this.execute(call.toolCall);
 		const outcome = this.compare(call, ours, {
 			seeded: filled > 0,
@@ -477,7 +480,7 @@ class SessionReplayer {
 		});
 
 		if (outcome.status === "match") {
-			if (!ours.isError) return await this.checkEditEffect(call, path, before, outcome);
+			if (!ours.isError) return await this.checkEditEffect(call, path, before, beforeLines, outcome);
 			return outcome;
 		}
 		// The results differ. Undo our change if the recording says the file was left alone.
@@ -527,20 +530,21 @@ class SessionReplayer {
 		call: RecordedCall,
 		path: string,
 		before: string,
+		beforeLines: readonly string[],
 		outcome: SessionCallOutcome,
 	): Promise<SessionCallOutcome> {
 		this.files.touch(path);
 		const changed = changedLinesFromDiff(call.result!.details);
 		if (!changed || changed.length === 0) return outcome;
-		const after = (await this.files.content(path)) ?? "";
-		const problem = diffDisagreement(changed, before.split("\n"), after.split("\n"));
+		const afterLines = (await this.files.lines(path)) ?? [""];
+		const problem = diffDisagreement(changed, beforeLines, afterLines);
 		if (!problem) return outcome;
 		const args = argsOf(call.toolCall);
 		const oldText = typeof args?.oldText === "string" ? args.oldText : undefined;
 		const newText = typeof args?.newText === "string" ? args.newText : undefined;
 		if (oldText !== undefined && newText !== undefined && /\$[$&`']/.test(newText)) {
 			const expanded = before.replace(oldText, newText);
-			if (!diffDisagreement(changed, before.split("\n"), expanded.split("\n"))) {
+			if (!diffDisagreement(changed, beforeLines, expanded.split("\n"))) {
 				await this.files.env.writeFile(path, expanded);
 				return { ...outcome, rules: [...outcome.rules, "edit-dollar-patterns"] };
 			}
@@ -577,9 +581,7 @@ class SessionReplayer {
 		} else if (answer.aborted) {
 			// Replay the abort: the output is written, then the batch's signal fires.
 			const controller = new AbortController();
-			this.files.env.addCommands({
-				match: (c) => c === command,
-				once: true,
+			this.files.env.scriptOnce(command, {
 				run: async (_c, ctx) => {
 					if (answer.output) ctx.stdout(answer.output);
 					queueMicrotask(() => controller.abort());
@@ -592,12 +594,7 @@ class SessionReplayer {
 			});
 			outcome = this.compare(call, await this.execute(call.toolCall, controller.signal));
 		} else {
-			this.files.env.addCommands({
-				match: (c) => c === command,
-				once: true,
-				stdout: answer.output,
-				exitCode: answer.exitCode,
-			});
+			this.files.env.expect({ command, output: answer.output, exitCode: answer.exitCode });
 			outcome = this.compare(call, await this.execute(call.toolCall));
 		}
 		if (mayWrite) this.files.markAllStale(`the command ${JSON.stringify(shorten(command))} (call ${call.index})`);
