@@ -211,8 +211,9 @@ async function executorBench(): Promise<void> {
 			if (results.length !== batch.length || results[0]?.isError) throw new Error("unexpected result");
 		}
 	};
-	// Alternate the two sides so load on a shared machine hits both alike.
-	const [base, ours, minimum] = await interleaved([handWritten, executor, bare], 21, 5);
+	// Alternate the sides so load on a shared machine hits them alike; a run is only ~2 ms, so take
+	// enough of them for the median to settle.
+	const [base, ours, minimum] = await interleaved([handWritten, executor, bare], 41, 5);
 	if (!base || !ours || !minimum) return;
 	report(
 		"executor overhead, 10,000 no-op calls in batches of 10 (executor/hand-written parallel loop)",
