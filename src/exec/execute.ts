@@ -123,7 +123,8 @@ class Call {
 
 interface Batch {
 	readonly config: ExecuteToolCallsConfig;
-	readonly tools: Map<string, AgentTool>;
+	/** The config's tools as given (non-tools and repeated names included). */
+	readonly tools: readonly unknown[];
 	readonly signal: AbortSignal | undefined;
 	readonly emit: ((event: ToolExecutionEvent) => void) | undefined;
 	/** Removes the batch's listener from the caller's signal. */
@@ -162,15 +163,26 @@ function makeEmitter(config: ExecuteToolCallsConfig): Batch["emit"] {
 	};
 }
 
-function toolMap(tools: unknown): Map<string, AgentTool> {
+/** The tools by name; the first of a name wins. */
+function toolMap(tools: readonly unknown[]): Map<string, AgentTool> {
 	const map = new Map<string, AgentTool>();
-	if (!Array.isArray(tools)) return map;
-	for (const tool of tools as unknown[]) {
+	for (const tool of tools) {
 		if (typeof tool !== "object" || tool === null) continue;
 		const name = (tool as { name?: unknown }).name;
 		if (typeof name === "string" && !map.has(name)) map.set(name, tool as AgentTool);
 	}
 	return map;
+}
+
+/** The first tool named `name`, as `toolMap` would pick it. */
+function findTool(tools: readonly unknown[], name: string): AgentTool | undefined {
+	for (let i = 0; i < tools.length; i++) {
+		const tool = tools[i];
+		if (typeof tool === "object" && tool !== null && (tool as { name?: unknown }).name === name) {
+			return tool as AgentTool;
+		}
+	}
+	return undefined;
 }
 
 let lastSchema: unknown;
@@ -189,7 +201,7 @@ function compiledFor(schema: TSchema): Compiled | undefined {
 function prepare(batch: Batch, c: Call): void {
 	const tool = c.tool;
 	if (tool === undefined) {
-		const available = [...batch.tools.keys()];
+		const available = [...toolMap(batch.tools).keys()];
 		const list = available.length > 0 ? `Available tools: ${available.join(", ")}.` : "No tools are available.";
 		c.fail(`Tool ${c.name} not found. ${list}`, "E_TOOL_NOT_FOUND", { availableTools: available });
 		return;
@@ -461,10 +473,12 @@ async function runParallel(batch: Batch, calls: readonly Call[]): Promise<void> 
 
 /** The batch's shared state, read once from the config; throws when the config cannot be read. */
 function openBatch(config: ExecuteToolCallsConfig, calls: readonly Call[]): Batch {
-	const tools = toolMap(config.tools);
+	const tools: readonly unknown[] = Array.isArray(config.tools) ? config.tools : [];
+	// A short list is searched as it is: cheaper than building a map for one batch.
+	const byName = tools.length > 8 ? toolMap(tools) : undefined;
 	let sequential = config.toolExecution === "sequential";
 	for (const c of calls) {
-		c.tool = tools.get(c.name);
+		c.tool = byName ? byName.get(c.name) : findTool(tools, c.name);
 		if (c.tool?.executionMode === "sequential") sequential = true;
 	}
 	const emit = makeEmitter(config);
