@@ -39,9 +39,58 @@ export type MergeResult =
 	| { readonly kind: "merged"; readonly filled: number }
 	| { readonly kind: "conflict"; readonly message: string };
 
+/**
+ * The lines of a text, found by offsets rather than split out: most callers look at a few lines
+ * of a file, or check lines for `UNKNOWN_LINE`, and splitting makes a string of every line.
+ */
+export class FileLines {
+	private starts: number[] | undefined;
+	private split: readonly string[] | undefined;
+
+	constructor(readonly text: string) {}
+
+	private offsets(): number[] {
+		if (this.starts) return this.starts;
+		const starts = [0];
+		const text = this.text;
+		for (let at = text.indexOf("\n"); at !== -1; at = text.indexOf("\n", at + 1)) starts.push(at + 1);
+		this.starts = starts;
+		return starts;
+	}
+
+	get length(): number {
+		return this.offsets().length;
+	}
+
+	private end(index: number, starts: readonly number[]): number {
+		return index + 1 < starts.length ? (starts[index + 1] as number) - 1 : this.text.length;
+	}
+
+	/** Line `index` (from 0), or undefined past the end. */
+	line(index: number): string | undefined {
+		const starts = this.offsets();
+		if (index < 0 || index >= starts.length || !Number.isInteger(index)) return undefined;
+		return this.text.slice(starts[index], this.end(index, starts));
+	}
+
+	/** Whether line `index` is exactly `expected` (false past the end). */
+	is(index: number, expected: string): boolean {
+		const starts = this.offsets();
+		if (index < 0 || index >= starts.length || !Number.isInteger(index)) return false;
+		const start = starts[index] as number;
+		return this.end(index, starts) - start === expected.length && this.text.startsWith(expected, start);
+	}
+
+	/** Every line, split once and shared: callers must not change the array. */
+	all(): readonly string[] {
+		this.split ??= this.text.split("\n");
+		return this.split;
+	}
+}
+
 interface CachedText {
 	readonly text: string;
-	lines: readonly string[] | undefined;
+	lines: FileLines | undefined;
 }
 
 /** A recorded command's answer: what it printed (stdout) and how it exited. */
@@ -145,9 +194,23 @@ export class ReplayEnv extends MemoryExecutionEnv {
 	}
 
 	private forget(path: string): void {
-		const absolute = typeof path === "string" ? this.absolutePath(path) : undefined;
-		if (absolute?.ok) this.texts.delete(absolute.value);
+		const key = this.textKey(path);
+		if (key !== undefined) this.texts.delete(key);
 		else this.texts.clear();
+	}
+
+	/** Absolute paths by given path (the cwd never changes, so neither does the answer). */
+	private readonly keys = new Map<string, string | undefined>();
+
+	/** The key of `path` in `texts`: the absolute path, as every caller names the file. */
+	textKey(path: string): string | undefined {
+		if (typeof path !== "string") return undefined;
+		if (this.keys.has(path)) return this.keys.get(path);
+		const absolute = this.absolutePath(path);
+		const key = absolute.ok ? absolute.value : undefined;
+		if (this.keys.size > 4096) this.keys.clear();
+		this.keys.set(path, key);
+		return key;
 	}
 
 	private async isFolder(path: string): Promise<boolean> {
@@ -240,14 +303,11 @@ export class RecordedFiles {
 		return this.states.get(path)?.staleBecause;
 	}
 
-	/**
-	 * The file's lines (`UNKNOWN_LINE` where unknown), or undefined when the env has no such file.
-	 * Shared with later calls until the env changes: callers must not change the array.
-	 */
-	async lines(path: string): Promise<readonly string[] | undefined> {
+	/** The file's lines (`UNKNOWN_LINE` where unknown), or undefined when the env has no such file. */
+	async lines(path: string): Promise<FileLines | undefined> {
 		const entry = await this.entry(path);
 		if (entry === undefined) return undefined;
-		entry.lines ??= entry.text.split("\n");
+		entry.lines ??= new FileLines(entry.text);
 		return entry.lines;
 	}
 
@@ -266,15 +326,13 @@ export class RecordedFiles {
 		return entry;
 	}
 
-	/** The cache key of a path: the env's absolute form, as writes name it too. */
 	private key(path: string): string | undefined {
-		const absolute = this.env.absolutePath(path);
-		return absolute.ok ? absolute.value : undefined;
+		return this.env.textKey(path);
 	}
 
 	async isPartial(path: string): Promise<boolean> {
-		const lines = await this.lines(path);
-		return lines === undefined || lines.includes(UNKNOWN_LINE);
+		const text = await this.content(path);
+		return text === undefined || hasUnknownLine(text);
 	}
 
 	/** Something outside the recorded calls may have changed every file. */
@@ -339,23 +397,28 @@ export class RecordedFiles {
 			};
 		}
 		let filled = 0;
-		const next = [...current];
 		for (let i = 0; i < page.lines.length; i++) {
 			const index = page.start - 1 + i;
-			const known = current[index];
 			const shown = page.lines[i]!;
-			if (known === UNKNOWN_LINE) {
-				next[index] = shown;
-				filled++;
-			} else if (known !== shown) {
+			if (current.is(index, UNKNOWN_LINE)) filled++;
+			else if (!current.is(index, shown)) {
 				return {
 					kind: "conflict",
-					message: `line ${index + 1}: the recorded result shows ${JSON.stringify(shown)}, the replayed file has ${JSON.stringify(known)}`,
+					message: `line ${index + 1}: the recorded result shows ${JSON.stringify(shown)}, the replayed file has ${JSON.stringify(current.line(index))}`,
 				};
 			}
 		}
-		if (filled > 0) await this.write(path, next.join("\n"));
-		if (!next.includes(UNKNOWN_LINE)) {
+		let nextText = current.text;
+		if (filled > 0) {
+			const next = [...current.all()];
+			for (let i = 0; i < page.lines.length; i++) {
+				const index = page.start - 1 + i;
+				if (next[index] === UNKNOWN_LINE) next[index] = page.lines[i]!;
+			}
+			nextText = next.join("\n");
+			await this.write(path, nextText);
+		}
+		if (!hasUnknownLine(nextText)) {
 			const state = this.states.get(path);
 			if (state) {
 				state.stale = false;
@@ -372,7 +435,7 @@ export class RecordedFiles {
 	 * does not fit the file.
 	 */
 	async applyChangedLines(path: string, changed: readonly DiffLine[]): Promise<boolean> {
-		const before = await this.lines(path);
+		const before = (await this.lines(path))?.all();
 		if (!before || changed.length === 0) return false;
 		const removed = new Set<number>();
 		const added = new Map<number, string>();
@@ -409,12 +472,12 @@ export class RecordedFiles {
 		if (!current || lines.size === 0) return 0;
 		let filled = 0;
 		for (const [line, text] of lines) {
-			const held = current[line - 1];
-			if (held === undefined || (held !== UNKNOWN_LINE && held !== text)) return 0;
-			if (held === UNKNOWN_LINE) filled++;
+			const unknown = current.is(line - 1, UNKNOWN_LINE);
+			if (!unknown && !current.is(line - 1, text)) return 0;
+			if (unknown) filled++;
 		}
 		if (filled === 0) return 0;
-		const next = [...current];
+		const next = [...current.all()];
 		for (const [line, text] of lines) next[line - 1] = text;
 		await this.write(path, next.join("\n"));
 		return filled;
@@ -426,7 +489,7 @@ export class RecordedFiles {
 		const lines = await this.lines(path);
 		if (!lines) return false;
 		const end = Math.min(lines.length, page.start - 1 + page.lines.length);
-		for (let i = page.start - 1; i < end; i++) if (lines[i] === UNKNOWN_LINE) return false;
+		for (let i = page.start - 1; i < end; i++) if (lines.is(i, UNKNOWN_LINE)) return false;
 		return true;
 	}
 }

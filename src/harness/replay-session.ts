@@ -20,6 +20,7 @@ import { headlessContextFactory } from "./_context.js";
 import { normaliseResultText } from "./_normalise.js";
 import {
 	changedLinesFromDiff,
+	FileLines,
 	hasUnknownLine,
 	linesBeforeFromDiff,
 	pageFromRead,
@@ -472,7 +473,7 @@ class SessionReplayer {
 		const before = (await this.files.content(path)) ?? "";
 		const partial = hasUnknownLine(before);
 		// Split now, while the split is shared with the recorded env's view of the file.
-		const beforeLines = (await this.files.lines(path)) ?? [""];
+		const beforeLines = (await this.files.lines(path)) ?? new FileLines("");
 		const ours = await this.execute(call.toolCall);
 		const outcome = this.compare(call, ours, {
 			seeded: filled > 0,
@@ -530,13 +531,13 @@ class SessionReplayer {
 		call: RecordedCall,
 		path: string,
 		before: string,
-		beforeLines: readonly string[],
+		beforeLines: FileLines,
 		outcome: SessionCallOutcome,
 	): Promise<SessionCallOutcome> {
 		this.files.touch(path);
 		const changed = changedLinesFromDiff(call.result!.details);
 		if (!changed || changed.length === 0) return outcome;
-		const afterLines = (await this.files.lines(path)) ?? [""];
+		const afterLines = (await this.files.lines(path)) ?? new FileLines("");
 		const problem = diffDisagreement(changed, beforeLines, afterLines);
 		if (!problem) return outcome;
 		const args = argsOf(call.toolCall);
@@ -544,7 +545,7 @@ class SessionReplayer {
 		const newText = typeof args?.newText === "string" ? args.newText : undefined;
 		if (oldText !== undefined && newText !== undefined && /\$[$&`']/.test(newText)) {
 			const expanded = before.replace(oldText, newText);
-			if (!diffDisagreement(changed, beforeLines, expanded.split("\n"))) {
+			if (!diffDisagreement(changed, beforeLines, new FileLines(expanded))) {
 				await this.files.env.writeFile(path, expanded);
 				return { ...outcome, rules: [...outcome.rules, "edit-dollar-patterns"] };
 			}
@@ -610,12 +611,12 @@ function shorten(text: string): string {
 /** The first changed line of a recorded diff that the before/after lines contradict. */
 function diffDisagreement(
 	changed: readonly { kind: "-" | "+"; line: number; text: string }[],
-	before: readonly string[],
-	after: readonly string[],
+	before: FileLines,
+	after: FileLines,
 ): string | undefined {
 	for (const entry of changed) {
 		const lines = entry.kind === "-" ? before : after;
-		const held = lines[entry.line - 1];
+		const held = lines.line(entry.line - 1);
 		if (held === UNKNOWN_LINE) continue;
 		if (held !== entry.text) {
 			const side = entry.kind === "-" ? "before" : "after";

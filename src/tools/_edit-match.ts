@@ -66,8 +66,8 @@ interface TolerantView {
 function buildTolerantView(lf: string): TolerantView {
 	// Folding maps one unit to one and never makes or unmakes trailing whitespace (the folded
 	// spaces are whitespace before and after), so the whole text folds at once and lines trim after.
-	const folded = foldCharacters(lf).split("\n");
-	const lines = lf.split("\n");
+	// Folded lines are as long as the lines they come from, so they give the LF view's offsets too.
+	const lines = foldCharacters(lf).split("\n");
 	const tolerantStarts = new Int32Array(lines.length);
 	const lfStarts = new Int32Array(lines.length);
 	const parts: string[] = [];
@@ -75,7 +75,7 @@ function buildTolerantView(lf: string): TolerantView {
 	let lfPos = 0;
 	for (let i = 0; i < lines.length; i++) {
 		const line = lines[i] ?? "";
-		const kept = (folded[i] ?? "").trimEnd();
+		const kept = line.trimEnd();
 		tolerantStarts[i] = tolerantPos;
 		lfStarts[i] = lfPos;
 		parts.push(kept);
