@@ -207,3 +207,25 @@ describe("a batch without hooks or events", () => {
 		expect(aborted.results.map((r) => r.toolCallId)).toEqual(["1", "2"]);
 	});
 });
+
+describe("tool lookup", () => {
+	it("picks the first tool of a name and lists each name once, for short and long tool lists", async () => {
+		for (const count of [3, 12]) {
+			const extra = Array.from({ length: count - 2 }, (_, i) => tool(`t${i}`, async () => text(`t${i}`)));
+			const tools = [
+				null,
+				{ name: 5 },
+				tool("dup", async () => text("first")),
+				...extra,
+				tool("dup", async () => text("second")),
+			] as AgentTool[];
+			const { results } = await executeToolCalls([call("1", "dup"), call("2", "nope"), call("3", "t0")], { tools });
+			expect(results.map((r) => (r.content[0] as { text: string }).text)).toEqual([
+				"first",
+				expect.stringContaining(`Available tools: dup, ${extra.map((t) => t.name).join(", ")}.`),
+				"t0",
+			]);
+			expect(results[1]?.details).toMatchObject({ availableTools: ["dup", ...extra.map((t) => t.name)] });
+		}
+	});
+});
