@@ -284,13 +284,37 @@ class SessionReplayer {
 	): SessionCallOutcome {
 		const recorded = call.result!;
 		const recordedText = textOf(recorded.content);
-		const context = { toolName: call.toolCall.name, args: argsOf(call.toolCall), isError: recorded.isError };
 		// Equal texts need no rules (most bash results); only differing ones are normalised.
-		const identical = recordedText === ours.text;
-		const expected = identical ? { text: recordedText, rules: [] } : normaliseResultText(recordedText, context);
-		const actual = identical ? expected : normaliseResultText(ours.text, { ...context, isError: ours.isError });
-		const rules = [...new Set([...expected.rules, ...actual.rules, ...(options.extraRules ?? [])])];
+		let expected: { readonly text: string; readonly rules: readonly string[] } = { text: recordedText, rules: [] };
+		let actual = expected;
+		if (recordedText !== ours.text) {
+			const context = { toolName: call.toolCall.name, args: argsOf(call.toolCall), isError: recorded.isError };
+			expected = normaliseResultText(recordedText, context);
+			actual = normaliseResultText(ours.text, { ...context, isError: ours.isError });
+		}
+		const extra = options.extraRules ?? [];
+		const rules =
+			expected.rules.length + actual.rules.length + extra.length === 0
+				? []
+				: [...new Set([...expected.rules, ...actual.rules, ...extra])];
 		const same = expected.text === actual.text && recorded.isError === ours.isError;
+		const toolCall = call.toolCall;
+		if (same) {
+			// Built in one literal (most calls match): the fields in the order of the other outcomes.
+			return {
+				index: call.index,
+				batch: call.batch,
+				toolCallId: toolCall.id,
+				toolName: toolCall.name,
+				arguments: toolCall.arguments,
+				seeded: options.seeded === true,
+				rules,
+				expected: { text: expected.text, isError: recorded.isError },
+				actual: { text: actual.text, isError: ours.isError },
+				status: "match",
+				message: options.seeded ? "matched (page seeded from this result)" : "matched",
+			};
+		}
 		const base = {
 			...this.base(call),
 			seeded: options.seeded === true,
@@ -298,12 +322,6 @@ class SessionReplayer {
 			expected: { text: expected.text, isError: recorded.isError },
 			actual: { text: actual.text, isError: ours.isError },
 		};
-		if (same)
-			return {
-				...base,
-				status: "match",
-				message: options.seeded ? "matched (page seeded from this result)" : "matched",
-			};
 		const diff =
 			recorded.isError !== ours.isError
 				? `isError: recorded ${recorded.isError}, ours ${ours.isError}\n${textDiff(expected.text, actual.text, { expected: "recorded", actual: "ours" })}`

@@ -269,6 +269,12 @@ function quoteLine(text: string): string {
 	return JSON.stringify(text.length > 160 ? `${text.slice(0, 160)}…` : text);
 }
 
+/** Whether a trimmed line of length `b` passes the length filters for a needle of length `a`. */
+function passesLengthFilters(a: number, b: number): boolean {
+	if (b === 0 || b > a * 2 + 8 || a > b * 2 + 8) return false;
+	return b === a || couldBeClose(a, b);
+}
+
 /** Whether texts of these lengths can reach `CLOSE_ENOUGH` at all (the best case: every pair shared). */
 function couldBeClose(a: number, b: number): boolean {
 	if (a < 2 || b < 2) return false;
@@ -283,9 +289,18 @@ function closestLinesHint(lf: string, oldText: string): string {
 	const needle = (oldLines[firstIndex] ?? "").trim();
 	const similarity = new PairSimilarity(needle);
 	const scored: { line: number; score: number; text: string }[] = [];
-	const lines = lf.split("\n");
-	for (let i = 0; i < lines.length; i++) {
-		const text = lines[i] ?? "";
+	// A line shorter than the shortest length that passes the filters below cannot pass them once
+	// trimmed either: such lines (most of a file, and every unknown line) are skipped unread.
+	let shortest = 1;
+	while (shortest < needle.length && !passesLengthFilters(needle.length, shortest)) shortest++;
+	let lineStart = 0;
+	for (let i = 0; lineStart <= lf.length; i++) {
+		let lineEnd = lf.indexOf("\n", lineStart);
+		if (lineEnd === -1) lineEnd = lf.length;
+		const start = lineStart;
+		lineStart = lineEnd + 1;
+		if (lineEnd - start < shortest) continue;
+		const text = lf.slice(start, lineEnd);
 		const trimmed = text.trim();
 		// Cheap length filter first: lines of very different length cannot be close.
 		if (trimmed.length === 0 || trimmed.length > needle.length * 2 + 8 || needle.length > trimmed.length * 2 + 8)
