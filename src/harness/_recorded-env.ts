@@ -44,17 +44,28 @@ export type MergeResult =
  * of a file, or check lines for `UNKNOWN_LINE`, and splitting makes a string of every line.
  */
 export class FileLines {
-	private starts: number[] | undefined;
+	/** Start offsets of the lines found so far: the text is scanned only as far as a caller looks. */
+	private readonly starts = [0];
+	private scanned = false;
 	private split: readonly string[] | undefined;
 
 	constructor(readonly text: string) {}
 
-	private offsets(): number[] {
-		if (this.starts) return this.starts;
-		const starts = [0];
+	/** The line starts, known at least up to line `index + 1` (or to the end of the text). */
+	private offsets(index = Number.POSITIVE_INFINITY): number[] {
+		const starts = this.starts;
+		if (this.scanned) return starts;
 		const text = this.text;
-		for (let at = text.indexOf("\n"); at !== -1; at = text.indexOf("\n", at + 1)) starts.push(at + 1);
-		this.starts = starts;
+		let from = starts[starts.length - 1] as number;
+		while (starts.length <= index + 1) {
+			const at = text.indexOf("\n", from);
+			if (at === -1) {
+				this.scanned = true;
+				break;
+			}
+			from = at + 1;
+			starts.push(from);
+		}
 		return starts;
 	}
 
@@ -68,15 +79,17 @@ export class FileLines {
 
 	/** Line `index` (from 0), or undefined past the end. */
 	line(index: number): string | undefined {
-		const starts = this.offsets();
-		if (index < 0 || index >= starts.length || !Number.isInteger(index)) return undefined;
+		if (index < 0 || !Number.isInteger(index)) return undefined;
+		const starts = this.offsets(index);
+		if (index >= starts.length) return undefined;
 		return this.text.slice(starts[index], this.end(index, starts));
 	}
 
 	/** Whether line `index` is exactly `expected` (false past the end). */
 	is(index: number, expected: string): boolean {
-		const starts = this.offsets();
-		if (index < 0 || index >= starts.length || !Number.isInteger(index)) return false;
+		if (index < 0 || !Number.isInteger(index)) return false;
+		const starts = this.offsets(index);
+		if (index >= starts.length) return false;
 		const start = starts[index] as number;
 		return this.end(index, starts) - start === expected.length && this.text.startsWith(expected, start);
 	}

@@ -8,7 +8,10 @@
  * replacement instead.
  */
 
-/** A replaced region of the old text: `[start, end)` became `newText`. Sorted, non-overlapping. */
+/**
+ * A replaced region of the old text: `[start, end)` became `newText`. Sorted, non-overlapping, and
+ * together exactly what turns the old text into the new one.
+ */
 export interface Replacement {
 	readonly start: number;
 	readonly end: number;
@@ -412,6 +415,12 @@ function unifiedPatch(
  * The diff between `oldText` and `newText`, where `newText` is `oldText` with `replacements`
  * applied. Both texts use LF line endings.
  */
+function countNewlines(text: string, start: number, end: number): number {
+	let count = 0;
+	for (let at = text.indexOf("\n", start); at !== -1 && at < end; at = text.indexOf("\n", at + 1)) count++;
+	return count;
+}
+
 export function diffReplacements(
 	oldText: string,
 	newText: string,
@@ -421,8 +430,11 @@ export function diffReplacements(
 ): EditDiff {
 	const old = new LineIndex(oldText);
 	const newEndsWithNewline = newText.endsWith("\n");
-	let newSplitLength = 1;
-	for (let at = newText.indexOf("\n"); at !== -1; at = newText.indexOf("\n", at + 1)) newSplitLength++;
+	// The new text is the old one with the replacements applied, so its line count follows from
+	// theirs without scanning the whole new text.
+	let newSplitLength = old.splitLength;
+	for (const r of replacements)
+		newSplitLength += countNewlines(r.newText, 0, r.newText.length) - countNewlines(oldText, r.start, r.end);
 	const newRealCount = newText.length === 0 ? 0 : newEndsWithNewline ? newSplitLength - 1 : newSplitLength;
 	const ops = buildOps(old, replacements, newEndsWithNewline);
 	const width = String(Math.max(old.splitLength, newSplitLength)).length;
