@@ -40,6 +40,12 @@ export class OutputTail {
 	private unsaved: Uint8Array[] = [];
 	private block = new Uint8Array(0);
 	private blockUsed = 0;
+	/**
+	 * Whether output is copied into blocks yet. Most commands print less than the tail keeps, and
+	 * while nothing was dropped from the tail or spilled, the tail's chunks are the whole output:
+	 * they are copied only once either happens.
+	 */
+	private staging = false;
 	/** A block has filled up and gone: the output is large, so the next one starts at full size. */
 	private filledBlock = false;
 	private spilling = false;
@@ -68,14 +74,18 @@ export class OutputTail {
 
 		this.chunks.push(data);
 		this.chunkBytes += data.length;
+		if (!this.spilling && (this.totalBytes > this.maxBytes || this.totalLines > this.maxLines)) this.spilling = true;
+		if (this.staging) this.stage(data);
+		else if (this.spilling || this.chunkBytes - (this.chunks[0]?.length ?? 0) >= this.keepBytes) {
+			// About to spill or to drop a chunk from the tail: until now the tail held all the output.
+			this.staging = true;
+			for (const chunk of this.chunks) this.stage(chunk);
+		}
 		while (this.chunks.length > 1 && this.chunkBytes - (this.chunks[0]?.length ?? 0) >= this.keepBytes) {
 			const dropped = this.chunks.shift() as Uint8Array;
 			this.chunkBytes -= dropped.length;
 			this.startsAtLine = dropped[dropped.length - 1] === NEWLINE;
 		}
-
-		this.stage(data);
-		if (!this.spilling && (this.totalBytes > this.maxBytes || this.totalLines > this.maxLines)) this.spilling = true;
 		if (this.spilling && this.unsaved.length > 0) this.flush();
 	}
 
