@@ -58,6 +58,22 @@ describe("toolsmith replay-session", () => {
 		);
 		expect(run.stdout).toMatch(/\n {2}total +(\d+) +\d+ +0 +\d+\n/);
 		expect(run.stdout).toMatch(/\nno mismatches in \d+ calls\n$/);
+		expect(run.stdout).toMatchInlineSnapshot(`
+			"replay-session test/fixtures/sessions/pi-session-v1.jsonl · cwd /Users/badlogic/workspaces/pi-mono
+			  tool   calls  match  mismatch  unknowable
+			  bash   192    192    0         0
+			  edit   146    97     0         49
+			  read   50     50     0         0
+			  write  3      3      0         0
+			  total  391    342    0         49
+
+			unknowable: no-result 18, unseen-region 16, outside-change 2, unseen-file 13
+			normalised: edit-success 115, read-continuation 25, bash-empty-output-status 11, edit-dollar-patterns 1
+			reads checked against their own page: 37
+
+			no mismatches in 391 calls
+			"
+		`);
 	});
 
 	it("reports a file that is not a session and exits 1", async () => {
@@ -82,6 +98,28 @@ describe("toolsmith check", () => {
 		const run = await cli(["check", "docs/examples/todo.ts", "--nondeterministic", "todo"]);
 		expect(run.code).toBe(0);
 		expect(run.stdout).toContain("  - deterministic: the tool is declared nondeterministic\n");
+		expect(run.stdout.replace(/\d+ ms/g, "<n> ms")).toMatchInlineSnapshot(`
+			"PASS todo
+			  ✓ name-valid: "todo" is accepted by OpenAI, Anthropic and Google
+			  ✓ description: 139 characters
+			  ✓ label: "To-do"
+			  ✓ parameters-object: an object schema
+			  ✓ schema-openai: 0 rewrite(s)
+			  ✓ schema-anthropic: 0 rewrite(s)
+			  ✓ schema-google: 0 rewrite(s)
+			  - prompt-snippet: no promptSnippet (the description's first sentence is used)
+			  - prompt-guidelines: no promptGuidelines
+			  ✓ valid-samples: 3 sample(s), 3 reached execute
+			  ✓ invalid-samples: 2 near miss(es) rejected: wrong-type, missing-required
+			  ✓ abort: settled <n> ms after the call
+			  ✓ content: 2 result(s) checked
+			  ✓ throws: 2 thrown failure(s) became error results
+			  - updates: no sample sent partial updates
+			  ✓ render: 3 sample(s) rendered
+			  - deterministic: the tool is declared nondeterministic
+			13 passed, 0 failed, 4 skipped
+			"
+		`);
 		const typo = await cli(["check", "docs/examples/todo.ts", "--nondeterministic", "tood"]);
 		expect(typo.code).toBe(2);
 		expect(typo.stderr).toBe(

@@ -57,6 +57,66 @@ describe("toolsmith schema", () => {
 		]);
 		expect(run.stderr).toContain("  pick rewritten\n");
 		expect(run.stderr).toContain("/properties/note optional-to-nullable:");
+		expect(run.stdout).toMatchInlineSnapshot(`
+			"[
+			  {
+			    "type": "function",
+			    "function": {
+			      "name": "pick",
+			      "description": "Pick one.",
+			      "parameters": {
+			        "type": "object",
+			        "required": [
+			          "choice",
+			          "note"
+			        ],
+			        "properties": {
+			          "choice": {
+			            "type": "string",
+			            "enum": [
+			              "a",
+			              "b"
+			            ]
+			          },
+			          "note": {
+			            "type": [
+			              "string",
+			              "null"
+			            ]
+			          }
+			        },
+			        "additionalProperties": false
+			      },
+			      "strict": true
+			    }
+			  },
+			  {
+			    "type": "function",
+			    "function": {
+			      "name": "9lives",
+			      "description": "A name Google refuses.",
+			      "parameters": {
+			        "type": "object",
+			        "properties": {},
+			        "additionalProperties": false,
+			        "required": []
+			      },
+			      "strict": true
+			    }
+			  }
+			]
+			"
+		`);
+		expect(run.stderr.replaceAll(scratch, "<scratch>")).toMatchInlineSnapshot(`
+			"warning tools.ts Tool "9lives" from <scratch>/tools.ts: Google Gemini rejects this name (the name must start with a letter or _; rule: starts with a letter or _, then letters, digits, _ . : -; at most 64 characters). [W_PROVIDER_NAME]
+			openai-chat (strict) · 2 tools · 2 rewritten · 0 rejected
+			  pick rewritten
+			    / closed-object: the root closed with additionalProperties: false (strict mode requires it).
+			    /properties/note optional-to-nullable: Optional property "note" at the root made required and nullable; the model sends null to leave it out.
+			  9lives rewritten
+			    / closed-object: the root closed with additionalProperties: false (strict mode requires it).
+			"
+		`);
 	});
 
 	it("reports a broken extension as a diagnostic and exits 1", async () => {
