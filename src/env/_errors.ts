@@ -74,3 +74,12 @@ export function affixProblem(value: string | undefined, what: string): string | 
 	}
 	return undefined;
 }
+
+/** Whether a listener returned a promise (or any thenable) to apply backpressure. May throw (a hostile getter). */
+export function isThenable(value: unknown): value is PromiseLike<unknown> {
+	return (
+		value !== null &&
+		(typeof value === "object" || typeof value === "function") &&
+		typeof (value as { then?: unknown }).then === "function"
+	);
+}

@@ -19,6 +19,7 @@ import {
 	commandProblem,
 	execError,
 	fileError,
+	isThenable,
 	pathProblem,
 	rangeProblem,
 	timeoutProblem,
@@ -506,18 +507,42 @@ export class MemoryExecutionEnv implements ExecutionEnv {
 		const captured = { stdout: "", stderr: "" };
 		const stop = new AbortController();
 		let settled = false;
+		/**
+		 * Backpressure (see ExecOptions): while a listener's promise is pending, later chunks wait
+		 * here in order and are delivered once it settles. The log and the capture see them at once.
+		 */
+		const held: { stream: "stdout" | "stderr"; bytes: Uint8Array }[] = [];
+		let holding: Promise<void> | undefined;
+		const deliver = (stream: "stdout" | "stderr", bytes: Uint8Array) => {
+			const listener = stream === "stdout" ? options.onStdout : options.onStderr;
+			if (listener === undefined) return;
+			try {
+				const returned: unknown = listener(bytes);
+				if (isThenable(returned)) holding = Promise.resolve(returned).then(release, release);
+			} catch {
+				// A listener's failure must not change the command's outcome (see ExecOptions).
+			}
+		};
+		const release = () => {
+			holding = undefined;
+			while (holding === undefined && !settled) {
+				const next = held.shift();
+				if (next === undefined) return;
+				deliver(next.stream, next.bytes);
+			}
+		};
 		const write = (stream: "stdout" | "stderr", data: string | Uint8Array) => {
 			if (settled || stop.signal.aborted) return;
 			const bytes = toBytes(data);
 			if (bytes.byteLength === 0) return;
 			entry[stream] += logOut[stream].decode(bytes, { stream: true });
 			if (capture) captured[stream] += out[stream].decode(bytes, { stream: true });
-			const listener = stream === "stdout" ? options.onStdout : options.onStderr;
-			try {
-				listener?.(bytes);
-			} catch {
-				// A listener's failure must not change the command's outcome (see ExecOptions).
-			}
+			if (holding !== undefined) held.push({ stream, bytes });
+			else deliver(stream, bytes);
+		};
+		/** Resolves once every written chunk reached its listener and no promise is pending. */
+		const delivered = async () => {
+			while (holding !== undefined) await holding;
 		};
 
 		const run = async (): Promise<number> => {
@@ -566,7 +591,7 @@ export class MemoryExecutionEnv implements ExecutionEnv {
 			if (options.timeout !== undefined) timer = setTimeout(() => end(err("timeout")), options.timeout * 1000);
 			options.signal?.addEventListener("abort", onAbort, { once: true });
 			run().then(
-				(code) => end(ok(code)),
+				(code) => (holding === undefined ? end(ok(code)) : delivered().then(() => end(ok(code)))),
 				() => end(ok(1)),
 			);
 		});

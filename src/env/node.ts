@@ -24,6 +24,7 @@ import {
 	commandProblem,
 	execError,
 	fileError,
+	isThenable,
 	pathProblem,
 	rangeProblem,
 	timeoutProblem,
@@ -522,20 +523,73 @@ export class NodeExecutionEnv implements ExecutionEnv {
 		};
 		const captured = { stdout: "", stderr: "" };
 		let lastOutputAt = Date.now();
+		/** Streams paused until their listener's promise settles (backpressure, see ExecOptions). */
+		let paused = 0;
+		/** Set once the tree is being killed or waiting has stopped: output must flow again. */
+		let unpausable = false;
+		/** Called when no stream is held anymore (the close handler waits for it). */
+		let onUnpaused: (() => void) | undefined;
+		const releasers: (() => void)[] = [];
 		const listen = (stream: "stdout" | "stderr") => {
 			const listener = stream === "stdout" ? options.onStdout : options.onStderr;
-			child[stream]?.on("data", (buffer: Buffer) => {
+			const source = child[stream];
+			if (!source) return;
+			/** The pending promise holding this stream back, if any. */
+			let holder: object | undefined;
+			/**
+			 * Chunks that arrived while held. Pausing stops the flow, but Node resumes a child's
+			 * streams itself once the child exits; such chunks wait here, in order, and the stream
+			 * is paused again at once, so this holds at most a chunk per unwanted resume.
+			 */
+			const waiting: Uint8Array[] = [];
+			const deliver = (chunk: Uint8Array) => {
+				let returned: unknown;
+				try {
+					returned = listener?.(chunk);
+					if (!isThenable(returned)) return;
+				} catch {
+					// A listener's failure must not change the command's outcome (see ExecOptions).
+					return;
+				}
+				const token = {};
+				// Caught here as well: a rejection is swallowed like a throw, never left unhandled.
+				const release = () => {
+					if (holder === token) resume();
+				};
+				Promise.resolve(returned).then(release, release);
+				if (unpausable) return;
+				holder = token;
+				paused++;
+				// The pipe fills up while paused and the writer blocks: memory stays bounded.
+				source.pause();
+			};
+			const resume = () => {
+				if (holder === undefined) return;
+				holder = undefined;
+				paused--;
+				// Time spent held back is not silence: the drain after exit starts counting anew.
+				lastOutputAt = Date.now();
+				while (holder === undefined && waiting.length > 0) deliver(waiting.shift() as Uint8Array);
+				if (holder !== undefined) return;
+				if (!source.destroyed) source.resume();
+				if (paused === 0) onUnpaused?.();
+			};
+			releasers.push(resume);
+			source.on("data", (buffer: Buffer) => {
 				lastOutputAt = Date.now();
 				const chunk = new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
 				if (capture) captured[stream] += decoders[stream].decode(chunk, { stream: true });
-				try {
-					listener?.(chunk);
-				} catch {
-					// A listener's failure must not change the command's outcome (see ExecOptions).
-				}
+				if (holder === undefined) return deliver(chunk);
+				waiting.push(chunk);
+				source.pause();
 			});
 			// A destroyed or broken pipe must not become an unhandled 'error' event.
-			child[stream]?.on("error", () => undefined);
+			source.on("error", () => undefined);
+		};
+		/** Stop honouring backpressure: deliver what waits and let every stream flow. */
+		const releaseAll = () => {
+			unpausable = true;
+			for (const release of releasers) release();
 		};
 		listen("stdout");
 		listen("stderr");
@@ -581,8 +635,12 @@ export class NodeExecutionEnv implements ExecutionEnv {
 				later(GROUP_POLL_MS, () => settleWhenGone(deadline));
 			};
 			const kill = (reason: "timeout" | "aborted") => {
+				// After the shell exited, a timeout only stops waiting for a listener holding output back.
+				if (exit && !killedFor) releaseAll();
 				if (settled || killedFor || exit) return;
 				killedFor = reason;
+				// A paused pipe never reaches its end, so 'close' would wait for the kill deadline.
+				releaseAll();
 				if (pid !== undefined) signalGroup(pid, "SIGTERM");
 				later(this.killGraceMs, () => {
 					if (pid !== undefined && !settled) signalGroup(pid, "SIGKILL");
@@ -605,6 +663,11 @@ export class NodeExecutionEnv implements ExecutionEnv {
 			const drain = (exitedAt: number) => {
 				if (settled || closed) return;
 				const now = Date.now();
+				if (paused > 0) {
+					// The caller holds output back: waiting for it is neither silence nor drain time.
+					later(DRAIN_IDLE_MS, () => drain(exitedAt + (Date.now() - now)));
+					return;
+				}
 				const quietFor = now - lastOutputAt;
 				if (quietFor >= DRAIN_IDLE_MS || now - exitedAt >= DRAIN_MAX_MS) return stopDraining();
 				later(Math.min(DRAIN_IDLE_MS - quietFor, DRAIN_MAX_MS - (now - exitedAt)) + 1, () => drain(exitedAt));
@@ -626,7 +689,10 @@ export class NodeExecutionEnv implements ExecutionEnv {
 			child.once("close", () => {
 				closed = true;
 				// A shell that never started reports through 'error' instead.
-				if (!killedFor && pid !== undefined) finish();
+				if (killedFor || pid === undefined) return;
+				// A stream can end while its last chunks still wait for a listener's promise.
+				if (paused > 0) onUnpaused = finish;
+				else finish();
 			});
 			if (options.timeout !== undefined) later(options.timeout * 1000, () => kill("timeout"));
 			options.signal?.addEventListener("abort", onAbort, { once: true });

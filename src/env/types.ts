@@ -108,11 +108,18 @@ export interface ExecOptions extends SignalOptions {
 	readonly timeout?: number;
 	/**
 	 * Receives stdout bytes as they arrive. Chunks may split a multi-byte UTF-8 character: decode
-	 * with a streaming decoder. May throw: the error is swallowed and the command keeps running.
+	 * with a streaming decoder.
+	 *
+	 * May return a promise to apply backpressure: until it settles, no further stdout chunk is
+	 * delivered and the env stops reading the stream (a real process then blocks on its full
+	 * pipe), so a consumer slower than the command keeps memory bounded. A promise that never
+	 * settles holds the command until its timeout or abort; on a timeout or an abort the env
+	 * stops waiting for it. May throw or reject: the error is swallowed (a rejection counts as
+	 * settled) and the command keeps running.
 	 */
-	readonly onStdout?: (chunk: Uint8Array) => void;
-	/** Like `onStdout`, for stderr. */
-	readonly onStderr?: (chunk: Uint8Array) => void;
+	readonly onStdout?: (chunk: Uint8Array) => void | Promise<void>;
+	/** Like `onStdout`, for stderr (its backpressure holds back only stderr). */
+	readonly onStderr?: (chunk: Uint8Array) => void | Promise<void>;
 	/**
 	 * Whether to buffer stdout and stderr into the result. Defaults to true only when neither
 	 * `onStdout` nor `onStderr` is given, so a streaming caller's memory stays bounded.

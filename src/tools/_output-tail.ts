@@ -18,6 +18,11 @@ const BLOCK_BYTES = 1024 * 1024;
  * doubles as output arrives; a full-size block up front would cost a megabyte per command.
  */
 const FIRST_BLOCK_BYTES = 4096;
+/**
+ * Staged bytes waiting for the spill file above which the command is held back (see `backlog`).
+ * A fast producer outruns the file appends; without a bound, the queue of blocks grows with it.
+ */
+const BACKLOG_BYTES = 4 * BLOCK_BYTES;
 
 export interface OutputSnapshot {
 	readonly content: string;
@@ -38,6 +43,11 @@ export class OutputTail {
 	 * blocks: a pipe's chunks are views into larger buffers, and holding them would pin those.
 	 */
 	private unsaved: Uint8Array[] = [];
+	/** Bytes in `unsaved`. */
+	private unsavedBytes = 0;
+	/** Wakes the caller held back by `backlog`, once the queue is short again. */
+	private wake: (() => void) | undefined;
+	private waiting: Promise<void> | undefined;
 	private block = new Uint8Array(0);
 	private blockUsed = 0;
 	/**
@@ -100,6 +110,7 @@ export class OutputTail {
 			at += take;
 			if (this.blockUsed === BLOCK_BYTES) {
 				this.unsaved.push(this.block);
+				this.unsavedBytes += BLOCK_BYTES;
 				this.block = new Uint8Array(0);
 				this.blockUsed = 0;
 				this.filledBlock = true;
@@ -114,6 +125,26 @@ export class OutputTail {
 		const next = new Uint8Array(Math.min(size, BLOCK_BYTES));
 		if (this.blockUsed > 0) next.set(this.block.subarray(0, this.blockUsed));
 		this.block = next;
+	}
+
+	/**
+	 * A promise while more output waits for the spill file than the bound allows, settling once
+	 * the queue is short again; undefined otherwise. Returned from the exec listener, it makes the
+	 * env stop reading until the file has caught up.
+	 */
+	backlog(): Promise<void> | undefined {
+		if (this.unsavedBytes <= BACKLOG_BYTES) return undefined;
+		this.waiting ??= new Promise<void>((resolve) => {
+			this.wake = resolve;
+		});
+		return this.waiting;
+	}
+
+	private release(): void {
+		const wake = this.wake;
+		this.wake = undefined;
+		this.waiting = undefined;
+		wake?.();
 	}
 
 	/** Bytes of the last (possibly unfinished) line. */
@@ -138,12 +169,17 @@ export class OutputTail {
 			const path = await this.spillPath;
 			while (this.unsaved.length > 0) {
 				const batch = this.unsaved.shift() as Uint8Array;
-				if (path === undefined) continue;
-				const appended = await this.env.appendFile(path, batch);
-				if (!appended.ok && this.spillError === undefined) this.spillError = appended.error.message;
+				this.unsavedBytes -= batch.length;
+				if (path !== undefined) {
+					const appended = await this.env.appendFile(path, batch);
+					if (!appended.ok && this.spillError === undefined) this.spillError = appended.error.message;
+				}
+				if (this.unsavedBytes <= BACKLOG_BYTES / 2) this.release();
 			}
 		} finally {
 			this.writing = false;
+			// Whatever ended the loop, nobody may stay held back.
+			this.release();
 		}
 	}
 
@@ -151,6 +187,7 @@ export class OutputTail {
 	async close(): Promise<void> {
 		if (this.spilling && this.blockUsed > 0) {
 			this.unsaved.push(this.block.subarray(0, this.blockUsed));
+			this.unsavedBytes += this.blockUsed;
 			this.block = new Uint8Array(0);
 			this.blockUsed = 0;
 		}

@@ -81,13 +81,15 @@ export function createBashTool(
 					},
 				});
 			};
-			const onChunk = (chunk: Uint8Array) => {
+			// Returns a promise while the spill file lags far behind: the env then stops reading, the
+			// command blocks on its full pipe, and memory stays bounded however fast it prints.
+			const onChunk = (chunk: Uint8Array): Promise<void> | undefined => {
 				output.append(chunk);
-				if (!onUpdate) return;
-				dirty = true;
-				if (timer !== undefined) return;
-				const wait = Math.max(0, interval - (Date.now() - lastUpdate));
-				timer = setTimeout(emit, wait);
+				if (onUpdate) {
+					dirty = true;
+					if (timer === undefined) timer = setTimeout(emit, Math.max(0, interval - (Date.now() - lastUpdate)));
+				}
+				return output.backlog();
 			};
 			const seconds = typeof timeout === "number" && Number.isFinite(timeout) && timeout > 0 ? timeout : undefined;
 			const script = options.commandPrefix ? `${options.commandPrefix}\n${command}` : command;

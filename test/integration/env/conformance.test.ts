@@ -388,8 +388,12 @@ describe.each(bothEnvs)("ExecutionEnv conformance: %s", (_name, make) => {
 			const events: string[] = [];
 			const streamed = value(
 				await env.exec(streaming, {
-					onStdout: (chunk) => events.push(`out:${decode(chunk)}`),
-					onStderr: (chunk) => events.push(`err:${decode(chunk)}`),
+					onStdout: (chunk) => {
+						events.push(`out:${decode(chunk)}`);
+					},
+					onStderr: (chunk) => {
+						events.push(`err:${decode(chunk)}`);
+					},
 				}),
 			);
 			expect(events).toEqual(["out:one\n", "err:err\n", "out:two\n"]);
@@ -442,7 +446,12 @@ describe.each(bothEnvs)("ExecutionEnv conformance: %s", (_name, make) => {
 			const command = "sleep 30 & echo $!; wait";
 			const { fx, env } = await setup({ commands: [fakeBackgroundChild(command)] });
 			let printed = "";
-			const result = await env.exec(command, { timeout: 0.3, onStdout: (chunk) => (printed += decode(chunk)) });
+			const result = await env.exec(command, {
+				timeout: 0.3,
+				onStdout: (chunk) => {
+					printed += decode(chunk);
+				},
+			});
 			const message = expectError(result, "timeout");
 			expect(message).toContain("0.3 seconds");
 			expect(message).toContain("sleep 30");
@@ -482,7 +491,12 @@ describe.each(bothEnvs)("ExecutionEnv conformance: %s", (_name, make) => {
 				],
 			});
 			const events: string[] = [];
-			const result = await env.exec(slow, { timeout: 0.3, onStdout: (chunk) => events.push(decode(chunk)) });
+			const result = await env.exec(slow, {
+				timeout: 0.3,
+				onStdout: (chunk) => {
+					events.push(decode(chunk));
+				},
+			});
 			expectError(result, "timeout");
 			expect(events.join("")).toBe("one\n");
 		});

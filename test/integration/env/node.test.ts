@@ -45,7 +45,11 @@ describe("NodeExecutionEnv", () => {
 	it("streams plain Uint8Array chunks", async () => {
 		const env = new NodeExecutionEnv({ cwd: root });
 		const chunks: Uint8Array[] = [];
-		await env.exec("printf abc", { onStdout: (chunk) => chunks.push(chunk) });
+		await env.exec("printf abc", {
+			onStdout: (chunk) => {
+				chunks.push(chunk);
+			},
+		});
 		expect(chunks.length).toBeGreaterThan(0);
 		for (const chunk of chunks) expect(chunk.constructor).toBe(Uint8Array);
 	});
@@ -55,7 +59,9 @@ describe("NodeExecutionEnv", () => {
 		let printed = "";
 		const result = await env.exec("trap '' TERM; sleep 30 & echo $!; wait", {
 			timeout: 0.2,
-			onStdout: (chunk) => (printed += new TextDecoder().decode(chunk)),
+			onStdout: (chunk) => {
+				printed += new TextDecoder().decode(chunk);
+			},
 		});
 		expect(result.ok ? "ok" : result.error.code).toBe("timeout");
 		const pid = Number(printed.trim());

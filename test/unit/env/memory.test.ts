@@ -160,7 +160,9 @@ describe("MemoryExecutionEnv scripted shell", () => {
 		const chunks: string[] = [];
 		const result = await env.exec("cp in.txt out.txt", {
 			env: { MODE: "fast" },
-			onStdout: (c) => chunks.push(text(c)),
+			onStdout: (c) => {
+				chunks.push(text(c));
+			},
 		});
 		expect(result).toMatchObject({ ok: true, value: { exitCode: 0, stdout: "" } });
 		expect(chunks).toEqual(["copying in /project with fast\n"]);
@@ -249,7 +251,12 @@ describe("MemoryExecutionEnv isolation and cancellation", () => {
 		});
 		const controller = new AbortController();
 		const chunks: string[] = [];
-		const pending = env.exec("x", { signal: controller.signal, onStdout: (c) => chunks.push(text(c)) });
+		const pending = env.exec("x", {
+			signal: controller.signal,
+			onStdout: (c) => {
+				chunks.push(text(c));
+			},
+		});
 		await Promise.resolve();
 		controller.abort();
 		expect((await pending).ok).toBe(false);
