@@ -27,9 +27,36 @@ export function pathSegments(path: string): string[] {
 
 /** `path` with repeated slashes, `.` and `..` removed and no trailing slash (`"."` when empty). */
 export function normalizePath(path: string): string {
+	// Most paths arrive already normal (resolved once, then passed around): skip the split and join.
+	if (isNormalAbsolute(path)) return path;
 	const joined = pathSegments(path).join("/");
 	if (isAbsolutePath(path)) return `/${joined}`;
 	return joined === "" ? "." : joined;
+}
+
+const SLASH = 47;
+const DOT = 46;
+
+/**
+ * Whether `path` is absolute and already normal: `/`, or `/`-separated non-empty segments that
+ * are neither `.` nor `..`, with no trailing slash. One pass over the characters, no allocation.
+ */
+function isNormalAbsolute(path: string): boolean {
+	const length = path.length;
+	if (length === 0 || path.charCodeAt(0) !== SLASH) return false;
+	if (length === 1) return true;
+	if (path.charCodeAt(length - 1) === SLASH) return false;
+	// Index of the slash that opened the current segment.
+	let start = 0;
+	for (let i = 1; i <= length; i++) {
+		if (i < length && path.charCodeAt(i) !== SLASH) continue;
+		const size = i - start - 1;
+		if (size === 0) return false;
+		if (path.charCodeAt(start + 1) === DOT && (size === 1 || (size === 2 && path.charCodeAt(start + 2) === DOT)))
+			return false;
+		start = i;
+	}
+	return true;
 }
 
 /** `path` made absolute against `base` (itself made absolute against `/`), then normalised. */

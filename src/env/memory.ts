@@ -152,8 +152,32 @@ function toBytes(data: string | Uint8Array): Uint8Array {
 	return typeof data === "string" ? encoder.encode(data) : new Uint8Array(data);
 }
 
+const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
+
+/**
+ * The text of stored file contents, by the array holding them. Stored arrays are never changed in
+ * place (a write or an append stores a new one), so an entry stays right for as long as its array
+ * is alive; tools read the same file many times between writes.
+ */
+const texts = new WeakMap<Uint8Array, string>();
+
 function decode(bytes: Uint8Array): string {
-	return new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes);
+	return decoder.decode(bytes);
+}
+
+function textOf(bytes: Uint8Array): string {
+	let text = texts.get(bytes);
+	if (text === undefined) {
+		text = decoder.decode(bytes);
+		texts.set(bytes, text);
+	}
+	return text;
+}
+
+/** Remembers the text written as `bytes`, when decoding them gives it back exactly. */
+function rememberText(bytes: Uint8Array, text: string): void {
+	// Lone surrogates are encoded as U+FFFD, so only well-formed text round-trips.
+	if ((text as { isWellFormed?: () => boolean }).isWellFormed?.() === true) texts.set(bytes, text);
 }
 
 function abortedError(path: string): FileError {
@@ -330,7 +354,7 @@ export class MemoryExecutionEnv implements ExecutionEnv {
 		const file = this.findFile(path, options);
 		if (!file.ok) return file;
 		try {
-			return ok(decode(file.value.data));
+			return ok(textOf(file.value.data));
 		} catch (error) {
 			// Past the engine's longest string: the caller should page through it with readRange.
 			return err(fileError("io_error", String(path), `too large to decode as one string: ${errorText(error)}`));
@@ -496,16 +520,12 @@ export class MemoryExecutionEnv implements ExecutionEnv {
 		entry.matched = script !== undefined;
 
 		const capture = options.captureOutput ?? (options.onStdout === undefined && options.onStderr === undefined);
-		const out = {
-			stdout: new TextDecoder("utf-8", { ignoreBOM: true }),
-			stderr: new TextDecoder("utf-8", { ignoreBOM: true }),
-		};
-		const logOut = {
-			stdout: new TextDecoder("utf-8", { ignoreBOM: true }),
-			stderr: new TextDecoder("utf-8", { ignoreBOM: true }),
-		};
-		const captured = { stdout: "", stderr: "" };
-		const stop = new AbortController();
+		// The log entry holds exactly this exec's output, so the capture is taken from it at the end.
+		// Decoders and the stop signal are made only when needed: most scripted commands print one
+		// answer, and many replayed sessions run hundreds of them.
+		const logOut: { stdout?: InstanceType<typeof TextDecoder>; stderr?: InstanceType<typeof TextDecoder> } = {};
+		let stop: AbortController | undefined;
+		const stopSignal = () => (stop ??= new AbortController()).signal;
 		let settled = false;
 		/**
 		 * Backpressure (see ExecOptions): while a listener's promise is pending, later chunks wait
@@ -532,11 +552,11 @@ export class MemoryExecutionEnv implements ExecutionEnv {
 			}
 		};
 		const write = (stream: "stdout" | "stderr", data: string | Uint8Array) => {
-			if (settled || stop.signal.aborted) return;
+			if (settled || stop?.signal.aborted) return;
 			const bytes = toBytes(data);
 			if (bytes.byteLength === 0) return;
+			logOut[stream] ??= new TextDecoder("utf-8", { ignoreBOM: true });
 			entry[stream] += logOut[stream].decode(bytes, { stream: true });
-			if (capture) captured[stream] += out[stream].decode(bytes, { stream: true });
 			if (holding !== undefined) held.push({ stream, bytes });
 			else deliver(stream, bytes);
 		};
@@ -551,7 +571,7 @@ export class MemoryExecutionEnv implements ExecutionEnv {
 			try {
 				if (script) {
 					for (const chunk of script.chunks ?? []) {
-						if (chunk.delayMs && chunk.delayMs > 0 && !(await sleep(chunk.delayMs, stop.signal))) return 0;
+						if (chunk.delayMs && chunk.delayMs > 0 && !(await sleep(chunk.delayMs, stopSignal()))) return 0;
 						write(chunk.stream, chunk.data);
 					}
 					if (script.run) {
@@ -559,7 +579,7 @@ export class MemoryExecutionEnv implements ExecutionEnv {
 							env: this,
 							cwd: cwd.value,
 							variables: options.env ?? {},
-							signal: stop.signal,
+							signal: stopSignal(),
 							stdout: (data) => write("stdout", data),
 							stderr: (data) => write("stderr", data),
 						});
@@ -585,7 +605,8 @@ export class MemoryExecutionEnv implements ExecutionEnv {
 				settled = true;
 				if (timer !== undefined) clearTimeout(timer);
 				options.signal?.removeEventListener("abort", onAbort);
-				stop.abort();
+				// Aborting costs an exception object: only when the script could be listening.
+				stop?.abort();
 				resolve(value);
 			};
 			if (options.timeout !== undefined) timer = setTimeout(() => end(err("timeout")), options.timeout * 1000);
@@ -596,8 +617,8 @@ export class MemoryExecutionEnv implements ExecutionEnv {
 			);
 		});
 		for (const stream of ["stdout", "stderr"] as const) {
-			entry[stream] += logOut[stream].decode();
-			if (capture) captured[stream] += out[stream].decode();
+			const rest = logOut[stream]?.decode();
+			if (rest) entry[stream] += rest;
 		}
 		const durationMs = Date.now() - startedAt;
 		if (!outcome.ok) {
@@ -605,7 +626,9 @@ export class MemoryExecutionEnv implements ExecutionEnv {
 				outcome.error === "timeout" ? `Command timed out after ${options.timeout} seconds` : "Command aborted";
 			return finish(err(execError(outcome.error, command, what)));
 		}
-		return finish(ok({ exitCode: outcome.value, stdout: captured.stdout, stderr: captured.stderr, durationMs }));
+		const stdout = capture ? entry.stdout : "";
+		const stderr = capture ? entry.stderr : "";
+		return finish(ok({ exitCode: outcome.value, stdout, stderr, durationMs }));
 	}
 
 	// ---------------------------------------------------------------- internals
@@ -754,6 +777,7 @@ export class MemoryExecutionEnv implements ExecutionEnv {
 		const denied = this.denyWrite(locatedPath(located.value), false);
 		if (denied) return Promise.resolve(err(denied));
 		const bytes = toBytes(data);
+		if (typeof data === "string" && !append) rememberText(bytes, data);
 		if (existing?.kind === "file") {
 			if (append) {
 				const joined = new Uint8Array(existing.data.byteLength + bytes.byteLength);
