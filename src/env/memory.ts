@@ -525,7 +525,10 @@ export class MemoryExecutionEnv implements ExecutionEnv {
 		// answer, and many replayed sessions run hundreds of them.
 		const logOut: { stdout?: InstanceType<typeof TextDecoder>; stderr?: InstanceType<typeof TextDecoder> } = {};
 		let stop: AbortController | undefined;
-		const stopSignal = () => (stop ??= new AbortController()).signal;
+		const stopSignal = () => {
+			stop ??= new AbortController();
+			return stop.signal;
+		};
 		let settled = false;
 		/**
 		 * Backpressure (see ExecOptions): while a listener's promise is pending, later chunks wait

@@ -132,16 +132,24 @@ export function createEditTool(_options?: EditToolOptions): ToolDefinition<typeo
 			const absolutePath = resolveToolPath(ctx, path);
 			return withFileMutationQueue(ctx.env, absolutePath, async (): Promise<AgentToolResult<EditToolDetails>> => {
 				throwIfAborted(signal);
-				const read = await ctx.env.readBinaryFile(absolutePath, signal ? { signal } : undefined);
+				const options = signal ? { signal } : undefined;
+				const read = await ctx.env.readTextFile(absolutePath, options);
 				throwIfAborted(signal);
 				if (!read.ok) throw readError(path, read.error.code, read.error.message);
-				let raw: string;
-				try {
-					raw = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(read.value);
-				} catch {
-					throw new Error(
-						`Could not edit ${path}: it is not valid UTF-8 text, and editing it would corrupt its bytes. Use write to replace it, or bash for binary changes.`,
-					);
+				let raw = read.value;
+				// The text read replaces invalid bytes with U+FFFD. Without one the bytes were valid
+				// UTF-8 (the common case, and an env may keep the text); with one, the bytes decide.
+				if (raw.includes("\uFFFD")) {
+					const bytes = await ctx.env.readBinaryFile(absolutePath, options);
+					throwIfAborted(signal);
+					if (!bytes.ok) throw readError(path, bytes.error.code, bytes.error.message);
+					try {
+						raw = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes.value);
+					} catch {
+						throw new Error(
+							`Could not edit ${path}: it is not valid UTF-8 text, and editing it would corrupt its bytes. Use write to replace it, or bash for binary changes.`,
+						);
+					}
 				}
 				const bom = raw.startsWith("\uFEFF") ? "\uFEFF" : "";
 				const body = bom ? raw.slice(1) : raw;
