@@ -85,7 +85,8 @@ export function locate(root: MemDir, absolute: string, followLast: boolean): Loc
 			continue;
 		}
 		const node = dir.entries.get(name);
-		const isLast = pending.every((rest) => rest === "" || rest === ".");
+		// Only link targets push `""` or `.`: a plain path's last segment is last when nothing is left.
+		const isLast = pending.length === 0 || pending.every((rest) => rest === "" || rest === ".");
 		if (!node) {
 			if (isLast) return { ok: true, value: { parent: dir, parentSegments: dirSegments, name, node: undefined } };
 			return { ok: false, code: "not_found" };
@@ -105,7 +106,8 @@ export function locate(root: MemDir, absolute: string, followLast: boolean): Loc
 		if (isLast) return { ok: true, value: { parent: dir, parentSegments: dirSegments, name, node } };
 		if (node.kind !== "directory") return { ok: false, code: "not_directory" };
 		dir = node;
-		dirSegments = [...dirSegments, name];
+		// Safe to grow in place: the array is handed out only when the walk returns.
+		dirSegments.push(name);
 	}
 	// The walk ended on a folder itself: the root, or a link whose target ends in `.` or `..`.
 	if (dirSegments.length === 0) return { ok: true, value: { parent: root, parentSegments: [], name: "", node: root } };

@@ -24,6 +24,8 @@ const FIRST_BLOCK_BYTES = 4096;
  */
 const BACKLOG_BYTES = 4 * BLOCK_BYTES;
 
+const finalDecoder = new TextDecoder("utf-8", { ignoreBOM: true });
+
 export interface OutputSnapshot {
 	readonly content: string;
 	readonly truncation: TruncationResult;
@@ -212,7 +214,10 @@ export class OutputTail {
 		let start = 0;
 		// Skip continuation bytes of a character whose first bytes were dropped.
 		if (!this.startsAtLine) while (start < bytes.length && ((bytes[start] ?? 0) & 0xc0) === 0x80) start++;
-		let text = new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes.subarray(start), { stream: !complete });
+		// A complete decode leaves no state behind, so one decoder serves every final snapshot; a
+		// partial one may keep an unfinished character, so it gets a decoder of its own.
+		const decoder = complete ? finalDecoder : new TextDecoder("utf-8", { ignoreBOM: true });
+		let text = decoder.decode(bytes.subarray(start), { stream: !complete });
 		if (!this.startsAtLine) {
 			const newline = text.indexOf("\n");
 			if (newline !== -1) text = text.slice(newline + 1);
