@@ -9,6 +9,11 @@ import { pathSegments } from "./_path.js";
 export interface MemFile {
 	readonly kind: "file";
 	data: Uint8Array;
+	/**
+	 * `data` decoded, once known (tools read the same file many times between writes). Whoever
+	 * replaces `data` sets this again or clears it; `data` is never changed in place.
+	 */
+	text?: string | undefined;
 	mode: number;
 	mtimeMs: number;
 }

@@ -154,30 +154,13 @@ function toBytes(data: string | Uint8Array): Uint8Array {
 
 const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
 
-/**
- * The text of stored file contents, by the array holding them. Stored arrays are never changed in
- * place (a write or an append stores a new one), so an entry stays right for as long as its array
- * is alive; tools read the same file many times between writes.
- */
-const texts = new WeakMap<Uint8Array, string>();
-
 function decode(bytes: Uint8Array): string {
 	return decoder.decode(bytes);
 }
 
-function textOf(bytes: Uint8Array): string {
-	let text = texts.get(bytes);
-	if (text === undefined) {
-		text = decoder.decode(bytes);
-		texts.set(bytes, text);
-	}
-	return text;
-}
-
-/** Remembers the text written as `bytes`, when decoding them gives it back exactly. */
-function rememberText(bytes: Uint8Array, text: string): void {
-	// Lone surrogates are encoded as U+FFFD, so only well-formed text round-trips.
-	if ((text as { isWellFormed?: () => boolean }).isWellFormed?.() === true) texts.set(bytes, text);
+/** `text` when decoding its encoding gives it back exactly (lone surrogates become U+FFFD). */
+function knownText(text: string): string | undefined {
+	return (text as { isWellFormed?: () => boolean }).isWellFormed?.() === true ? text : undefined;
 }
 
 function abortedError(path: string): FileError {
@@ -354,7 +337,8 @@ export class MemoryExecutionEnv implements ExecutionEnv {
 		const file = this.findFile(path, options);
 		if (!file.ok) return file;
 		try {
-			return ok(textOf(file.value.data));
+			file.value.text ??= decode(file.value.data);
+			return ok(file.value.text);
 		} catch (error) {
 			// Past the engine's longest string: the caller should page through it with readRange.
 			return err(fileError("io_error", String(path), `too large to decode as one string: ${errorText(error)}`));
@@ -780,7 +764,7 @@ export class MemoryExecutionEnv implements ExecutionEnv {
 		const denied = this.denyWrite(locatedPath(located.value), false);
 		if (denied) return Promise.resolve(err(denied));
 		const bytes = toBytes(data);
-		if (typeof data === "string" && !append) rememberText(bytes, data);
+		const text = typeof data === "string" && !append ? knownText(data) : undefined;
 		if (existing?.kind === "file") {
 			if (append) {
 				const joined = new Uint8Array(existing.data.byteLength + bytes.byteLength);
@@ -790,10 +774,11 @@ export class MemoryExecutionEnv implements ExecutionEnv {
 			} else {
 				existing.data = bytes;
 			}
+			existing.text = text;
 			existing.mtimeMs = this.now();
 			return Promise.resolve(ok(undefined));
 		}
-		const file: MemFile = { kind: "file", data: bytes, mode: 0o644, mtimeMs: this.now() };
+		const file: MemFile = { kind: "file", data: bytes, text, mode: 0o644, mtimeMs: this.now() };
 		return Promise.resolve(this.addChild(located.value, file));
 	}
 

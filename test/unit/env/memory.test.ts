@@ -209,6 +209,29 @@ describe("MemoryExecutionEnv isolation and cancellation", () => {
 		expect(await env.readBinaryFile("a.bin")).toEqual({ ok: true, value: new Uint8Array([1, 2, 3]) });
 	});
 
+	it("reads the current text after every kind of write, however often it was read before", async () => {
+		const env = new MemoryExecutionEnv({ cwd: "/repo", files: { "a.txt": "seed\n" } });
+		const read = async () => {
+			const result = await env.readTextFile("a.txt");
+			return result.ok ? result.value : result.error.code;
+		};
+		expect(await read()).toBe("seed\n");
+		expect(await read()).toBe("seed\n");
+		await env.writeFile("a.txt", "one\n");
+		expect(await read()).toBe("one\n");
+		await env.appendFile("a.txt", "two\n");
+		expect(await read()).toBe("one\ntwo\n");
+		await env.writeFile("a.txt", new Uint8Array([104, 105]));
+		expect(await read()).toBe("hi");
+		// A lone surrogate cannot be stored as UTF-8: the text read back holds U+FFFD instead.
+		await env.writeFile("a.txt", "x\uD800y");
+		expect(await read()).toBe("x\uFFFDy");
+		await env.writeFile("a.txt", "\uFEFFbom \u{1F600}");
+		expect(await read()).toBe("\uFEFFbom \u{1F600}");
+		await env.rename("a.txt", "b.txt");
+		expect(await env.readTextFile("b.txt")).toEqual({ ok: true, value: "\uFEFFbom \u{1F600}" });
+	});
+
 	it("settles a hanging run on timeout and tells it through its signal", async () => {
 		let sawAbort = false;
 		const env = new MemoryExecutionEnv({
