@@ -198,7 +198,8 @@ export class ReplayEnv extends MemoryExecutionEnv {
 		const started = Date.now();
 		if (answer.output !== "") {
 			try {
-				onStdout(encoder.encode(answer.output));
+				// Honour backpressure like any env: wait for a returned promise; a rejection is swallowed.
+				await onStdout(encoder.encode(answer.output));
 			} catch {
 				// As in any env: a listener's failure does not change the command's outcome.
 			}

@@ -323,11 +323,12 @@ export class RecordingEnv implements ExecutionEnv {
 			captureOutput: options.captureOutput ?? !(options.onStdout || options.onStderr),
 			onStdout: (chunk) => {
 				take("stdout", chunk);
-				options.onStdout?.(chunk);
+				// pass the listener's promise on, so backpressure reaches the wrapped env
+				return options.onStdout?.(chunk);
 			},
 			onStderr: (chunk) => {
 				take("stderr", chunk);
-				options.onStderr?.(chunk);
+				return options.onStderr?.(chunk);
 			},
 		});
 		for (const stream of ["stdout", "stderr"] as const) {
