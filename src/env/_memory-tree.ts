@@ -6,16 +6,54 @@
 import type { FileErrorCode } from "../contract/result.js";
 import { pathSegments } from "./_path.js";
 
-export interface MemFile {
-	readonly kind: "file";
-	data: Uint8Array;
-	/**
-	 * `data` decoded, once known (tools read the same file many times between writes). Whoever
-	 * replaces `data` sets this again or clears it; `data` is never changed in place.
-	 */
-	text?: string | undefined;
+const encoder = new TextEncoder();
+
+/**
+ * A file's content, held as bytes, as text, or both: a file written as well-formed text is encoded
+ * only when someone asks for its bytes (tools often rewrite a file several times before anything
+ * reads it as bytes). `data` is never changed in place; replacing it drops the text.
+ */
+export class MemFile {
+	readonly kind = "file" as const;
+	private bytes: Uint8Array | undefined;
+	private decoded: string | undefined;
 	mode: number;
 	mtimeMs: number;
+
+	constructor(content: { readonly bytes: Uint8Array } | { readonly text: string }, mode: number, mtimeMs: number) {
+		if ("bytes" in content) this.bytes = content.bytes;
+		else this.decoded = content.text;
+		this.mode = mode;
+		this.mtimeMs = mtimeMs;
+	}
+
+	get data(): Uint8Array {
+		// Only well-formed text is ever held without bytes, so encoding it gives back the same text.
+		this.bytes ??= encoder.encode(this.decoded ?? "");
+		return this.bytes;
+	}
+
+	set data(bytes: Uint8Array) {
+		this.bytes = bytes;
+		this.decoded = undefined;
+	}
+
+	/** `data` decoded, once known (tools read the same file many times between writes). */
+	get text(): string | undefined {
+		return this.decoded;
+	}
+
+	/** Records `data` decoded; callers set it only to the exact decoding of the current bytes. */
+	set text(text: string | undefined) {
+		if (text === undefined && this.bytes === undefined) return;
+		this.decoded = text;
+	}
+
+	/** Replaces the content with well-formed text, leaving the bytes to be encoded when asked for. */
+	setText(text: string): void {
+		this.decoded = text;
+		this.bytes = undefined;
+	}
 }
 
 export interface MemDir {

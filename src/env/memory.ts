@@ -30,7 +30,7 @@ import {
 	locate,
 	locatedPath,
 	type MemDir,
-	type MemFile,
+	MemFile,
 	type MemNode,
 	newDir,
 	walkFiles,
@@ -447,12 +447,11 @@ export class MemoryExecutionEnv implements ExecutionEnv {
 	): Promise<Result<string, FileError>> {
 		const problem = affixProblem(options.prefix, "prefix") ?? affixProblem(options.suffix, "suffix");
 		if (problem) return err(fileError("invalid_argument", this.tempDir, problem));
-		return this.createTemp(options.prefix ?? "toolsmith-", options.suffix ?? "", () => ({
-			kind: "file",
-			data: new Uint8Array(0),
-			mode: 0o600,
-			mtimeMs: this.now(),
-		}));
+		return this.createTemp(
+			options.prefix ?? "toolsmith-",
+			options.suffix ?? "",
+			() => new MemFile({ bytes: new Uint8Array(0) }, 0o600, this.now()),
+		);
 	}
 
 	async createTempDir(options: { readonly prefix?: string } = {}): Promise<Result<string, FileError>> {
@@ -653,12 +652,7 @@ export class MemoryExecutionEnv implements ExecutionEnv {
 		if (!located.ok) return err(fileError(located.code, absolute));
 		if (located.value.node && located.value.node.kind !== "file") return err(fileError("already_exists", absolute));
 		const spec = typeof file === "string" || file instanceof Uint8Array ? { content: file } : file;
-		const node: MemFile = {
-			kind: "file",
-			data: toBytes(spec.content),
-			mode: spec.mode ?? 0o644,
-			mtimeMs: spec.mtimeMs ?? this.now(),
-		};
+		const node = new MemFile({ bytes: toBytes(spec.content) }, spec.mode ?? 0o644, spec.mtimeMs ?? this.now());
 		located.value.parent.entries.set(located.value.name, node);
 		return ok(undefined);
 	}
@@ -763,22 +757,24 @@ export class MemoryExecutionEnv implements ExecutionEnv {
 		if (existing?.kind === "directory") return Promise.resolve(err(fileError("is_directory", abs.value)));
 		const denied = this.denyWrite(locatedPath(located.value), false);
 		if (denied) return Promise.resolve(err(denied));
-		const bytes = toBytes(data);
+		// Well-formed text is kept as it is and encoded only when its bytes are asked for.
 		const text = typeof data === "string" && !append ? knownText(data) : undefined;
 		if (existing?.kind === "file") {
-			if (append) {
+			if (text !== undefined) {
+				existing.setText(text);
+			} else if (append) {
+				const bytes = toBytes(data);
 				const joined = new Uint8Array(existing.data.byteLength + bytes.byteLength);
 				joined.set(existing.data, 0);
 				joined.set(bytes, existing.data.byteLength);
 				existing.data = joined;
 			} else {
-				existing.data = bytes;
+				existing.data = toBytes(data);
 			}
-			existing.text = text;
 			existing.mtimeMs = this.now();
 			return Promise.resolve(ok(undefined));
 		}
-		const file: MemFile = { kind: "file", data: bytes, text, mode: 0o644, mtimeMs: this.now() };
+		const file = new MemFile(text !== undefined ? { text } : { bytes: toBytes(data) }, 0o644, this.now());
 		return Promise.resolve(this.addChild(located.value, file));
 	}
 
