@@ -94,6 +94,23 @@ export class FileLines {
 		return this.end(index, starts) - start === expected.length && this.text.startsWith(expected, start);
 	}
 
+	/**
+	 * The text with some lines replaced (by index from 0, each within the text), built from slices
+	 * of the text: no array of every line is made for a change to a few.
+	 */
+	withLines(replacements: ReadonlyMap<number, string>): string {
+		const indices = [...replacements.keys()].sort((a, b) => a - b);
+		const starts = this.offsets(indices.at(-1));
+		const text = this.text;
+		let out = "";
+		let from = 0;
+		for (const index of indices) {
+			out += text.slice(from, starts[index]) + replacements.get(index);
+			from = this.end(index, starts);
+		}
+		return out + text.slice(from);
+	}
+
 	/** Every line, split once and shared: callers must not change the array. */
 	all(): readonly string[] {
 		this.split ??= this.text.split("\n");
@@ -410,11 +427,11 @@ export class RecordedFiles {
 				message: `the recorded result shows ${page.total} lines, the replayed file has ${current.length}`,
 			};
 		}
-		let filled = 0;
+		const fills = new Map<number, string>();
 		for (let i = 0; i < page.lines.length; i++) {
 			const index = page.start - 1 + i;
 			const shown = page.lines[i]!;
-			if (current.is(index, UNKNOWN_LINE)) filled++;
+			if (current.is(index, UNKNOWN_LINE)) fills.set(index, shown);
 			else if (!current.is(index, shown)) {
 				return {
 					kind: "conflict",
@@ -422,14 +439,10 @@ export class RecordedFiles {
 				};
 			}
 		}
+		const filled = fills.size;
 		let nextText = current.text;
 		if (filled > 0) {
-			const next = [...current.all()];
-			for (let i = 0; i < page.lines.length; i++) {
-				const index = page.start - 1 + i;
-				if (next[index] === UNKNOWN_LINE) next[index] = page.lines[i]!;
-			}
-			nextText = next.join("\n");
+			nextText = current.withLines(fills);
 			await this.write(path, nextText);
 		}
 		if (!hasUnknownLine(nextText)) {
@@ -484,17 +497,16 @@ export class RecordedFiles {
 	async fillLines(path: string, lines: ReadonlyMap<number, string>): Promise<number> {
 		const current = await this.lines(path);
 		if (!current || lines.size === 0) return 0;
-		let filled = 0;
+		// Known lines given here equal the file's already, so only the unknown ones are replaced.
+		const fills = new Map<number, string>();
 		for (const [line, text] of lines) {
 			const unknown = current.is(line - 1, UNKNOWN_LINE);
 			if (!unknown && !current.is(line - 1, text)) return 0;
-			if (unknown) filled++;
+			if (unknown) fills.set(line - 1, text);
 		}
-		if (filled === 0) return 0;
-		const next = [...current.all()];
-		for (const [line, text] of lines) next[line - 1] = text;
-		await this.write(path, next.join("\n"));
-		return filled;
+		if (fills.size === 0) return 0;
+		await this.write(path, current.withLines(fills));
+		return fills.size;
 	}
 
 	/** Whether every line the page covers is known (no `UNKNOWN_LINE` within it). */
