@@ -57,17 +57,25 @@ export function tolerantForm(text: string): string {
  */
 interface TolerantView {
 	readonly text: string;
-	/** Start of each line in the tolerant text. */
-	readonly tolerantStarts: Int32Array;
+	/** Start of each line in the tolerant text; undefined when no line lost anything (same offsets). */
+	readonly tolerantStarts: Int32Array | undefined;
 	/** Start of each line in the LF view. */
-	readonly lfStarts: Int32Array;
+	readonly lfStarts: Int32Array | undefined;
 }
+
+/**
+ * Whitespace at the end of a line (or before a line terminator other than LF, which only makes
+ * the check answer yes more often): when it finds none, trimming changes no line.
+ */
+const TRAILING_WHITESPACE = /[^\S\n]$/m;
 
 function buildTolerantView(lf: string): TolerantView {
 	// Folding maps one unit to one and never makes or unmakes trailing whitespace (the folded
 	// spaces are whitespace before and after), so the whole text folds at once and lines trim after.
 	// Folded lines are as long as the lines they come from, so they give the LF view's offsets too.
-	const lines = foldCharacters(lf).split("\n");
+	const folded = foldCharacters(lf);
+	if (!TRAILING_WHITESPACE.test(folded)) return { text: folded, tolerantStarts: undefined, lfStarts: undefined };
+	const lines = folded.split("\n");
 	const tolerantStarts = new Int32Array(lines.length);
 	const lfStarts = new Int32Array(lines.length);
 	const parts: string[] = [];
@@ -98,6 +106,7 @@ function lastAtMost(sorted: ArrayLike<number>, value: number): number {
 }
 
 function tolerantToLF(view: TolerantView, position: number): number {
+	if (view.tolerantStarts === undefined || view.lfStarts === undefined) return position;
 	const line = lastAtMost(view.tolerantStarts, position);
 	return (view.lfStarts[line] ?? 0) + (position - (view.tolerantStarts[line] ?? 0));
 }
