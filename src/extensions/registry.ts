@@ -181,6 +181,11 @@ function toolLabel(definition: ToolDefinition): string {
 	return typeof definition.name === "string" ? `"${definition.name}"` : "(unnamed)";
 }
 
+/** The validated arguments as handlers see them: an object, or `{}` for a tool without object arguments. */
+function argsRecord(args: unknown): Record<string, unknown> {
+	return (typeof args === "object" && args !== null ? args : {}) as Record<string, unknown>;
+}
+
 export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegistry {
 	let contextFactory = options.context;
 	const listeners = new Set<(snapshot: RegistrySnapshot) => void>();
@@ -372,10 +377,7 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
 		const reportLater = (diagnostic: ExtensionDiagnostic): void => report(diagnostic, []);
 
 		const beforeToolCall = async (context: ToolCallHookContext): Promise<ToolCallEventResult | undefined> => {
-			const input = (typeof context.args === "object" && context.args !== null ? context.args : {}) as Record<
-				string,
-				unknown
-			>;
+			const input = argsRecord(context.args);
 			const event: ToolCallEvent = {
 				type: "tool_call",
 				toolCallId: context.toolCall.id,
@@ -404,10 +406,7 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
 		};
 
 		const afterToolCall = async (context: AfterToolCallContext): Promise<AfterToolCallResult | undefined> => {
-			const input = (typeof context.args === "object" && context.args !== null ? context.args : {}) as Record<
-				string,
-				unknown
-			>;
+			const input = argsRecord(context.args);
 			let current: ToolResultEvent = {
 				type: "tool_result",
 				toolCallId: context.toolCall.id,

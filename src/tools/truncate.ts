@@ -68,18 +68,24 @@ function untouched(content: string, totalLines: number, totalBytes: number, maxL
 	} satisfies TruncationResult;
 }
 
+/** The budgets, the lines and the byte size of `content`, and its untouched result when it fits. */
+function measure(content: string, options: TruncationOptions) {
+	const maxLines = options.maxLines ?? DEFAULT_MAX_LINES;
+	const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
+	const lines = content.split("\n");
+	const totalBytes = utf8Length(content);
+	const fits = lines.length <= maxLines && totalBytes <= maxBytes;
+	const whole = fits ? untouched(content, lines.length, totalBytes, maxLines, maxBytes) : undefined;
+	return { maxLines, maxBytes, lines, totalBytes, whole };
+}
+
 /**
  * Keep the first lines of `content` that fit both budgets. Only whole lines are kept: when the
  * first line alone is over the byte budget the result is empty with `firstLineExceedsLimit`.
  */
 export function truncateHead(content: string, options: TruncationOptions = {}): TruncationResult {
-	const maxLines = options.maxLines ?? DEFAULT_MAX_LINES;
-	const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
-	const lines = content.split("\n");
-	const totalBytes = utf8Length(content);
-	if (lines.length <= maxLines && totalBytes <= maxBytes) {
-		return untouched(content, lines.length, totalBytes, maxLines, maxBytes);
-	}
+	const { maxLines, maxBytes, lines, totalBytes, whole } = measure(content, options);
+	if (whole) return whole;
 	const firstBytes = utf8Length(lines[0] ?? "");
 	if (firstBytes > maxBytes) {
 		return {
@@ -130,13 +136,8 @@ export function truncateHead(content: string, options: TruncationOptions = {}): 
  * byte budget, its end is kept (cut on a character boundary) and `lastLinePartial` is set.
  */
 export function truncateTail(content: string, options: TruncationOptions = {}): TruncationResult {
-	const maxLines = options.maxLines ?? DEFAULT_MAX_LINES;
-	const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
-	const lines = content.split("\n");
-	const totalBytes = utf8Length(content);
-	if (lines.length <= maxLines && totalBytes <= maxBytes) {
-		return untouched(content, lines.length, totalBytes, maxLines, maxBytes);
-	}
+	const { maxLines, maxBytes, lines, totalBytes, whole } = measure(content, options);
+	if (whole) return whole;
 	let first = lines.length;
 	let bytes = 0;
 	let truncatedBy: "lines" | "bytes" = "lines";
