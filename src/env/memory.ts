@@ -6,6 +6,8 @@
  * codes, same symlink semantics, same exec results) so a tool that passes here behaves the same on
  * a real disk.
  */
+
+import { errorMessage } from "../contract/errors.js";
 import {
 	type ExecutionError,
 	type ExecutionErrorCode,
@@ -341,7 +343,7 @@ export class MemoryExecutionEnv implements ExecutionEnv {
 			return ok(file.value.text);
 		} catch (error) {
 			// Past the engine's longest string: the caller should page through it with readRange.
-			return err(fileError("io_error", String(path), `too large to decode as one string: ${errorText(error)}`));
+			return err(fileError("io_error", String(path), `too large to decode as one string: ${errorMessage(error)}`));
 		}
 	}
 
@@ -467,7 +469,7 @@ export class MemoryExecutionEnv implements ExecutionEnv {
 			return await this.runCommand(command, options ?? {});
 		} catch (error) {
 			// Only reachable through a bug or a hostile options object; the contract is to never reject.
-			return err(execError("spawn_error", String(command), `Could not run the command (${errorText(error)})`));
+			return err(execError("spawn_error", String(command), `Could not run the command (${errorMessage(error)})`));
 		}
 	}
 
@@ -572,7 +574,7 @@ export class MemoryExecutionEnv implements ExecutionEnv {
 					}
 				}
 			} catch (error) {
-				write("stderr", `scripted command ${JSON.stringify(command)} failed: ${errorText(error)}\n`);
+				write("stderr", `scripted command ${JSON.stringify(command)} failed: ${errorMessage(error)}\n`);
 				return 1;
 			}
 			const stdout = result?.stdout ?? answer.stdout;
@@ -816,7 +818,7 @@ export class MemoryExecutionEnv implements ExecutionEnv {
 		try {
 			return this.unmatched(command);
 		} catch (error) {
-			return { exitCode: 1, stderr: `scripted command ${JSON.stringify(command)} failed: ${errorText(error)}\n` };
+			return { exitCode: 1, stderr: `scripted command ${JSON.stringify(command)} failed: ${errorMessage(error)}\n` };
 		}
 	}
 }
@@ -832,8 +834,4 @@ function matches(match: ScriptedCommand["match"], command: string): boolean {
 	} catch {
 		return false;
 	}
-}
-
-function errorText(error: unknown): string {
-	return error instanceof Error ? error.message : String(error);
 }

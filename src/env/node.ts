@@ -10,6 +10,7 @@ import { randomBytes } from "node:crypto";
 import { promises as fs, constants as fsConstants } from "node:fs";
 import { constants as osConstants, tmpdir } from "node:os";
 import { resolve as resolveNative } from "node:path";
+import { errorMessage } from "../contract/errors.js";
 import {
 	type ExecutionError,
 	type ExecutionErrorCode,
@@ -89,10 +90,6 @@ function mapFsError(error: unknown, path: string, override?: Partial<Record<stri
 	const detail =
 		code === "io_error" ? `${osCode ?? "error"}: ${(error as Error)?.message ?? String(error)}` : undefined;
 	return fileError(code, path, detail, osCode);
-}
-
-function errorMessageOf(error: unknown): string {
-	return error instanceof Error ? error.message : String(error);
 }
 
 function kindOf(stats: { isDirectory(): boolean; isSymbolicLink(): boolean }): FileKind {
@@ -195,7 +192,7 @@ export class NodeExecutionEnv implements ExecutionEnv {
 			return ok(new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes.value));
 		} catch (error) {
 			// Past the engine's longest string: the caller should page through it with readRange.
-			return err(fileError("io_error", String(path), `too large to decode as one string: ${errorMessageOf(error)}`));
+			return err(fileError("io_error", String(path), `too large to decode as one string: ${errorMessage(error)}`));
 		}
 	}
 
@@ -411,7 +408,7 @@ export class NodeExecutionEnv implements ExecutionEnv {
 			return await this.runCommand(command, options ?? {});
 		} catch (error) {
 			// Only reachable through a bug or a hostile options object; the contract is to never reject.
-			return err(execError("spawn_error", String(command), `Could not run the command (${errorMessageOf(error)})`));
+			return err(execError("spawn_error", String(command), `Could not run the command (${errorMessage(error)})`));
 		}
 	}
 
