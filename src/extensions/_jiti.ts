@@ -13,6 +13,7 @@ import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { extname } from "node:path";
 import type { Jiti } from "jiti";
+import { errorMessage } from "../contract/errors.js";
 import type { ExtensionDiagnostic } from "./api.js";
 
 const nodeRequire = createRequire(import.meta.url);
@@ -113,7 +114,7 @@ export async function importFresh(path: string, virtualModules: Record<string, u
 			diagnostic: {
 				severity: "error",
 				code: "E_EXTENSION_LOAD",
-				message: `Could not read ${path}: ${error instanceof Error ? error.message : String(error)}.`,
+				message: `Could not read ${path}: ${errorMessage(error)}.`,
 				path,
 			},
 			modules: [path],

@@ -5,6 +5,7 @@
 import { type Dirent, existsSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, isAbsolute, join, resolve } from "node:path";
+import { errorMessage } from "../contract/errors.js";
 import type { ExtensionDiagnostic } from "./api.js";
 
 /** One extension entry found by discovery. */
@@ -58,7 +59,7 @@ function readPackage(dir: string, diagnostics: ExtensionDiagnostic[]): PackageIn
 		diagnostics.push({
 			severity: "error",
 			code: "E_MANIFEST",
-			message: `${file} is not valid JSON (${error instanceof Error ? error.message : String(error)}); its folder was skipped.`,
+			message: `${file} is not valid JSON (${errorMessage(error)}); its folder was skipped.`,
 			path: file,
 		});
 		return { file, entries: [] };
@@ -139,7 +140,7 @@ function scanFolder(dir: string, diagnostics: ExtensionDiagnostic[]): Discovered
 		diagnostics.push({
 			severity: "error",
 			code: "E_PATH_NOT_FOUND",
-			message: `Could not list ${dir}: ${error instanceof Error ? error.message : String(error)}.`,
+			message: `Could not list ${dir}: ${errorMessage(error)}.`,
 			path: dir,
 		});
 		return found;

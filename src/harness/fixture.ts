@@ -5,6 +5,7 @@
  */
 import { type Static, type TSchema, Type } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
+import { errorMessage } from "../contract/errors.js";
 
 const TextMatch = Type.Object(
 	{
@@ -217,7 +218,7 @@ function regexIssue(path: string, source: string, flags: string | undefined): Fi
 	} catch (error) {
 		return {
 			path,
-			message: `not a valid regular expression: ${error instanceof Error ? error.message : String(error)}`,
+			message: `not a valid regular expression: ${errorMessage(error)}`,
 		};
 	}
 }
@@ -280,10 +281,7 @@ export function parseReplayFixtureText(text: string, source?: string): ReplayFix
 	try {
 		value = JSON.parse(text);
 	} catch (error) {
-		throw new ReplayFixtureError(
-			[{ path: "(root)", message: `not valid JSON: ${error instanceof Error ? error.message : String(error)}` }],
-			source,
-		);
+		throw new ReplayFixtureError([{ path: "(root)", message: `not valid JSON: ${errorMessage(error)}` }], source);
 	}
 	return parseReplayFixture(value, source);
 }

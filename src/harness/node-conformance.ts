@@ -1,6 +1,7 @@
 /** Conformance of the tools extensions register, loaded by the real loader (Node only). */
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
+import { errorMessage } from "../contract/errors.js";
 import type { ToolDefinition } from "../contract/tool.js";
 import { MemoryExecutionEnv } from "../env/memory.js";
 import type { ExtensionDiagnostic } from "../extensions/api.js";
@@ -20,15 +21,13 @@ export async function loadConformanceBaseline(path: string): Promise<Conformance
 	try {
 		text = await readFile(path, "utf8");
 	} catch (error) {
-		throw new Error(
-			`Cannot read the conformance baseline ${path}: ${error instanceof Error ? error.message : String(error)}`,
-		);
+		throw new Error(`Cannot read the conformance baseline ${path}: ${errorMessage(error)}`);
 	}
 	let value: unknown;
 	try {
 		value = JSON.parse(text);
 	} catch (error) {
-		throw new Error(`${path}: not valid JSON: ${error instanceof Error ? error.message : String(error)}`);
+		throw new Error(`${path}: not valid JSON: ${errorMessage(error)}`);
 	}
 	return parseConformanceBaseline(value, path);
 }

@@ -1,5 +1,6 @@
 /** Replay fixtures from files, with extension files loaded by the real loader (Node only). */
 import { readFile } from "node:fs/promises";
+import { errorMessage } from "../contract/errors.js";
 import { parseReplayFixtureText, type ReplayFixture, ReplayFixtureError } from "./fixture.js";
 import type { InlineExtension } from "./harness.js";
 import { createTestHarness } from "./node-harness.js";
@@ -11,7 +12,7 @@ export async function loadReplayFixture(path: string): Promise<ReplayFixture> {
 	try {
 		text = await readFile(path, "utf8");
 	} catch (error) {
-		const reason = error instanceof Error ? error.message : String(error);
+		const reason = errorMessage(error);
 		throw new ReplayFixtureError([{ path: "(root)", message: `cannot read the file: ${reason}` }], path);
 	}
 	return parseReplayFixtureText(text, path);

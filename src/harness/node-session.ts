@@ -1,5 +1,6 @@
 /** Reading session files from disk (Node only); the parsing itself is `parseSession`. */
 import { readFile } from "node:fs/promises";
+import { errorMessage } from "../contract/errors.js";
 import { type ParseSessionOptions, parseSession, type RecordedSession, SessionParseError } from "./session.js";
 
 /**
@@ -14,7 +15,7 @@ export async function loadSession(
 	try {
 		text = await readFile(path, "utf8");
 	} catch (error) {
-		const reason = error instanceof Error ? error.message : String(error);
+		const reason = errorMessage(error);
 		throw new SessionParseError(`Cannot read session file ${path}: ${reason}`);
 	}
 	return parseSession(text, { ...options, source: path });

@@ -10,6 +10,7 @@
  * only) reads a file and calls it.
  */
 import type { ToolCall, ToolResultContent } from "../contract/content.js";
+import { errorMessage } from "../contract/errors.js";
 
 /** What a call returned, as the session recorded it. */
 export interface RecordedResult {
@@ -158,9 +159,7 @@ function splitLines(text: string, source: string, warnings: string[]): Entry[] {
 		try {
 			value = JSON.parse(line);
 		} catch (error) {
-			warnings.push(
-				`${source}:${lineNo}: not valid JSON (${error instanceof Error ? error.message : String(error)}); line skipped`,
-			);
+			warnings.push(`${source}:${lineNo}: not valid JSON (${errorMessage(error)}); line skipped`);
 			continue;
 		}
 		if (!isRecord(value) || typeof value.type !== "string") {
