@@ -41,22 +41,37 @@ function random(n: number): number {
 	return seed % n;
 }
 
-function makeFile(): string {
+function makeFile(target = 200_000 + random(1_200_000), ascii = false): string {
 	const lines: string[] = [];
 	let size = 0;
-	const target = 200_000 + random(1_200_000);
 	while (size < target) {
 		const kind = random(100);
 		// Mostly short lines, some empty, a few long ones that straddle chunk boundaries.
 		const length = kind < 2 ? 40_000 + random(1_200_000) : kind < 10 ? 0 : 1 + random(120);
-		const line = `${lines.length}:${"é".repeat(random(3))}${"x".repeat(length)}`;
+		const line = `${lines.length}:${(ascii ? "e" : "é").repeat(random(3))}${"x".repeat(Math.min(length, target))}`;
 		lines.push(line);
 		size += line.length + 1;
 	}
 	return lines.join("\n") + (random(2) ? "\n" : "");
 }
 
-const files = Array.from({ length: 3 }, makeFile);
+/** Exactly `size` bytes of ASCII lines: around the size below which a page is cut from the file's text. */
+function asciiOfSize(size: number): string {
+	const line = "abcdefghij".repeat(3);
+	const text = Array.from({ length: Math.ceil(size / (line.length + 1)) }, (_, i) => `${i} ${line}`).join("\n");
+	return text.slice(0, size);
+}
+
+const files = [
+	...Array.from({ length: 3 }, () => makeFile()),
+	// Pure ASCII: small files are paged from their text, larger ones chunk by chunk as strings.
+	makeFile(30_000, true),
+	makeFile(3_000, false),
+	makeFile(300_000, true),
+	asciiOfSize(64 * 1024),
+	asciiOfSize(64 * 1024 + 1),
+	`${asciiOfSize(20_000)}\n\u00e9\n`,
+];
 
 describe.each(bothEnvs)("read paging on %s", (_name, make) => {
 	let fx: ToolFixture;
