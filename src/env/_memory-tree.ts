@@ -8,6 +8,29 @@ import { pathSegments } from "./_path.js";
 
 const encoder = new TextEncoder();
 
+/** Characters encoded per step when measuring; the scratch buffer holds their worst case. */
+const MEASURE_CHARS = 16 * 1024;
+let scratch: Uint8Array | undefined;
+
+/**
+ * UTF-8 length of well-formed text, measured by encoding it piece by piece into one reused buffer:
+ * no array as large as the text is made (allocating it costs more than the encoding).
+ */
+function utf8Length(text: string): number {
+	scratch ??= new Uint8Array(MEASURE_CHARS * 3);
+	let total = 0;
+	for (let pos = 0; pos < text.length; ) {
+		let end = Math.min(text.length, pos + MEASURE_CHARS);
+		// Keep a surrogate pair in one piece, or each half would count as a replacement character.
+		const last = text.charCodeAt(end - 1);
+		if (end < text.length && last >= 0xd800 && last <= 0xdbff) end--;
+		const piece = pos === 0 && end === text.length ? text : text.slice(pos, end);
+		total += encoder.encodeInto(piece, scratch).written;
+		pos = end;
+	}
+	return total;
+}
+
 /**
  * A file's content, held as bytes, as text, or both: a file written as well-formed text is encoded
  * only when someone asks for its bytes (tools often rewrite a file several times before anything
@@ -17,6 +40,8 @@ export class MemFile {
 	readonly kind = "file" as const;
 	private bytes: Uint8Array | undefined;
 	private decoded: string | undefined;
+	/** Byte length of `decoded`, once measured (while there are no bytes). */
+	private measured = -1;
 	mode: number;
 	mtimeMs: number;
 
@@ -38,6 +63,13 @@ export class MemFile {
 		this.decoded = undefined;
 	}
 
+	/** Size in bytes, measured without encoding the text when there are no bytes yet. */
+	get size(): number {
+		if (this.bytes !== undefined) return this.bytes.byteLength;
+		if (this.measured < 0) this.measured = utf8Length(this.decoded ?? "");
+		return this.measured;
+	}
+
 	/** `data` decoded, once known (tools read the same file many times between writes). */
 	get text(): string | undefined {
 		return this.decoded;
@@ -53,6 +85,7 @@ export class MemFile {
 	setText(text: string): void {
 		this.decoded = text;
 		this.bytes = undefined;
+		this.measured = -1;
 	}
 }
 
@@ -77,8 +110,8 @@ const MAX_SYMLINK_HOPS = 40;
 /** Where a path ends up: the folder holding it, its name there, and what is there (if anything). */
 export interface Located {
 	readonly parent: MemDir;
-	/** Canonical segments of `parent`. */
-	readonly parentSegments: readonly string[];
+	/** Canonical path of the entry (no links, `.` or `..` in it). */
+	readonly path: string;
 	/** The entry name in `parent` (`""` for the root). */
 	readonly name: string;
 	readonly node: MemNode | undefined;
@@ -94,8 +127,12 @@ export function newDir(mtimeMs: number, mode = 0o755): MemDir {
 
 /** The canonical path of a located entry. */
 export function locatedPath(located: Located): string {
-	if (located.name === "") return "/";
-	return `/${[...located.parentSegments, located.name].join("/")}`;
+	return located.path;
+}
+
+function canonical(parentSegments: readonly string[], name: string): string {
+	if (name === "") return "/";
+	return parentSegments.length === 0 ? `/${name}` : `/${parentSegments.join("/")}/${name}`;
 }
 
 /** The folder at canonical `segments` (no links on the way), if there is one. */
@@ -114,6 +151,41 @@ function dirAt(root: MemDir, segments: readonly string[]): MemDir | undefined {
  * result has no `node`), so writers can create it; a missing folder on the way is `not_found`.
  */
 export function locate(root: MemDir, absolute: string, followLast: boolean): LocateResult {
+	return locatePlain(root, absolute, followLast) ?? locateWalk(root, absolute, followLast);
+}
+
+const SLASH = 47;
+
+/**
+ * The common case without allocating a segment list: a path of plain segments (no `.`, `..` or
+ * empty ones) whose folders are real folders, not links. Undefined when the path is not such a
+ * path; the full walk then decides.
+ */
+function locatePlain(root: MemDir, absolute: string, followLast: boolean): LocateResult | undefined {
+	if (absolute.length < 2 || absolute.charCodeAt(0) !== SLASH) return undefined;
+	let dir = root;
+	let start = 1;
+	for (;;) {
+		const slash = absolute.indexOf("/", start);
+		const name = absolute.slice(start, slash === -1 ? absolute.length : slash);
+		if (name === "" || name === "." || name === "..") return undefined;
+		const node = dir.entries.get(name);
+		if (slash === -1) {
+			if (node?.kind === "symlink" && followLast) return undefined;
+			return { ok: true, value: { parent: dir, path: absolute, name, node } };
+		}
+		if (node === undefined) {
+			// A missing folder on the way, unless the rest is only `.` or empty segments.
+			return /^[/.]*$/.test(absolute.slice(slash)) ? undefined : { ok: false, code: "not_found" };
+		}
+		if (node.kind === "symlink") return undefined;
+		if (node.kind !== "directory") return { ok: false, code: "not_directory" };
+		dir = node;
+		start = slash + 1;
+	}
+}
+
+function locateWalk(root: MemDir, absolute: string, followLast: boolean): LocateResult {
 	// A stack of segments still to walk, last one on top; link targets are pushed onto it.
 	const pending = pathSegments(absolute).reverse();
 	let dir = root;
@@ -131,7 +203,8 @@ export function locate(root: MemDir, absolute: string, followLast: boolean): Loc
 		// Only link targets push `""` or `.`: a plain path's last segment is last when nothing is left.
 		const isLast = pending.length === 0 || pending.every((rest) => rest === "" || rest === ".");
 		if (!node) {
-			if (isLast) return { ok: true, value: { parent: dir, parentSegments: dirSegments, name, node: undefined } };
+			if (isLast)
+				return { ok: true, value: { parent: dir, path: canonical(dirSegments, name), name, node: undefined } };
 			return { ok: false, code: "not_found" };
 		}
 		if (node.kind === "symlink" && (!isLast || followLast)) {
@@ -146,17 +219,18 @@ export function locate(root: MemDir, absolute: string, followLast: boolean): Loc
 			for (let i = targetParts.length - 1; i >= 0; i--) pending.push(targetParts[i]!);
 			continue;
 		}
-		if (isLast) return { ok: true, value: { parent: dir, parentSegments: dirSegments, name, node } };
+		if (isLast) return { ok: true, value: { parent: dir, path: canonical(dirSegments, name), name, node } };
 		if (node.kind !== "directory") return { ok: false, code: "not_directory" };
 		dir = node;
 		// Safe to grow in place: the array is handed out only when the walk returns.
 		dirSegments.push(name);
 	}
 	// The walk ended on a folder itself: the root, or a link whose target ends in `.` or `..`.
-	if (dirSegments.length === 0) return { ok: true, value: { parent: root, parentSegments: [], name: "", node: root } };
+	if (dirSegments.length === 0) return { ok: true, value: { parent: root, path: "/", name: "", node: root } };
 	const parentSegments = dirSegments.slice(0, -1);
 	const parent = dirAt(root, parentSegments) ?? root;
-	return { ok: true, value: { parent, parentSegments, name: dirSegments[dirSegments.length - 1]!, node: dir } };
+	const name = dirSegments[dirSegments.length - 1]!;
+	return { ok: true, value: { parent, path: canonical(parentSegments, name), name, node: dir } };
 }
 
 /** Every regular file under `dir`, by canonical path (links are not followed). */

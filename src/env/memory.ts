@@ -320,8 +320,7 @@ export class MemoryExecutionEnv implements ExecutionEnv {
 		const found = this.find(path, options.followSymlinks !== false);
 		if (!found.ok) return found;
 		const node = found.value.node;
-		if (node.kind === "file")
-			return ok({ kind: "file", size: node.data.byteLength, mtimeMs: node.mtimeMs, mode: node.mode });
+		if (node.kind === "file") return ok({ kind: "file", size: node.size, mtimeMs: node.mtimeMs, mode: node.mode });
 		if (node.kind === "directory") return ok({ kind: "directory", size: 0, mtimeMs: node.mtimeMs, mode: node.mode });
 		return ok({ kind: "symlink", size: encoder.encode(node.target).byteLength, mtimeMs: node.mtimeMs, mode: 0o777 });
 	}

@@ -55,6 +55,17 @@ describe("MemoryExecutionEnv seed, snapshot and changes", () => {
 		expect(info.ok && info.value.mode).toBe(0o755);
 	});
 
+	it("reports the UTF-8 size of text it holds without bytes, pairs split across its measuring steps included", async () => {
+		const env = new MemoryExecutionEnv();
+		// 16 Ki characters per measuring step: put a surrogate pair right across the first boundary.
+		const texts = ["", "plain", "é—😀", `${"a".repeat(16 * 1024 - 1)}😀${"ü".repeat(40_000)}`];
+		for (const content of texts) {
+			await env.writeFile("t.txt", content);
+			const info = await env.fileInfo("t.txt");
+			expect(info.ok && info.value.size).toBe(new TextEncoder().encode(content).byteLength);
+		}
+	});
+
 	it("refuses changes under read-only paths but still reads them", async () => {
 		const env = new MemoryExecutionEnv({
 			files: { "vendor/lib.js": "x", "src/a.ts": "a" },
