@@ -131,8 +131,11 @@ export interface RecordedAnswer {
 }
 
 const encoder = new TextEncoder();
-/** Any surrogate: cheaper to look for than a lone one, and rare enough in source files. */
-const SURROGATE = /[\uD800-\uDFFF]/;
+/** Whether `text` has no lone surrogate, so its UTF-8 bytes decode back to it exactly. */
+function wellFormed(text: string): boolean {
+	const check = (text as { isWellFormed?: () => boolean }).isWellFormed;
+	return check !== undefined ? check.call(text) : !/[\uD800-\uDFFF]/.test(text);
+}
 
 /**
  * The memory env the replay runs on. It counts changes, so the replay can keep the text of the
@@ -313,7 +316,7 @@ export class RecordedFiles {
 		const written = await this.env.writeFile(path, text);
 		// A lone surrogate would not survive the bytes; such a text is read back instead.
 		const key = this.key(path);
-		if (written.ok && key !== undefined && !SURROGATE.test(text)) this.env.texts.set(key, { text, lines: undefined });
+		if (written.ok && key !== undefined && wellFormed(text)) this.env.texts.set(key, { text, lines: undefined });
 	}
 
 	/** Absolute path the way our tools resolve it (a leading `@` dropped, relative to cwd). */
