@@ -47,7 +47,6 @@ export class FileLines {
 	/** Start offsets of the lines found so far: the text is scanned only as far as a caller looks. */
 	private readonly starts = [0];
 	private scanned = false;
-	private split: readonly string[] | undefined;
 
 	constructor(readonly text: string) {}
 
@@ -111,10 +110,10 @@ export class FileLines {
 		return out + text.slice(from);
 	}
 
-	/** Every line, split once and shared: callers must not change the array. */
-	all(): readonly string[] {
-		this.split ??= this.text.split("\n");
-		return this.split;
+	/** Lines `[from, to)` (from 0, within the text) as one string, joined by their line breaks. */
+	slice(from: number, to: number): string {
+		const starts = this.offsets(to);
+		return this.text.slice(starts[from], this.end(to - 1, starts));
 	}
 }
 
@@ -465,31 +464,53 @@ export class RecordedFiles {
 	 * does not fit the file.
 	 */
 	async applyChangedLines(path: string, changed: readonly DiffLine[]): Promise<boolean> {
-		const before = (await this.lines(path))?.all();
+		const before = await this.lines(path);
 		if (!before || changed.length === 0) return false;
+		const count = before.length;
 		const removed = new Set<number>();
 		const added = new Map<number, string>();
 		for (const entry of changed) {
 			if (entry.kind === "-") {
-				const held = before[entry.line - 1];
-				if (held === undefined || (held !== UNKNOWN_LINE && held !== entry.text) || removed.has(entry.line))
-					return false;
+				const index = entry.line - 1;
+				if (index >= count || removed.has(entry.line)) return false;
+				if (!before.is(index, UNKNOWN_LINE) && !before.is(index, entry.text)) return false;
 				removed.add(entry.line);
 			} else {
 				if (added.has(entry.line)) return false;
 				added.set(entry.line, entry.text);
 			}
 		}
-		const after: string[] = [];
-		for (let old = 1; old <= before.length; old++) {
-			while (added.has(after.length + 1)) after.push(added.get(after.length + 1)!);
-			if (removed.has(old)) continue;
-			after.push(before[old - 1]!);
+		// Old lines between changes are copied as runs (slices of the text), not line by line.
+		const removedLines = [...removed].sort((x, y) => x - y);
+		const addedLines = [...added.keys()].sort((x, y) => x - y);
+		const pieces: string[] = [];
+		let written = 0;
+		let old = 1;
+		let r = 0;
+		let a = 0;
+		while (true) {
+			if (a < addedLines.length && addedLines[a] === written + 1) {
+				pieces.push(added.get(written + 1)!);
+				written++;
+				a++;
+				continue;
+			}
+			if (old > count) break;
+			if (r < removedLines.length && removedLines[r] === old) {
+				old++;
+				r++;
+				continue;
+			}
+			const nextRemoved = r < removedLines.length ? removedLines[r]! : count + 1;
+			const nextAdded = a < addedLines.length ? addedLines[a]! - 1 : Number.POSITIVE_INFINITY;
+			const run = Math.min(nextRemoved - old, nextAdded - written, count + 1 - old);
+			pieces.push(before.slice(old - 1, old - 1 + run));
+			old += run;
+			written += run;
 		}
-		while (added.has(after.length + 1)) after.push(added.get(after.length + 1)!);
-		if (after.length !== before.length - removed.size + added.size) return false;
-		for (const [line, text] of added) if (after[line - 1] !== text) return false;
-		await this.write(path, after.join("\n"));
+		// An added line past the end, or one that did not land where it says: the diff does not fit.
+		if (a !== addedLines.length) return false;
+		await this.write(path, pieces.join("\n"));
 		return true;
 	}
 
@@ -572,21 +593,74 @@ export interface DiffLine {
 	readonly text: string;
 }
 
+/** One row of a recorded numbered diff: a line with its kind and number, or a `...` gap. */
+interface DiffRow {
+	readonly kind: " " | "-" | "+" | "gap";
+	readonly line: number;
+	readonly text: string;
+}
+
+const PLUS = 43;
+const MINUS = 45;
+const SPACE = 32;
+
+/**
+ * A row `^([+ -]) *(\d+)( (.*))?$`, read by hand: a regular expression per row of every recorded
+ * diff cost more than the rest of checking an edit.
+ */
+function parseRow(raw: string): DiffRow | undefined {
+	const kind = raw.charCodeAt(0);
+	if (kind !== PLUS && kind !== MINUS && kind !== SPACE) return undefined;
+	let i = 1;
+	while (raw.charCodeAt(i) === SPACE) i++;
+	const digits = i;
+	for (let code = raw.charCodeAt(i); code >= 48 && code <= 57; code = raw.charCodeAt(++i));
+	if (i === digits) return undefined;
+	if (i < raw.length && raw.charCodeAt(i) !== SPACE) return undefined;
+	return {
+		kind: kind === PLUS ? "+" : kind === MINUS ? "-" : " ",
+		line: Number(raw.slice(digits, i)),
+		text: i < raw.length ? raw.slice(i + 1) : "",
+	};
+}
+
+/** Parsed rows by diff text: the replay reads each recorded diff more than once. */
+const parsedDiffs = new Map<string, readonly DiffRow[]>();
+
+/** The rows of a recorded edit's `details.diff`, or undefined when there is no such string. */
+function diffRows(details: unknown): readonly DiffRow[] | undefined {
+	if (typeof details !== "object" || details === null) return undefined;
+	const diff = (details as { diff?: unknown }).diff;
+	if (typeof diff !== "string") return undefined;
+	const cached = parsedDiffs.get(diff);
+	if (cached) return cached;
+	const rows: DiffRow[] = [];
+	let from = 0;
+	while (from <= diff.length) {
+		let end = diff.indexOf("\n", from);
+		if (end === -1) end = diff.length;
+		const raw = diff.slice(from, end);
+		from = end + 1;
+		const row = parseRow(raw);
+		if (row) rows.push(row);
+		else if (raw.trim() === "...") rows.push({ kind: "gap", line: 0, text: "" });
+	}
+	// Only the last diff is kept: the replay asks for one edit's diff at a time.
+	parsedDiffs.clear();
+	parsedDiffs.set(diff, rows);
+	return rows;
+}
+
 /**
  * The changed lines of a recorded edit's numbered diff (`details.diff`: lines like `+ 12 text`,
  * `- 12 text`, `  12 text`, `   ...`). Context lines are left out: the recorded agent numbered the
  * leading context unreliably. `undefined` when there is no diff in a form this understands.
  */
 export function changedLinesFromDiff(details: unknown): DiffLine[] | undefined {
-	if (typeof details !== "object" || details === null) return undefined;
-	const diff = (details as { diff?: unknown }).diff;
-	if (typeof diff !== "string" || diff === "") return undefined;
+	const rows = diffRows(details);
+	if (rows === undefined || (details as { diff: string }).diff === "") return undefined;
 	const out: DiffLine[] = [];
-	for (const row of diff.split("\n")) {
-		const match = /^([+-]) *(\d+) (.*)$/s.exec(row) ?? /^([+-]) *(\d+)$/.exec(row);
-		if (!match) continue;
-		out.push({ kind: match[1] as "-" | "+", line: Number(match[2]), text: match[3] ?? "" });
-	}
+	for (const row of rows) if (row.kind === "-" || row.kind === "+") out.push(row as DiffLine);
 	return out;
 }
 
@@ -598,16 +672,8 @@ export function changedLinesFromDiff(details: unknown): DiffLine[] | undefined {
  */
 export function linesBeforeFromDiff(details: unknown): Map<number, string> {
 	const out = new Map<number, string>();
-	if (typeof details !== "object" || details === null) return out;
-	const diff = (details as { diff?: unknown }).diff;
-	if (typeof diff !== "string") return out;
-	type Row = { kind: " " | "-" | "+" | "gap"; line: number; text: string };
-	const rows: Row[] = [];
-	for (const raw of diff.split("\n")) {
-		const match = /^([+ -]) *(\d+) (.*)$/s.exec(raw) ?? /^([+ -]) *(\d+)$/.exec(raw);
-		if (match) rows.push({ kind: match[1] as Row["kind"], line: Number(match[2]), text: match[3] ?? "" });
-		else if (raw.trim() === "...") rows.push({ kind: "gap", line: 0, text: "" });
-	}
+	const rows = diffRows(details);
+	if (rows === undefined) return out;
 	const first = rows.findIndex((row) => row.kind === "-" || row.kind === "+");
 	if (first === -1) return out;
 	// Before the first change old and new numbering agree, so the leading context must end right
