@@ -33,11 +33,15 @@ const DOUBLE_QUOTES = /[\u201C\u201D\u201E\u201F]/g;
 const DASHES = /[\u2010\u2011\u2012\u2013\u2014\u2015\u2212]/g;
 const SPACES = /[\u00A0\u2000-\u200A\u202F\u205F\u3000]/g;
 
+/** Any character one of the four replacements below changes: most texts have none. */
+const FOLDED = /[\u2018-\u201F\u2010-\u2015\u2212\u00A0\u2000-\u200A\u202F\u205F\u3000]/;
+
 /**
  * Each replacement maps one UTF-16 unit to one, so positions inside a line survive the mapping;
  * only trailing whitespace changes lengths, and it is handled per line.
  */
 function foldCharacters(text: string): string {
+	if (!FOLDED.test(text)) return text;
 	return text.replace(SINGLE_QUOTES, "'").replace(DOUBLE_QUOTES, '"').replace(DASHES, "-").replace(SPACES, " ");
 }
 
@@ -215,59 +219,78 @@ function listLines(lines: readonly number[], total = lines.length): string {
 }
 
 /**
- * The character pairs of a text as numeric keys (`first * 65536 + second`), with their counts:
- * numbers hash and compare far cheaper than two-character strings.
- */
-function bigrams(text: string): Map<number, number> {
-	const counts = new Map<number, number>();
-	let previous = text.charCodeAt(0);
-	for (let i = 1; i < text.length; i++) {
-		const code = text.charCodeAt(i);
-		const pair = previous * 65536 + code;
-		counts.set(pair, (counts.get(pair) ?? 0) + 1);
-		previous = code;
-	}
-	return counts;
-}
-
-/**
- * Dice similarity over character pairs, in [0, 1], of a fixed text `a` (its pairs indexed once in
- * `aPairs`) against many lines. `used` is scratch space, one slot per distinct pair of `a`.
+ * Dice similarity over character pairs, in [0, 1], of a fixed text `a` against many lines. The
+ * pairs of `a` sit in an open-addressing table of typed arrays (a pair's slot is found without
+ * hashing a key object), and a line is dropped as soon as it can no longer reach the minimum.
  */
 class PairSimilarity {
-	private readonly slot = new Map<number, number>();
+	/** Pair code (`first * 65536 + second`) per slot, -1 when the slot is empty. */
+	private readonly keys: Float64Array;
+	/** How often the pair occurs in `a`. */
 	private readonly limit: Int32Array;
+	/** How often the current line has used the pair, valid where `stamps` holds the current stamp. */
 	private readonly used: Int32Array;
+	private readonly stamps: Int32Array;
+	private stamp = 0;
+	private readonly mask: number;
 
 	constructor(private readonly a: string) {
-		const pairs = bigrams(a);
-		this.limit = new Int32Array(pairs.size);
-		this.used = new Int32Array(pairs.size);
-		let k = 0;
-		for (const [pair, count] of pairs) {
-			this.slot.set(pair, k);
-			this.limit[k++] = count;
+		let size = 16;
+		while (size < a.length * 2) size *= 2;
+		this.mask = size - 1;
+		this.keys = new Float64Array(size).fill(-1);
+		this.limit = new Int32Array(size);
+		this.used = new Int32Array(size);
+		this.stamps = new Int32Array(size);
+		for (let i = 1; i < a.length; i++) {
+			const slot = this.slot(a.charCodeAt(i - 1), a.charCodeAt(i), true);
+			this.limit[slot] = (this.limit[slot] ?? 0) + 1;
 		}
 	}
 
-	score(b: string): number {
+	/** The slot of a pair; with `add`, an empty slot is claimed for it, else -1 when absent. */
+	private slot(first: number, second: number, add: boolean): number {
+		const key = first * 65536 + second;
+		let at = (Math.imul(first, 0x9e3779b1) ^ Math.imul(second, 0x85ebca6b)) & this.mask;
+		for (;;) {
+			const held = this.keys[at] as number;
+			if (held === key) return at;
+			if (held === -1) {
+				if (!add) return -1;
+				this.keys[at] = key;
+				return at;
+			}
+			at = (at + 1) & this.mask;
+		}
+	}
+
+	/** The similarity of `b` to `a`, or -1 once it is certain to be below `minimum`. */
+	score(b: string, minimum: number): number {
 		const a = this.a;
 		if (a === b) return 1;
 		if (a.length < 2 || b.length < 2) return 0;
-		this.used.fill(0);
+		const stamp = ++this.stamp;
+		const pairs = a.length - 1 + (b.length - 1);
+		// Shared pairs needed to reach the minimum; each pair of `b` adds at most one.
+		const needed = (minimum * pairs) / 2 - 1e-9;
 		let shared = 0;
 		let previous = b.charCodeAt(0);
 		for (let i = 1; i < b.length; i++) {
+			if (shared + (b.length - i) < needed) return -1;
 			const code = b.charCodeAt(i);
-			const k = this.slot.get(previous * 65536 + code);
+			const k = this.slot(previous, code, false);
 			previous = code;
-			if (k === undefined) continue;
-			if ((this.used[k] ?? 0) < (this.limit[k] ?? 0)) {
-				this.used[k] = (this.used[k] ?? 0) + 1;
+			if (k === -1) continue;
+			if (this.stamps[k] !== stamp) {
+				this.stamps[k] = stamp;
+				this.used[k] = 0;
+			}
+			if ((this.used[k] as number) < (this.limit[k] as number)) {
+				this.used[k] = (this.used[k] as number) + 1;
 				shared++;
 			}
 		}
-		return (2 * shared) / (a.length - 1 + (b.length - 1));
+		return (2 * shared) / pairs;
 	}
 }
 
@@ -316,7 +339,7 @@ function closestLinesHint(lf: string, oldText: string): string {
 			continue;
 		// Shared pairs are at most the shorter text's pairs, which bounds the score from above.
 		if (trimmed !== needle && !couldBeClose(needle.length, trimmed.length)) continue;
-		const score = similarity.score(trimmed);
+		const score = similarity.score(trimmed, CLOSE_ENOUGH);
 		if (score >= CLOSE_ENOUGH) scored.push({ line: i + 1, score, text });
 	}
 	if (scored.length === 0) {

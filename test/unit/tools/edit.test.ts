@@ -177,3 +177,63 @@ describe.each(bothEnvs)("edit on %s", (_name, make) => {
 		expect(await fx.text("a.txt")).toBe("one\ntwo\n");
 	});
 });
+
+describe("the closest-line hint of a missing oldText", () => {
+	/** Dice similarity over character pairs, written the plain way. */
+	function dice(a: string, b: string): number {
+		if (a === b) return 1;
+		if (a.length < 2 || b.length < 2) return 0;
+		const counts = new Map<string, number>();
+		for (let i = 1; i < a.length; i++) counts.set(a.slice(i - 1, i + 1), (counts.get(a.slice(i - 1, i + 1)) ?? 0) + 1);
+		let shared = 0;
+		for (let i = 1; i < b.length; i++) {
+			const pair = b.slice(i - 1, i + 1);
+			const left = counts.get(pair) ?? 0;
+			if (left > 0) {
+				counts.set(pair, left - 1);
+				shared++;
+			}
+		}
+		return (2 * shared) / (a.length - 1 + (b.length - 1));
+	}
+
+	it("names the three most similar lines (at least 0.6 alike), in file order", async () => {
+		let seed = 7;
+		const random = (n: number) => {
+			seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+			return seed % n;
+		};
+		const needle = "const total = items.reduce((sum, item) => sum + item.price, 0);";
+		for (let round = 0; round < 40; round++) {
+			// Lines made from the needle by a few random changes (some close, some far) and noise.
+			const lines = Array.from({ length: 60 }, () => {
+				const chars = [...needle];
+				const changes = 11 + random(8);
+				for (let k = 0; k < changes; k++) chars[random(chars.length)] = "#@%"[random(3)] as string;
+				return random(4) === 0 ? "x".repeat(random(90)) : chars.join("");
+			});
+			const file = `${lines.join("\n")}\n`;
+			const fx = await bothEnvs[1]![1]({ files: { "h.ts": file } });
+			const error = await edit
+				.execute(
+					"id",
+					{ path: "h.ts", edits: [{ oldText: `${needle}\n`, newText: "x" }] },
+					undefined,
+					undefined,
+					fx.ctx,
+				)
+				.catch((e: Error) => e);
+			await fx.cleanup();
+			expect(error).toBeInstanceOf(Error);
+			const named = [...String((error as Error).message).matchAll(/line (\d+): "/g)].map((m) => Number(m[1]));
+			const expected = lines
+				.map((text, i) => ({ line: i + 1, score: dice(needle, text.trim()) }))
+				.filter((s) => s.score >= 0.6)
+				.sort((a, b) => b.score - a.score || a.line - b.line)
+				.slice(0, 3)
+				.map((s) => s.line)
+				.sort((a, b) => a - b);
+			expect(named).toEqual(expected);
+		}
+	});
+});
