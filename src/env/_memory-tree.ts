@@ -3,33 +3,12 @@
  * semantics (links in the middle of a path are always followed, the last one only when asked,
  * `..` inside a link target climbs from where the link points, a loop is an error).
  */
+
+import { utf8Length } from "../contract/_utf8.js";
 import type { FileErrorCode } from "../contract/result.js";
 import { pathSegments } from "./_path.js";
 
 const encoder = new TextEncoder();
-
-/** Characters encoded per step when measuring; the scratch buffer holds their worst case. */
-const MEASURE_CHARS = 16 * 1024;
-let scratch: Uint8Array | undefined;
-
-/**
- * UTF-8 length of well-formed text, measured by encoding it piece by piece into one reused buffer:
- * no array as large as the text is made (allocating it costs more than the encoding).
- */
-function utf8Length(text: string): number {
-	scratch ??= new Uint8Array(MEASURE_CHARS * 3);
-	let total = 0;
-	for (let pos = 0; pos < text.length; ) {
-		let end = Math.min(text.length, pos + MEASURE_CHARS);
-		// Keep a surrogate pair in one piece, or each half would count as a replacement character.
-		const last = text.charCodeAt(end - 1);
-		if (end < text.length && last >= 0xd800 && last <= 0xdbff) end--;
-		const piece = pos === 0 && end === text.length ? text : text.slice(pos, end);
-		total += encoder.encodeInto(piece, scratch).written;
-		pos = end;
-	}
-	return total;
-}
 
 /**
  * A file's content, held as bytes, as text, or both: a file written as well-formed text is encoded

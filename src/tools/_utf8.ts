@@ -1,23 +1,6 @@
 /** UTF-8 and base64 helpers that work without Node's Buffer (tools stay runtime-neutral). */
 
-/** Bytes `text` takes as UTF-8. A lone surrogate counts as the 3 bytes of U+FFFD, as encoders write it. */
-export function utf8Length(text: string): number {
-	let bytes = 0;
-	const length = text.length;
-	for (let i = 0; i < length; i++) {
-		const code = text.charCodeAt(i);
-		if (code < 0x80) bytes += 1;
-		else if (code < 0x800) bytes += 2;
-		else if (code >= 0xd800 && code <= 0xdbff && i + 1 < length) {
-			const next = text.charCodeAt(i + 1);
-			if (next >= 0xdc00 && next <= 0xdfff) {
-				bytes += 4;
-				i++;
-			} else bytes += 3;
-		} else bytes += 3;
-	}
-	return bytes;
-}
+export { utf8Length, utf8LengthBetween } from "../contract/_utf8.js";
 
 const encoder = new TextEncoder();
 

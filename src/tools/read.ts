@@ -6,7 +6,7 @@ import type { ExecutionEnv } from "../env/types.js";
 import { BINARY_SNIFF_BYTES, looksBinary, sniffImageMime } from "./_image.js";
 import { resolveToolPath, stripAtPrefix, throwIfAborted } from "./_paths.js";
 import { argText, field, previewLines, resultText, titleLine } from "./_render.js";
-import { toBase64 } from "./_utf8.js";
+import { toBase64, utf8Length, utf8LengthBetween } from "./_utf8.js";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize, type TruncationResult } from "./truncate.js";
 
 export const readToolParameters = Type.Object({
@@ -51,13 +51,22 @@ const NEXT_CHUNK = 1024 * 1024;
 const NEWLINE = 10;
 
 /**
- * One chunk of the file, as bytes, as an ASCII string, or both. A chunk that is pure ASCII is held
- * as a string: its offsets are then byte offsets, and a string's native `indexOf` finds line
- * breaks several times faster than a byte array's.
+ * One chunk of the file. Positions inside it (`units`) are characters of `text` when it has text,
+ * else bytes: a string's native `indexOf` finds line breaks several times faster than a byte
+ * array's. `toByte` turns a position into a byte offset within the chunk; it is absent where the
+ * two agree (bytes, pure ASCII).
  */
-type Chunk =
-	| { readonly offset: number; readonly length: number; readonly bytes: Uint8Array; readonly text: string | undefined }
-	| { readonly offset: number; readonly length: number; readonly bytes: undefined; readonly text: string };
+interface Chunk {
+	/** Byte offset of the chunk in the file. */
+	readonly offset: number;
+	/** Length in bytes. */
+	readonly length: number;
+	/** Length in positions. */
+	readonly units: number;
+	readonly bytes: Uint8Array | undefined;
+	readonly text: string | undefined;
+	readonly toByte: ((unit: number) => number) | undefined;
+}
 
 const chunkDecoder = new TextDecoder("utf-8", { ignoreBOM: true });
 
@@ -71,17 +80,32 @@ function asciiText(bytes: Uint8Array): string | undefined {
 	return text.length === bytes.length && text.indexOf("\uFFFD") === -1 ? text : undefined;
 }
 
-const asciiEncoder = new TextEncoder();
-
-/** The first bytes of an ASCII chunk, enough to recognise any supported image. */
-function asciiHead(text: string): Uint8Array {
-	return asciiEncoder.encode(text.slice(0, 32));
+/** Byte offsets of positions in a text, counted on from the position asked for last. */
+function byteCursor(text: string): (unit: number) => number {
+	let unit = 0;
+	let byte = 0;
+	return (to) => {
+		if (to < unit) {
+			unit = 0;
+			byte = 0;
+		}
+		byte += utf8LengthBetween(text, unit, to);
+		unit = to;
+		return byte;
+	};
 }
 
-/** `looksBinary` for an ASCII chunk. */
-function hasNulNearStart(text: string): boolean {
+const headEncoder = new TextEncoder();
+
+/** The first bytes of a text chunk, enough to recognise any supported image. */
+function headBytes(text: string): Uint8Array {
+	return headEncoder.encode(text.slice(0, 32));
+}
+
+/** `looksBinary` for a text chunk: a NUL among its first `BINARY_SNIFF_BYTES` bytes. */
+function textLooksBinary(text: string): boolean {
 	const at = text.indexOf("\0");
-	return at !== -1 && at < BINARY_SNIFF_BYTES;
+	return at !== -1 && utf8LengthBetween(text, 0, at) < BINARY_SNIFF_BYTES;
 }
 
 /** Sequential chunks of a file through `env.readRange`; only the current chunk is held. */
@@ -97,8 +121,10 @@ class ChunkReader {
 	) {}
 
 	/**
-	 * The whole file as its first chunk, from the env's text when the file is small and pure ASCII
-	 * (an env may hold the text already, and nothing is encoded or decoded); undefined otherwise.
+	 * A small file whole, as one text chunk taken from the env's text (an env may hold the text
+	 * already, and then nothing is encoded or decoded). Undefined when the file is larger, or when
+	 * the text is not exactly its `fileSize` bytes (invalid bytes, a change since the size was
+	 * taken): the bytes decide then.
 	 */
 	async whole(fileSize: number): Promise<Chunk | undefined> {
 		if (fileSize > FIRST_CHUNK || this.position !== 0) return undefined;
@@ -106,11 +132,17 @@ class ChunkReader {
 		throwIfAborted(this.signal);
 		if (!read.ok) throw readFailure(this.displayPath, read.error.code, read.error.message);
 		const text = read.value;
-		// As long as the file's bytes without U+FFFD: one byte per character, so pure ASCII. Anything
-		// else (other text, a file that changed since its size was taken) goes through the bytes.
-		if (text.length !== fileSize || text.indexOf("\uFFFD") !== -1) return undefined;
-		this.position = text.length;
-		return { offset: 0, length: text.length, bytes: undefined, text };
+		if (text.indexOf("\uFFFD") !== -1 || utf8Length(text) !== fileSize) return undefined;
+		this.position = fileSize;
+		const ascii = text.length === fileSize;
+		return {
+			offset: 0,
+			length: fileSize,
+			units: text.length,
+			bytes: undefined,
+			text,
+			toByte: ascii ? undefined : byteCursor(text),
+		};
 	}
 
 	/** The next chunk, or an empty one at the end of the file. */
@@ -124,7 +156,7 @@ class ChunkReader {
 		this.position += bytes.length;
 		const text = this.ascii && bytes.length > 0 ? asciiText(bytes) : undefined;
 		if (text === undefined) this.ascii = false;
-		return { offset, length: bytes.length, bytes, text };
+		return { offset, length: bytes.length, units: bytes.length, bytes, text, toByte: undefined };
 	}
 }
 
@@ -167,6 +199,9 @@ interface PageScan {
 	/** Lines known so far: exact when `exact`. */
 	readonly totalLines: number;
 	readonly exact: boolean;
+	/** Where the page starts and ends as positions in the first chunk, -1 when outside it. */
+	readonly startUnit: number;
+	readonly endUnit: number;
 }
 
 /**
@@ -195,11 +230,14 @@ async function scanPage(
 	let firstLineBytes = 0;
 	let lookingForLineEnd = false;
 	let pos = 0;
+	let startUnit = startLine === 0 ? 0 : -1;
+	let endUnit = -1;
 	if (limit === 0 && startLine === 0) stop = "limit";
 
 	while (true) {
-		const { bytes: data, text, length: size } = chunk;
+		const { bytes: data, text, length: size, toByte } = chunk;
 		const base = chunk.offset;
+		const inFirst = chunk === first;
 		while (stop === undefined || lookingForLineEnd) {
 			const nl = text !== undefined ? text.indexOf("\n", pos) : (data as Uint8Array).indexOf(NEWLINE, pos);
 			if (startByte === -1) {
@@ -207,15 +245,18 @@ async function scanPage(
 				newlines++;
 				pos = nl + 1;
 				if (newlines === startLine) {
-					startByte = base + pos;
+					startByte = base + (toByte ? toByte(pos) : pos);
+					startUnit = inFirst ? pos : -1;
 					lineStart = startByte;
 					if (limit === 0) stop = "limit";
 				}
 				continue;
 			}
+			// Byte offset of the line break in the file.
+			const nlByte = nl === -1 ? -1 : base + (toByte ? toByte(nl) : nl);
 			if (lookingForLineEnd) {
 				if (nl === -1) break;
-				firstLineBytes = base + nl - lineStart;
+				firstLineBytes = nlByte - lineStart;
 				lookingForLineEnd = false;
 				break;
 			}
@@ -230,7 +271,7 @@ async function scanPage(
 			}
 			newlines++;
 			pos = nl + 1;
-			const length = base + nl - lineStart;
+			const length = nlByte - lineStart;
 			const cost = length + (taken > 0 ? 1 : 0);
 			if (taken === 0 && length > maxBytes) {
 				stop = "firstLine";
@@ -243,14 +284,16 @@ async function scanPage(
 			}
 			taken++;
 			bytes += cost;
-			endByte = base + nl;
-			lineStart = base + nl + 1;
+			endByte = nlByte;
+			endUnit = inFirst ? nl : -1;
+			lineStart = nlByte + 1;
 			// This line ended with a newline, so another line (maybe empty) follows it.
 			if (taken === limit) stop = "limit";
 			else if (taken === maxLines) stop = "lines";
 		}
 		if (stop !== undefined && !lookingForLineEnd) break;
-		if (pos < size && stop === undefined && startByte !== -1) pos = size;
+		if (pos < chunk.units && stop === undefined && startByte !== -1) pos = chunk.units;
+		const previous = chunk;
 		chunk = await reader.next();
 		pos = 0;
 		if (chunk.length === 0) {
@@ -272,6 +315,7 @@ async function scanPage(
 				taken++;
 				bytes += cost;
 				endByte = chunk.offset;
+				endUnit = previous === first ? first.units : -1;
 				stop = "end";
 			}
 			return {
@@ -283,6 +327,8 @@ async function scanPage(
 				firstLineBytes,
 				totalLines: newlines + 1,
 				exact: true,
+				startUnit,
+				endUnit,
 			};
 		}
 	}
@@ -305,6 +351,8 @@ async function scanPage(
 		firstLineBytes,
 		totalLines: newlines + 1,
 		exact,
+		startUnit,
+		endUnit,
 	};
 }
 
@@ -338,9 +386,9 @@ export function createReadTool(
 			const reader = new ChunkReader(ctx.env, absolutePath, displayPath, signal);
 			const first = (await reader.whole(fileSize)) ?? (await reader.next());
 
-			const mimeType = sniffImageMime(first.bytes ?? asciiHead(first.text));
+			const mimeType = sniffImageMime(first.bytes ?? headBytes(first.text ?? ""));
 			if (mimeType) return readImage(ctx.env, absolutePath, displayPath, mimeType, fileSize, maxImageBytes, signal);
-			if (first.bytes ? looksBinary(first.bytes) : hasNulNearStart(first.text)) {
+			if (first.bytes ? looksBinary(first.bytes) : textLooksBinary(first.text ?? "")) {
 				throw new Error(
 					`Could not read ${displayPath}: it is a binary file (it contains NUL bytes), not text or a supported image (png, jpeg, gif, webp, bmp).`,
 				);
@@ -420,8 +468,8 @@ async function pageText(
 	signal: AbortSignal | undefined,
 ): Promise<string> {
 	if (scan.endByte <= scan.startByte) return "";
-	if (first.text !== undefined && scan.endByte <= first.offset + first.length) {
-		return first.text.slice(scan.startByte - first.offset, scan.endByte - first.offset);
+	if (first.text !== undefined && scan.startUnit !== -1 && scan.endUnit !== -1) {
+		return first.text.slice(scan.startUnit, scan.endUnit);
 	}
 	const bytes = await env.readRange(
 		absolutePath,

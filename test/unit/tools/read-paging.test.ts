@@ -71,6 +71,13 @@ const files = [
 	asciiOfSize(64 * 1024),
 	asciiOfSize(64 * 1024 + 1),
 	`${asciiOfSize(20_000)}\n\u00e9\n`,
+	// Small files with other text: positions in the text are not byte offsets.
+	"\u{1F600}\u00e9".repeat(10_000),
+	Array.from({ length: 2500 }, (_, i) => `${i} \u{1F600} caf\u00e9`).join("\n"),
+	`${"\u00e9".repeat(5000)}\0\nend`,
+	// Under 50 KB as characters, over it as bytes: the byte budget must count bytes.
+	Array.from({ length: 800 }, (_, i) => `${i}${"\u00e9".repeat(40)}`).join("\n"),
+	`${"\u00e9".repeat(30_000)}\nnext`,
 ];
 
 describe.each(bothEnvs)("read paging on %s", (_name, make) => {
