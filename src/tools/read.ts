@@ -113,6 +113,8 @@ class ChunkReader {
 	position = 0;
 	/** Cleared at the first chunk that is not ASCII: later ones are not decoded in vain. */
 	private ascii = true;
+	/** Set once `whole` returned the file: it held exactly `fileSize` bytes, so nothing follows. */
+	private ended = false;
 	constructor(
 		private readonly env: ExecutionEnv,
 		private readonly path: string,
@@ -134,6 +136,7 @@ class ChunkReader {
 		const text = read.value;
 		if (text.indexOf("\uFFFD") !== -1 || utf8Length(text) !== fileSize) return undefined;
 		this.position = fileSize;
+		this.ended = true;
 		const ascii = text.length === fileSize;
 		return {
 			offset: 0,
@@ -148,6 +151,7 @@ class ChunkReader {
 	/** The next chunk, or an empty one at the end of the file. */
 	async next(): Promise<Chunk> {
 		const offset = this.position;
+		if (this.ended) return { offset, length: 0, units: 0, bytes: new Uint8Array(0), text: undefined, toByte: undefined };
 		const size = offset === 0 ? FIRST_CHUNK : NEXT_CHUNK;
 		const result = await this.env.readRange(this.path, offset, size, this.signal ? { signal: this.signal } : undefined);
 		throwIfAborted(this.signal);
