@@ -78,66 +78,67 @@ const READ_ONLY_GIT = new Set([
 	"ls-tree",
 ]);
 
+const DUPLICATE = /&\d*-?/y;
+
+/** Whether the redirection whose `>` is at `at` goes to `/dev/null` (also `>>`, with spaces). */
+function redirectsToDevNull(command: string, at: number): boolean {
+	let i = at + 1;
+	if (command.charCodeAt(i) === 62 /* > */) i++;
+	while (i < command.length && /\s/.test(command[i]!)) i++;
+	return command.startsWith("/dev/null", i);
+}
+
 /**
  * Split a command into its simple commands (on `&&`, `||`, `;`, `|`, newlines, and command
- * substitutions), keeping quoted text intact. Returns `undefined` for a command whose quoting is
- * not understood (it is then treated as writing).
+ * substitutions), keeping quoted text intact; each is a slice of the command. Returns `undefined`
+ * for a command whose quoting is not understood (it is then treated as writing).
  */
 function simpleCommands(command: string): { segments: string[]; redirectsToFile: boolean } | undefined {
 	const segments: string[] = [];
-	let current = "";
+	let start = 0;
 	let quote: "'" | '"' | undefined;
 	let redirectsToFile = false;
+	const cut = (end: number, next: number) => {
+		const segment = command.slice(start, end).trim();
+		if (segment !== "") segments.push(segment);
+		start = next;
+	};
 	for (let i = 0; i < command.length; i++) {
 		const ch = command[i]!;
 		if (quote) {
-			current += ch;
-			if (ch === "\\" && quote === '"' && i + 1 < command.length) {
-				current += command[++i];
-				continue;
-			}
-			if (ch === quote) quote = undefined;
+			if (ch === "\\" && quote === '"' && i + 1 < command.length) i++;
+			else if (ch === quote) quote = undefined;
 			continue;
 		}
 		if (ch === "'" || ch === '"') {
 			quote = ch;
-			current += ch;
 			continue;
 		}
 		if (ch === "\\" && i + 1 < command.length) {
-			current += ch + command[++i];
+			i++;
 			continue;
 		}
 		if (ch === ">" || (ch === "&" && command[i + 1] === ">")) {
 			// `2>&1` and `>&2` duplicate a stream; `> /dev/null` discards; anything else writes a file.
 			if (ch === "&") i++;
-			const rest = command.slice(i + 1);
-			const duplicate = /^&\d*-?/.exec(rest);
+			DUPLICATE.lastIndex = i + 1;
+			const duplicate = DUPLICATE.exec(command);
 			if (duplicate) {
-				current += `>${duplicate[0]}`;
 				i += duplicate[0].length;
 				continue;
 			}
-			if (!rest.replace(/^>/, "").trimStart().startsWith("/dev/null")) redirectsToFile = true;
-			current += ">";
+			if (!redirectsToDevNull(command, i)) redirectsToFile = true;
 			continue;
 		}
-		if (ch === "`" || (ch === "$" && command[i + 1] === "(")) {
-			segments.push(current);
-			current = "";
-			if (ch === "$") i++;
-			continue;
-		}
-		if (ch === ")" || ch === ";" || ch === "\n" || ch === "|" || ch === "&") {
-			segments.push(current);
-			current = "";
-			continue;
-		}
-		current += ch;
+		if (ch === "`") cut(i, i + 1);
+		else if (ch === "$" && command[i + 1] === "(") {
+			cut(i, i + 2);
+			i++;
+		} else if (ch === ")" || ch === ";" || ch === "\n" || ch === "|" || ch === "&") cut(i, i + 1);
 	}
 	if (quote) return undefined;
-	segments.push(current);
-	return { segments: segments.map((s) => s.trim()).filter((s) => s !== ""), redirectsToFile };
+	cut(command.length, command.length);
+	return { segments, redirectsToFile };
 }
 
 /** The words of a simple command, with quotes removed (good enough to find the program and flags). */
