@@ -24,11 +24,22 @@ import type { ExecOptions, ExecResult } from "../env/types.js";
  */
 export const UNKNOWN_LINE = "\u0001\u0002";
 
-/** Lines of a file the recording revealed: `lines[0]` is line `start` (1-based); `total` lines in all. */
+/**
+ * Lines of a file the recording revealed: `count` lines from line `start` (1-based), joined by
+ * `\n` in `text`; the file has `total` lines in all.
+ */
 export interface RevealedPage {
 	readonly start: number;
-	readonly lines: readonly string[];
+	readonly text: string;
+	readonly count: number;
 	readonly total: number;
+}
+
+/** Number of lines of a text (`text.split("\n").length`), counted without splitting it. */
+function lineCount(text: string): number {
+	let count = 1;
+	for (let at = text.indexOf("\n"); at !== -1; at = text.indexOf("\n", at + 1)) count++;
+	return count;
 }
 
 interface FileState {
@@ -407,9 +418,9 @@ export class RecordedFiles {
 
 	/** Replace what is known by this page alone. */
 	async seed(path: string, page: RevealedPage): Promise<void> {
-		const lines = new Array<string>(page.total).fill(UNKNOWN_LINE);
-		for (let i = 0; i < page.lines.length; i++) lines[page.start - 1 + i] = page.lines[i]!;
-		await this.write(path, lines.join("\n"));
+		const before = page.start - 1;
+		const after = Math.max(0, page.total - before - page.count);
+		await this.write(path, `${`${UNKNOWN_LINE}\n`.repeat(before)}${page.text}${`\n${UNKNOWN_LINE}`.repeat(after)}`);
 		// Whatever was known before is dropped, so nothing known is stale.
 		this.states.set(path, { stale: false, staleBecause: undefined });
 	}
@@ -432,9 +443,12 @@ export class RecordedFiles {
 			};
 		}
 		const fills = new Map<number, string>();
-		for (let i = 0; i < page.lines.length; i++) {
+		for (let i = 0, from = 0; i < page.count; i++) {
 			const index = page.start - 1 + i;
-			const shown = page.lines[i]!;
+			let end = page.text.indexOf("\n", from);
+			if (end === -1) end = page.text.length;
+			const shown = page.text.slice(from, end);
+			from = end + 1;
 			if (current.is(index, UNKNOWN_LINE)) fills.set(index, shown);
 			else if (!current.is(index, shown)) {
 				return {
@@ -540,7 +554,7 @@ export class RecordedFiles {
 		if (!this.states.has(path)) return false;
 		const lines = await this.lines(path);
 		if (!lines) return false;
-		const end = Math.min(lines.length, page.start - 1 + page.lines.length);
+		const end = Math.min(lines.length, page.start - 1 + page.count);
 		for (let i = page.start - 1; i < end; i++) if (lines.is(i, UNKNOWN_LINE)) return false;
 		return true;
 	}
@@ -569,23 +583,28 @@ const LINE_TOO_LONG = /^\[Line \d+ is .* exceeds .*\]$/s;
 export function pageFromRead(text: string, offset: number | undefined): RevealedPage | undefined {
 	const start = offset !== undefined && offset > 0 ? Math.floor(offset) : 1;
 	if (LINE_TOO_LONG.test(text)) return undefined;
-	let match = OLD_MORE.exec(text) ?? NEW_MORE.exec(text);
+	// A notice holds no blank line: it starts at the last one, so only that part is matched.
+	const at = Math.max(0, text.lastIndexOf("\n\n"));
+	const tail = at === 0 ? text : text.slice(at);
+	let match = OLD_MORE.exec(tail) ?? NEW_MORE.exec(tail);
 	if (match) {
-		const lines = text.slice(0, match.index).split("\n");
+		const shown = text.slice(0, at + match.index);
+		const count = lineCount(shown);
 		const remaining = Number(match[1]);
-		if (Number(match[2]) !== start + lines.length) return undefined;
-		return { start, lines, total: start - 1 + lines.length + remaining };
+		if (Number(match[2]) !== start + count) return undefined;
+		return { start, text: shown, count, total: start - 1 + count + remaining };
 	}
-	match = NEW_SHOWING.exec(text);
+	match = NEW_SHOWING.exec(tail);
 	if (match) {
-		const lines = text.slice(0, match.index).split("\n");
+		const shown = text.slice(0, at + match.index);
+		const count = lineCount(shown);
 		const first = Number(match[1]);
 		const last = Number(match[2]);
-		if (first !== start || last - first + 1 !== lines.length || Number(match[4]) !== last + 1) return undefined;
-		return { start, lines, total: Number(match[3]) };
+		if (first !== start || last - first + 1 !== count || Number(match[4]) !== last + 1) return undefined;
+		return { start, text: shown, count, total: Number(match[3]) };
 	}
-	const lines = text.split("\n");
-	return { start, lines, total: start - 1 + lines.length };
+	const count = lineCount(text);
+	return { start, text, count, total: start - 1 + count };
 }
 
 /** One changed line of a recorded edit diff: `-` lines carry old line numbers, `+` lines new ones. */

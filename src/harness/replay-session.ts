@@ -155,6 +155,8 @@ function argsOf(call: ToolCall): Args | undefined {
 }
 
 function textOf(content: readonly { type: string; text?: string }[]): string {
+	// Most results are one text block: its text, without building arrays.
+	if (content.length === 1 && content[0]!.type === "text") return content[0]!.text ?? "";
 	return content
 		.filter((block) => block.type === "text")
 		.map((block) => block.text ?? "")
@@ -170,27 +172,37 @@ const ABORTED_STATUS = /(?:^|\n\n)Command aborted$/;
 const TIMEOUT_STATUS = /(?:^|\n\n)Command timed out after [\d.]+ seconds$/;
 const TRUNCATED_OUTPUT = /\n\n\[Showing (?:lines \d+-\d+ of \d+|last .* of line \d+)[^\]]*Full output: [^\]]*\]$/;
 
+/**
+ * The last paragraph of `text` (from its last blank line on, or all of it): the status lines
+ * matched at the end of a result lie within it, so the patterns need not scan long outputs.
+ */
+function lastParagraph(text: string): { tail: string; at: number } {
+	const at = Math.max(0, text.lastIndexOf("\n\n"));
+	return { tail: at === 0 ? text : text.slice(at), at };
+}
+
 /** The output and ending a recorded bash result describes. */
 function recordedCommand(
 	text: string,
 	isError: boolean,
 ): { output: string; exitCode: number; aborted: boolean } | { unknowable: UnknowableReason; why: string } {
-	if (TIMEOUT_STATUS.test(text)) return { unknowable: "timing", why: "the command timed out (wall-clock time)" };
+	const { tail, at } = lastParagraph(text);
+	if (TIMEOUT_STATUS.test(tail)) return { unknowable: "timing", why: "the command timed out (wall-clock time)" };
 	let body = text;
 	let exitCode = 0;
 	let aborted = false;
-	const exit = EXIT_STATUS.exec(text);
-	const abort = ABORTED_STATUS.exec(text);
+	const exit = EXIT_STATUS.exec(tail);
+	const abort = exit ? null : ABORTED_STATUS.exec(tail);
 	if (exit) {
 		exitCode = Number(exit[1]);
-		body = text.slice(0, exit.index);
+		body = text.slice(0, at + exit.index);
 	} else if (abort) {
 		aborted = true;
-		body = text.slice(0, abort.index);
+		body = text.slice(0, at + abort.index);
 	} else if (isError) {
 		return { unknowable: "unreadable-result", why: "an error result without an exit status" };
 	}
-	if (TRUNCATED_OUTPUT.test(body)) {
+	if (TRUNCATED_OUTPUT.test(lastParagraph(body).tail)) {
 		return { unknowable: "unseen-region", why: "the recording holds only the tail of the output" };
 	}
 	if (body === "(no output)") body = "";

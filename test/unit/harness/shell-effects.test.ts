@@ -41,21 +41,24 @@ describe("reading recorded results", () => {
 	it("takes a page and its line count from each notice form", () => {
 		expect(pageFromRead("a\nb\n\n... (3 more lines not shown. Use offset=4 to continue reading)", 2)).toEqual({
 			start: 2,
-			lines: ["a", "b"],
+			text: "a\nb",
+			count: 2,
 			total: 6,
 		});
 		expect(pageFromRead("a\nb\n\n[3 more lines in file. Use offset=4 to continue.]", 2)).toEqual({
 			start: 2,
-			lines: ["a", "b"],
+			text: "a\nb",
+			count: 2,
 			total: 6,
 		});
 		expect(pageFromRead("a\nb\n\n[Showing lines 2-3 of 9 (50.0KB limit). Use offset=4 to continue.]", 2)).toEqual({
 			start: 2,
-			lines: ["a", "b"],
+			text: "a\nb",
+			count: 2,
 			total: 9,
 		});
 		// No notice: the page reached the end of the file.
-		expect(pageFromRead("x\ny\n", undefined)).toEqual({ start: 1, lines: ["x", "y", ""], total: 3 });
+		expect(pageFromRead("x\ny\n", undefined)).toEqual({ start: 1, text: "x\ny\n", count: 3, total: 3 });
 		// A notice that does not add up is not guessed at.
 		expect(pageFromRead("a\nb\n\n... (3 more lines not shown. Use offset=9 to continue reading)", 2)).toBeUndefined();
 		expect(
