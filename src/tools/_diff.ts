@@ -37,28 +37,62 @@ type Op =
 			readonly lines: readonly string[];
 	  };
 
-/** Lines of a text without the empty piece after a final newline. */
+/**
+ * Lines of a text, found by offsets as far as callers look: an edit near the top of a large file
+ * scans only that far for line starts, and the rest is only counted.
+ */
 class LineIndex {
-	readonly starts: number[] = [0];
-	/** `text.split("\n").length`: what line counts mean in the tools' messages. */
-	readonly splitLength: number;
-	readonly realCount: number;
+	/** Start offsets of the lines found so far. */
+	private readonly starts: number[] = [0];
+	private scanned = false;
+	private counted = -1;
 	readonly endsWithNewline: boolean;
 
 	constructor(readonly text: string) {
-		for (let at = text.indexOf("\n"); at !== -1; at = text.indexOf("\n", at + 1)) this.starts.push(at + 1);
-		this.splitLength = this.starts.length;
 		this.endsWithNewline = text.endsWith("\n");
-		this.realCount = text.length === 0 ? 0 : this.endsWithNewline ? this.splitLength - 1 : this.splitLength;
+	}
+
+	/** Find one more line start; false at the end of the text. */
+	private extend(): boolean {
+		if (this.scanned) return false;
+		const at = this.text.indexOf("\n", this.starts[this.starts.length - 1] as number);
+		if (at === -1) {
+			this.scanned = true;
+			return false;
+		}
+		this.starts.push(at + 1);
+		return true;
+	}
+
+	/** `text.split("\n").length`: what line counts mean in the tools' messages. */
+	get splitLength(): number {
+		if (this.counted < 0) {
+			let count = this.starts.length;
+			if (!this.scanned) {
+				const text = this.text;
+				for (let at = text.indexOf("\n", this.starts[count - 1] as number); at !== -1; at = text.indexOf("\n", at + 1))
+					count++;
+			}
+			this.counted = count;
+		}
+		return this.counted;
+	}
+
+	/** Lines without the empty piece after a final newline. */
+	get realCount(): number {
+		if (this.text.length === 0) return 0;
+		return this.endsWithNewline ? this.splitLength - 1 : this.splitLength;
 	}
 
 	/** Index of the line holding offset `position` (the phantom line after a final newline counts). */
 	lineOf(position: number): number {
+		const starts = this.starts;
+		while ((starts[starts.length - 1] as number) <= position && this.extend());
 		let lo = 0;
-		let hi = this.starts.length - 1;
+		let hi = starts.length - 1;
 		while (lo < hi) {
 			const mid = (lo + hi + 1) >> 1;
-			if ((this.starts[mid] ?? 0) <= position) lo = mid;
+			if ((starts[mid] ?? 0) <= position) lo = mid;
 			else hi = mid - 1;
 		}
 		return lo;
@@ -66,13 +100,14 @@ class LineIndex {
 
 	/** Offset where line `index` starts, or the text length past the last line. */
 	startOf(index: number): number {
+		while (this.starts.length <= index && this.extend());
 		return index < this.starts.length ? (this.starts[index] ?? this.text.length) : this.text.length;
 	}
 
 	line(index: number): string {
 		const start = this.startOf(index);
-		const next = index + 1 < this.starts.length ? (this.starts[index + 1] ?? 0) - 1 : this.text.length;
-		return this.text.slice(start, next);
+		const next = this.startOf(index + 1);
+		return this.text.slice(start, index + 1 < this.starts.length ? next - 1 : this.text.length);
 	}
 }
 

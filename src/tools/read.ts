@@ -151,7 +151,8 @@ class ChunkReader {
 	/** The next chunk, or an empty one at the end of the file. */
 	async next(): Promise<Chunk> {
 		const offset = this.position;
-		if (this.ended) return { offset, length: 0, units: 0, bytes: new Uint8Array(0), text: undefined, toByte: undefined };
+		if (this.ended)
+			return { offset, length: 0, units: 0, bytes: new Uint8Array(0), text: undefined, toByte: undefined };
 		const size = offset === 0 ? FIRST_CHUNK : NEXT_CHUNK;
 		const result = await this.env.readRange(this.path, offset, size, this.signal ? { signal: this.signal } : undefined);
 		throwIfAborted(this.signal);
