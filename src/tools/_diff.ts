@@ -37,19 +37,48 @@ type Op =
 			readonly lines: readonly string[];
 	  };
 
+/** Lines kept before the first one asked for: more than any diff shows as leading context. */
+const LEAD = 8;
+
 /**
- * Lines of a text, found by offsets as far as callers look: an edit near the top of a large file
- * scans only that far for line starts, and the rest is only counted.
+ * Lines of a text, found by offsets only where callers look: from a few lines before a given
+ * offset (the first change) on, and only as far as they ask. Lines before that are counted, not
+ * stored, so an edit far down a large file does not index every line above it.
  */
 class LineIndex {
-	/** Start offsets of the lines found so far. */
-	private readonly starts: number[] = [0];
+	/** Line number of `starts[0]`. */
+	private base = 0;
+	/** Start offsets of lines `base`, `base + 1`, … found so far. */
+	private starts: number[] = [0];
 	private scanned = false;
 	private counted = -1;
 	readonly endsWithNewline: boolean;
 
-	constructor(readonly text: string) {
+	constructor(
+		readonly text: string,
+		near = 0,
+	) {
 		this.endsWithNewline = text.endsWith("\n");
+		if (near <= 0) return;
+		let line = 0;
+		let start = 0;
+		for (let at = text.indexOf("\n"); at !== -1 && at < near; at = text.indexOf("\n", at + 1)) {
+			line++;
+			start = at + 1;
+		}
+		for (let back = 0; back < LEAD && line > 0; back++) {
+			line--;
+			start = line === 0 ? 0 : text.lastIndexOf("\n", start - 2) + 1;
+		}
+		this.base = line;
+		this.starts = [start];
+	}
+
+	/** Index from line 0 again (a caller asked for a line before `base`). */
+	private rebase(): void {
+		this.base = 0;
+		this.starts = [0];
+		this.scanned = false;
 	}
 
 	/** Find one more line start; false at the end of the text. */
@@ -67,11 +96,11 @@ class LineIndex {
 	/** `text.split("\n").length`: what line counts mean in the tools' messages. */
 	get splitLength(): number {
 		if (this.counted < 0) {
-			let count = this.starts.length;
+			let count = this.base + this.starts.length;
 			if (!this.scanned) {
 				const text = this.text;
-				for (let at = text.indexOf("\n", this.starts[count - 1] as number); at !== -1; at = text.indexOf("\n", at + 1))
-					count++;
+				const from = this.starts[this.starts.length - 1] as number;
+				for (let at = text.indexOf("\n", from); at !== -1; at = text.indexOf("\n", at + 1)) count++;
 			}
 			this.counted = count;
 		}
@@ -86,6 +115,7 @@ class LineIndex {
 
 	/** Index of the line holding offset `position` (the phantom line after a final newline counts). */
 	lineOf(position: number): number {
+		if (position < (this.starts[0] as number)) this.rebase();
 		const starts = this.starts;
 		while ((starts[starts.length - 1] as number) <= position && this.extend());
 		let lo = 0;
@@ -95,19 +125,22 @@ class LineIndex {
 			if ((starts[mid] ?? 0) <= position) lo = mid;
 			else hi = mid - 1;
 		}
-		return lo;
+		return this.base + lo;
 	}
 
 	/** Offset where line `index` starts, or the text length past the last line. */
 	startOf(index: number): number {
-		while (this.starts.length <= index && this.extend());
-		return index < this.starts.length ? (this.starts[index] ?? this.text.length) : this.text.length;
+		if (index < this.base) this.rebase();
+		const local = index - this.base;
+		while (this.starts.length <= local && this.extend());
+		return local < this.starts.length ? (this.starts[local] as number) : this.text.length;
 	}
 
 	line(index: number): string {
 		const start = this.startOf(index);
+		const local = index + 1 - this.base;
 		const next = this.startOf(index + 1);
-		return this.text.slice(start, index + 1 < this.starts.length ? next - 1 : this.text.length);
+		return this.text.slice(start, local < this.starts.length ? next - 1 : this.text.length);
 	}
 }
 
@@ -463,7 +496,7 @@ export function diffReplacements(
 	path: string,
 	context = { numbered: 4, patch: 3 },
 ): EditDiff {
-	const old = new LineIndex(oldText);
+	const old = new LineIndex(oldText, replacements[0]?.start ?? 0);
 	const newEndsWithNewline = newText.endsWith("\n");
 	// The new text is the old one with the replacements applied, so its line count follows from
 	// theirs without scanning the whole new text.

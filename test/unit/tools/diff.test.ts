@@ -150,3 +150,83 @@ describe("content sniffing and base64", () => {
 		}
 	});
 });
+
+describe("diffs of random edits", () => {
+	let seed = 99;
+	const random = (n: number) => {
+		seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+		return seed % n;
+	};
+
+	/**
+	 * Apply a unified patch to `text` the plain way, on lines that keep their line break (a row
+	 * followed by "\\ No newline at end of file" has none): every hunk's context and removals
+	 * must be there.
+	 */
+	function applyPatch(text: string, patch: string): string {
+		const old = text.match(/[^\n]*\n|[^\n]+$/g) ?? [];
+		const out: string[] = [];
+		let pos = 0;
+		const rows = patch.split("\n").slice(2, -1);
+		for (let i = 0; i < rows.length; ) {
+			const header = /^@@ -(\d+)(?:,(\d+))? \+\d+(?:,\d+)? @@$/.exec(rows[i] ?? "");
+			if (!header) throw new Error(`bad hunk header ${rows[i]}`);
+			const count = Number(header[2] ?? 1);
+			const start = count === 0 ? Number(header[1]) : Number(header[1]) - 1;
+			while (pos < start) out.push(old[pos++] as string);
+			for (i++; i < rows.length && !(rows[i] ?? "").startsWith("@@"); i++) {
+				const row = rows[i] as string;
+				if (row.startsWith("\\")) continue;
+				const line = row.slice(1) + ((rows[i + 1] ?? "").startsWith("\\") ? "" : "\n");
+				if (row.startsWith("+")) out.push(line);
+				else {
+					expect(old[pos]).toBe(line);
+					if (row.startsWith(" ")) out.push(line);
+					pos++;
+				}
+			}
+		}
+		while (pos < old.length) out.push(old[pos++] as string);
+		return out.join("");
+	}
+
+	it("give a patch that turns the old text into the new one and a numbered diff that quotes both", () => {
+		for (let round = 0; round < 300; round++) {
+			const count = 1 + random(400);
+			const lines = Array.from({ length: count }, (_, i) => `row ${i} ${"x".repeat(random(5))}`);
+			const text = lines.join("\n") + (random(2) ? "\n" : "");
+			// Up to three separate edits anywhere: near the top, in the middle, at the very end.
+			const picks = [...new Set(Array.from({ length: 1 + random(3) }, () => random(count)))].sort((a, b) => a - b);
+			const edits = picks
+				.filter((line, k) => k === 0 || line > (picks[k - 1] as number) + 2)
+				.map((line) => {
+					const span = 1 + random(3);
+					const oldText = lines.slice(line, line + span).join("\n");
+					const kind = random(3);
+					const newText =
+						kind === 0
+							? ""
+							: kind === 1
+								? `${oldText}\nadded ${line}`
+								: `changed ${line}\n${"new\n".repeat(random(3))}`;
+					return { oldText, newText };
+				})
+				.filter((e) => e.oldText !== e.newText);
+			let result: ReturnType<typeof change>;
+			try {
+				result = change(text, edits);
+			} catch {
+				continue; // an edit that is not unique or overlaps another: not what this checks
+			}
+			expect(applyPatch(text, result.patch)).toBe(result.after);
+			const oldLines = text.split("\n");
+			const newLines = result.after.split("\n");
+			for (const row of result.diff.split("\n")) {
+				const m = /^([+ -]) *(\d+) (.*)$/s.exec(row);
+				if (!m) continue;
+				const quoted = m[1] === "+" ? newLines : oldLines;
+				expect(quoted[Number(m[2]) - 1]).toBe(m[3]);
+			}
+		}
+	});
+});
