@@ -52,58 +52,94 @@ export type MergeResult =
 	| { readonly kind: "merged"; readonly filled: number }
 	| { readonly kind: "conflict"; readonly message: string };
 
+/** Every this many lines, a line's start offset is kept (`FileLines`). */
+const STRIDE = 64;
+
 /**
  * The lines of a text, found by offsets rather than split out: most callers look at a few lines
- * of a file, or check lines for `UNKNOWN_LINE`, and splitting makes a string of every line.
+ * of a file, or check lines for `UNKNOWN_LINE`, and splitting makes a string of every line. Only
+ * every 64th line start is kept, plus a cursor at the line asked for last, so walking through
+ * lines in order costs one search per line and a far jump at most 63.
  */
 export class FileLines {
-	/** Start offsets of the lines found so far: the text is scanned only as far as a caller looks. */
-	private readonly starts = [0];
-	private scanned = false;
+	/** `marks[k]` is where line `k * STRIDE` starts, for the lines found so far. */
+	private readonly marks: number[] = [0];
+	/** The furthest line found so far, and where it starts. */
+	private farLine = 0;
+	private farStart = 0;
+	/** The line asked for last, and where it starts. */
+	private cursorLine = 0;
+	private cursorStart = 0;
+	/** Number of lines (`split("\n").length`), once the end has been reached. */
+	private total = -1;
 
 	constructor(readonly text: string) {}
 
-	/** The line starts, known at least up to line `index + 1` (or to the end of the text). */
-	private offsets(index = Number.POSITIVE_INFINITY): number[] {
-		const starts = this.starts;
-		if (this.scanned) return starts;
-		const text = this.text;
-		let from = starts[starts.length - 1] as number;
-		while (starts.length <= index + 1) {
-			const at = text.indexOf("\n", from);
-			if (at === -1) {
-				this.scanned = true;
-				break;
+	/** Where line `index` (from 0) starts, or -1 past the last line. */
+	private start(index: number): number {
+		if (index < 0 || !Number.isInteger(index)) return -1;
+		if (this.total >= 0 && index >= this.total) return -1;
+		let line: number;
+		let pos: number;
+		if (index >= this.cursorLine && index - this.cursorLine < STRIDE) {
+			line = this.cursorLine;
+			pos = this.cursorStart;
+		} else {
+			const mark = Math.min(Math.floor(index / STRIDE), this.marks.length - 1);
+			line = mark * STRIDE;
+			pos = this.marks[mark] as number;
+			if (this.farLine > line && this.farLine <= index) {
+				line = this.farLine;
+				pos = this.farStart;
 			}
-			from = at + 1;
-			starts.push(from);
 		}
-		return starts;
+		const text = this.text;
+		while (line < index) {
+			const at = text.indexOf("\n", pos);
+			if (at === -1) {
+				this.total = line + 1;
+				return -1;
+			}
+			line++;
+			pos = at + 1;
+			if (line > this.farLine) {
+				this.farLine = line;
+				this.farStart = pos;
+				if (line % STRIDE === 0) this.marks.push(pos);
+			}
+		}
+		this.cursorLine = line;
+		this.cursorStart = pos;
+		return pos;
+	}
+
+	/** Where the line starting at `start` ends (its newline, or the end of the text). */
+	private endFrom(start: number): number {
+		const at = this.text.indexOf("\n", start);
+		return at === -1 ? this.text.length : at;
 	}
 
 	get length(): number {
-		return this.offsets().length;
-	}
-
-	private end(index: number, starts: readonly number[]): number {
-		return index + 1 < starts.length ? (starts[index + 1] as number) - 1 : this.text.length;
+		if (this.total < 0) {
+			let count = this.farLine + 1;
+			const text = this.text;
+			for (let at = text.indexOf("\n", this.farStart); at !== -1; at = text.indexOf("\n", at + 1)) count++;
+			this.total = count;
+		}
+		return this.total;
 	}
 
 	/** Line `index` (from 0), or undefined past the end. */
 	line(index: number): string | undefined {
-		if (index < 0 || !Number.isInteger(index)) return undefined;
-		const starts = this.offsets(index);
-		if (index >= starts.length) return undefined;
-		return this.text.slice(starts[index], this.end(index, starts));
+		const start = this.start(index);
+		return start === -1 ? undefined : this.text.slice(start, this.endFrom(start));
 	}
 
 	/** Whether line `index` is exactly `expected` (false past the end). */
 	is(index: number, expected: string): boolean {
-		if (index < 0 || !Number.isInteger(index)) return false;
-		const starts = this.offsets(index);
-		if (index >= starts.length) return false;
-		const start = starts[index] as number;
-		return this.end(index, starts) - start === expected.length && this.text.startsWith(expected, start);
+		const start = this.start(index);
+		if (start === -1) return false;
+		return this.endFrom(start) - start === expected.length && this.text.startsWith(expected, start);
 	}
 
 	/**
@@ -112,21 +148,21 @@ export class FileLines {
 	 */
 	withLines(replacements: ReadonlyMap<number, string>): string {
 		const indices = [...replacements.keys()].sort((a, b) => a - b);
-		const starts = this.offsets(indices.at(-1));
 		const text = this.text;
 		let out = "";
 		let from = 0;
 		for (const index of indices) {
-			out += text.slice(from, starts[index]) + replacements.get(index);
-			from = this.end(index, starts);
+			const start = this.start(index);
+			out += text.slice(from, start) + replacements.get(index);
+			from = this.endFrom(start);
 		}
 		return out + text.slice(from);
 	}
 
 	/** Lines `[from, to)` (from 0, within the text) as one string, joined by their line breaks. */
 	slice(from: number, to: number): string {
-		const starts = this.offsets(to);
-		return this.text.slice(starts[from], this.end(to - 1, starts));
+		const start = this.start(from);
+		return this.text.slice(start, this.endFrom(this.start(to - 1)));
 	}
 }
 
