@@ -75,6 +75,30 @@ export class FileLines {
 
 	constructor(readonly text: string) {}
 
+	/**
+	 * The lines of `text`, a new version of `earlier`'s text whose first `unchanged` lines are the
+	 * same: the line starts found there are taken over instead of being searched for again.
+	 */
+	static after(text: string, earlier: FileLines, unchanged: number): FileLines {
+		const lines = new FileLines(text);
+		// Marks of lines before `unchanged` hold, and so do their starts (the text before them is the same).
+		const keep = Math.min(earlier.marks.length, Math.floor(Math.max(0, unchanged - 1) / STRIDE) + 1);
+		const through = earlier.marks[keep - 1] as number;
+		// Checked, not trusted: taken over only when the text up to there really is the same.
+		if (keep <= 1 || !text.startsWith(earlier.text.substring(0, through))) return lines;
+		for (let k = 1; k < keep; k++) lines.marks.push(earlier.marks[k] as number);
+		lines.farLine = (keep - 1) * STRIDE;
+		lines.farStart = lines.marks[keep - 1] as number;
+		lines.cursorLine = lines.farLine;
+		lines.cursorStart = lines.farStart;
+		return lines;
+	}
+
+	/** Whether line `index` (from 0) exists. */
+	has(index: number): boolean {
+		return this.start(index) !== -1;
+	}
+
 	/** Where line `index` (from 0) starts, or -1 past the last line. */
 	private start(index: number): number {
 		if (index < 0 || !Number.isInteger(index)) return -1;
@@ -159,10 +183,17 @@ export class FileLines {
 		return out + text.slice(from);
 	}
 
-	/** Lines `[from, to)` (from 0, within the text) as one string, joined by their line breaks. */
-	slice(from: number, to: number): string {
+	/** Lines `[from, to)` (from 0) as one string, joined by their line breaks; undefined past the end. */
+	slice(from: number, to: number): string | undefined {
 		const start = this.start(from);
-		return this.text.slice(start, this.endFrom(this.start(to - 1)));
+		const last = this.start(to - 1);
+		if (start === -1 || last === -1) return undefined;
+		return this.text.slice(start, this.endFrom(last));
+	}
+
+	/** Line `from` (from 0, within the text) and every line after it. */
+	rest(from: number): string {
+		return this.text.slice(this.start(from));
 	}
 }
 
@@ -397,6 +428,24 @@ export class RecordedFiles {
 		return (await this.entry(path))?.text;
 	}
 
+	/** Remember `lines` as the index of the file's current text (when the text is the file's). */
+	private keepLines(path: string, lines: FileLines): void {
+		const key = this.key(path);
+		const entry = key === undefined ? undefined : this.env.texts.get(key);
+		if (entry !== undefined && entry.text === lines.text) entry.lines = lines;
+	}
+
+	/**
+	 * The file's lines after a change that left its first `unchanged` lines alone: `before`'s line
+	 * starts are taken over.
+	 */
+	async linesAfter(path: string, before: FileLines, unchanged: number): Promise<FileLines | undefined> {
+		const entry = await this.entry(path);
+		if (entry === undefined) return undefined;
+		entry.lines ??= FileLines.after(entry.text, before, unchanged);
+		return entry.lines;
+	}
+
 	private async entry(path: string): Promise<CachedText | undefined> {
 		const key = this.key(path);
 		const hit = key === undefined ? undefined : this.env.texts.get(key);
@@ -518,13 +567,12 @@ export class RecordedFiles {
 	async applyChangedLines(path: string, changed: readonly DiffLine[]): Promise<boolean> {
 		const before = await this.lines(path);
 		if (!before || changed.length === 0) return false;
-		const count = before.length;
 		const removed = new Set<number>();
 		const added = new Map<number, string>();
 		for (const entry of changed) {
 			if (entry.kind === "-") {
 				const index = entry.line - 1;
-				if (index >= count || removed.has(entry.line)) return false;
+				if (!before.has(index) || removed.has(entry.line)) return false;
 				if (!before.is(index, UNKNOWN_LINE) && !before.is(index, entry.text)) return false;
 				removed.add(entry.line);
 			} else {
@@ -547,16 +595,30 @@ export class RecordedFiles {
 				a++;
 				continue;
 			}
-			if (old > count) break;
+			if (!before.has(old - 1)) break;
 			if (r < removedLines.length && removedLines[r] === old) {
 				old++;
 				r++;
 				continue;
 			}
-			const nextRemoved = r < removedLines.length ? removedLines[r]! : count + 1;
+			const nextRemoved = r < removedLines.length ? removedLines[r]! : Number.POSITIVE_INFINITY;
 			const nextAdded = a < addedLines.length ? addedLines[a]! - 1 : Number.POSITIVE_INFINITY;
-			const run = Math.min(nextRemoved - old, nextAdded - written, count + 1 - old);
-			pieces.push(before.slice(old - 1, old - 1 + run));
+			const run = Math.min(nextRemoved - old, nextAdded - written);
+			if (run === Number.POSITIVE_INFINITY) {
+				// No change follows: the rest of the file, as it is.
+				pieces.push(before.rest(old - 1));
+				break;
+			}
+			const taken = before.slice(old - 1, old - 1 + run);
+			if (taken === undefined) {
+				// The file ends within the run: what is left of it, then only added lines may follow.
+				const rest = before.rest(old - 1);
+				pieces.push(rest);
+				written += lineCount(rest);
+				old = Number.POSITIVE_INFINITY;
+				continue;
+			}
+			pieces.push(taken);
 			old += run;
 			written += run;
 		}
@@ -581,7 +643,9 @@ export class RecordedFiles {
 			if (unknown) fills.set(line - 1, text);
 		}
 		if (fills.size === 0) return 0;
-		await this.write(path, current.withLines(fills));
+		const text = current.withLines(fills);
+		await this.write(path, text);
+		this.keepLines(path, FileLines.after(text, current, Math.min(...fills.keys())));
 		return fills.size;
 	}
 
@@ -590,8 +654,8 @@ export class RecordedFiles {
 		if (!this.states.has(path)) return false;
 		const lines = await this.lines(path);
 		if (!lines) return false;
-		const end = Math.min(lines.length, page.start - 1 + page.count);
-		for (let i = page.start - 1; i < end; i++) if (lines.is(i, UNKNOWN_LINE)) return false;
+		const end = page.start - 1 + page.count;
+		for (let i = page.start - 1; i < end && lines.has(i); i++) if (lines.is(i, UNKNOWN_LINE)) return false;
 		return true;
 	}
 }

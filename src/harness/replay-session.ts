@@ -292,7 +292,14 @@ class SessionReplayer {
 	private compare(
 		call: RecordedCall,
 		ours: ToolRun,
-		options: { seeded?: boolean; extraRules?: readonly string[]; onDifference?: UnknowableReason; why?: string } = {},
+		options: {
+			seeded?: boolean;
+			extraRules?: readonly string[];
+			onDifference?: UnknowableReason;
+			why?: string;
+			/** The caller drops a differing outcome: no diff is computed for it. */
+			noDiff?: boolean;
+		} = {},
 	): SessionCallOutcome {
 		const recorded = call.result!;
 		const recordedText = textOf(recorded.content);
@@ -313,6 +320,8 @@ class SessionReplayer {
 		const toolCall = call.toolCall;
 		if (same) {
 			// Built in one literal (most calls match): the fields in the order of the other outcomes.
+			// Both sides hold the recorded string (equal to ours): our copy can die young instead of
+			// living on in the report.
 			return {
 				index: call.index,
 				batch: call.batch,
@@ -322,7 +331,7 @@ class SessionReplayer {
 				seeded: options.seeded === true,
 				rules,
 				expected: { text: expected.text, isError: recorded.isError },
-				actual: { text: actual.text, isError: ours.isError },
+				actual: { text: expected.text, isError: ours.isError },
 				status: "match",
 				message: options.seeded ? "matched (page seeded from this result)" : "matched",
 			};
@@ -334,8 +343,9 @@ class SessionReplayer {
 			expected: { text: expected.text, isError: recorded.isError },
 			actual: { text: actual.text, isError: ours.isError },
 		};
-		const diff =
-			recorded.isError !== ours.isError
+		const diff = options.noDiff
+			? ""
+			: recorded.isError !== ours.isError
 				? `isError: recorded ${recorded.isError}, ours ${ours.isError}\n${textDiff(expected.text, actual.text, { expected: "recorded", actual: "ours" })}`
 				: textDiff(expected.text, actual.text, { expected: "recorded", actual: "ours" });
 		if (options.onDifference) {
@@ -434,6 +444,8 @@ class SessionReplayer {
 			// Every line the page shows was known before this call: a true test of the state.
 			const outcome = this.compare(call, await this.execute(call.toolCall), {
 				why: "our read of the replayed file differs from the recorded read",
+				// A stale file is read again below, and this outcome dropped.
+				noDiff: stale,
 			});
 			if (outcome.status === "match") return outcome;
 			// Later calls are judged against what the recording showed, not against our view.
@@ -501,7 +513,6 @@ class SessionReplayer {
 		// replay did not know them, they are taken from there (the edit is then marked seeded).
 		const filled = recorded.isError ? 0 : await this.files.fillLines(path, linesBeforeFromDiff(recorded.details));
 		const before = (await this.files.content(path)) ?? "";
-		const partial = hasUnknownLine(before);
 		// Split now, while the split is shared with the recorded env's view of the file.
 		const beforeLines = (await this.files.lines(path)) ?? new FileLines("");
 		const ours = await this.execute(call.toolCall);
@@ -511,11 +522,12 @@ class SessionReplayer {
 		});
 
 		if (outcome.status === "match") {
-			if (!ours.isError) return await this.checkEditEffect(call, path, before, beforeLines, outcome);
+			if (!ours.isError) return await this.checkEditEffect(call, path, before, beforeLines, ours, outcome);
 			return outcome;
 		}
 		// The results differ. Undo our change if the recording says the file was left alone.
 		if (!ours.isError && recorded.isError) await this.files.env.writeFile(path, before);
+		const partial = hasUnknownLine(before);
 		if (stale && !partial) {
 			if (!recorded.isError) await this.followRecordedEdit(call, path, before);
 			return {
@@ -562,12 +574,16 @@ class SessionReplayer {
 		path: string,
 		before: string,
 		beforeLines: FileLines,
+		ours: ToolRun,
 		outcome: SessionCallOutcome,
 	): Promise<SessionCallOutcome> {
 		this.files.touch(path);
 		const changed = changedLinesFromDiff(call.result!.details);
 		if (!changed || changed.length === 0) return outcome;
-		const afterLines = (await this.files.lines(path)) ?? new FileLines("");
+		// Lines before our first change are as they were: their starts are taken over.
+		const firstChanged = (ours.details as { firstChangedLine?: unknown } | undefined)?.firstChangedLine;
+		const unchanged = typeof firstChanged === "number" ? firstChanged - 1 : 0;
+		const afterLines = (await this.files.linesAfter(path, beforeLines, unchanged)) ?? new FileLines("");
 		const problem = diffDisagreement(changed, beforeLines, afterLines);
 		if (!problem) return outcome;
 		const args = argsOf(call.toolCall);

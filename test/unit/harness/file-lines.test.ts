@@ -12,7 +12,9 @@ describe("FileLines", () => {
 	it("answers like the split text, whatever order lines are asked for in", () => {
 		for (let round = 0; round < 200; round++) {
 			const count = 1 + random(400);
-			const all = Array.from({ length: count }, (_, i) => (random(5) === 0 ? "" : `line ${i} ${"y".repeat(random(4))}`));
+			const all = Array.from({ length: count }, (_, i) =>
+				random(5) === 0 ? "" : `line ${i} ${"y".repeat(random(4))}`,
+			);
 			const text = all.join("\n");
 			const lines = new FileLines(text);
 			if (random(2) === 0) expect(lines.length).toBe(count);
@@ -32,6 +34,27 @@ describe("FileLines", () => {
 			]);
 			const expected = all.map((line, i) => replaced.get(i) ?? line).join("\n");
 			expect(new FileLines(text).withLines(replaced)).toBe(expected);
+		}
+	});
+
+	it("takes over line starts from an earlier version only where the text is really the same", () => {
+		for (let round = 0; round < 200; round++) {
+			const count = 1 + random(600);
+			const all = Array.from({ length: count }, (_, i) => `l${i}${"z".repeat(random(6))}`);
+			const earlier = new FileLines(all.join("\n"));
+			earlier.line(random(count)); // index part of it
+			earlier.line(count - 1);
+			const changedAt = random(count);
+			const added = Array.from({ length: random(6) }, (_, i) => `added ${i}`);
+			const changed = [...all.slice(0, changedAt), "N".repeat(random(40)), ...added, ...all.slice(changedAt + 1)];
+			// Sometimes the caller claims more unchanged lines than there are: the check must catch it.
+			const claimed = random(4) === 0 ? changedAt + 1 + random(200) : changedAt;
+			const lines = FileLines.after(changed.join("\n"), earlier, claimed);
+			for (let k = 0; k < 40; k++) {
+				const index = random(changed.length + 3);
+				expect(lines.line(index)).toBe(changed[index]);
+			}
+			expect(lines.length).toBe(changed.length);
 		}
 	});
 });
