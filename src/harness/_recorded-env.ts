@@ -281,11 +281,15 @@ export class ReplayEnv extends MemoryExecutionEnv {
 			options.env !== undefined ||
 			(options.cwd !== undefined && options.cwd !== this.cwd) ||
 			options.signal?.aborted === true ||
-			!(await this.isFolder(this.cwd))
+			!(await this.cwdFolder())
 		) {
 			this.scriptPending();
 			this.texts.clear();
-			const result = await super.exec(command, options).finally(() => this.texts.clear());
+			this.cwdIsFolder = undefined;
+			const result = await super.exec(command, options).finally(() => {
+				this.texts.clear();
+				this.cwdIsFolder = undefined;
+			});
 			const used = this.scripted.get(command);
 			if (used !== undefined && this.commandLog.at(-1)?.matched === true) {
 				if (used > 1) this.scripted.set(command, used - 1);
@@ -307,6 +311,7 @@ export class ReplayEnv extends MemoryExecutionEnv {
 	}
 
 	private forget(path: string): void {
+		this.cwdIsFolder = undefined;
 		const key = this.textKey(path);
 		if (key !== undefined) this.texts.delete(key);
 		else this.texts.clear();
@@ -326,9 +331,19 @@ export class ReplayEnv extends MemoryExecutionEnv {
 		return key;
 	}
 
-	private async isFolder(path: string): Promise<boolean> {
-		const info = await this.fileInfo(path);
-		return info.ok && info.value.kind === "directory";
+	/**
+	 * Whether the cwd was a folder when last looked at; dropped by every write, rename, removal and
+	 * folder creation. Only a removal or rename can end a folder, so a kept `true` stays right; a
+	 * stale `false` only sends a command the slow way.
+	 */
+	private cwdIsFolder: boolean | undefined;
+
+	private async cwdFolder(): Promise<boolean> {
+		if (this.cwdIsFolder === undefined) {
+			const info = await this.fileInfo(this.cwd);
+			this.cwdIsFolder = info.ok && info.value.kind === "directory";
+		}
+		return this.cwdIsFolder;
 	}
 
 	override async writeFile(...args: Parameters<MemoryExecutionEnv["writeFile"]>) {
@@ -351,6 +366,7 @@ export class ReplayEnv extends MemoryExecutionEnv {
 
 	override async rename(...args: Parameters<MemoryExecutionEnv["rename"]>) {
 		this.texts.clear();
+		this.cwdIsFolder = undefined;
 		try {
 			return await super.rename(...args);
 		} finally {
@@ -360,6 +376,7 @@ export class ReplayEnv extends MemoryExecutionEnv {
 
 	override async remove(...args: Parameters<MemoryExecutionEnv["remove"]>) {
 		this.texts.clear();
+		this.cwdIsFolder = undefined;
 		try {
 			return await super.remove(...args);
 		} finally {
@@ -369,6 +386,7 @@ export class ReplayEnv extends MemoryExecutionEnv {
 
 	override async createDir(...args: Parameters<MemoryExecutionEnv["createDir"]>) {
 		this.texts.clear();
+		this.cwdIsFolder = undefined;
 		try {
 			return await super.createDir(...args);
 		} finally {

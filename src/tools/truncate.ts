@@ -72,11 +72,22 @@ function untouched(content: string, totalLines: number, totalBytes: number, maxL
 function measure(content: string, options: TruncationOptions) {
 	const maxLines = options.maxLines ?? DEFAULT_MAX_LINES;
 	const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
-	const lines = content.split("\n");
+	let lineCount = 1;
+	for (let at = content.indexOf("\n"); at !== -1 && lineCount <= maxLines; at = content.indexOf("\n", at + 1))
+		lineCount++;
 	const totalBytes = utf8Length(content);
-	const fits = lines.length <= maxLines && totalBytes <= maxBytes;
-	const whole = fits ? untouched(content, lines.length, totalBytes, maxLines, maxBytes) : undefined;
-	return { maxLines, maxBytes, lines, totalBytes, whole };
+	// Content that fits is returned as it is, without splitting it into lines.
+	if (lineCount <= maxLines && totalBytes <= maxBytes) {
+		return {
+			maxLines,
+			maxBytes,
+			lines: [],
+			totalBytes,
+			whole: untouched(content, lineCount, totalBytes, maxLines, maxBytes),
+		};
+	}
+	const lines = content.split("\n");
+	return { maxLines, maxBytes, lines, totalBytes, whole: undefined };
 }
 
 /**
