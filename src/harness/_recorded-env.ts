@@ -77,15 +77,14 @@ export class FileLines {
 
 	/**
 	 * The lines of `text`, a new version of `earlier`'s text whose first `unchanged` lines are the
-	 * same: the line starts found there are taken over instead of being searched for again.
+	 * same (the caller knows it: it made the change): the line starts found there are taken over
+	 * instead of being searched for again.
 	 */
 	static after(text: string, earlier: FileLines, unchanged: number): FileLines {
 		const lines = new FileLines(text);
 		// Marks of lines before `unchanged` hold, and so do their starts (the text before them is the same).
 		const keep = Math.min(earlier.marks.length, Math.floor(Math.max(0, unchanged - 1) / STRIDE) + 1);
-		const through = earlier.marks[keep - 1] as number;
-		// Checked, not trusted: taken over only when the text up to there really is the same.
-		if (keep <= 1 || !text.startsWith(earlier.text.substring(0, through))) return lines;
+		if (keep <= 1) return lines;
 		for (let k = 1; k < keep; k++) lines.marks.push(earlier.marks[k] as number);
 		lines.farLine = (keep - 1) * STRIDE;
 		lines.farStart = lines.marks[keep - 1] as number;
@@ -453,17 +452,6 @@ export class RecordedFiles {
 		if (entry !== undefined && entry.text === lines.text) entry.lines = lines;
 	}
 
-	/**
-	 * The file's lines after a change that left its first `unchanged` lines alone: `before`'s line
-	 * starts are taken over.
-	 */
-	async linesAfter(path: string, before: FileLines, unchanged: number): Promise<FileLines | undefined> {
-		const entry = await this.entry(path);
-		if (entry === undefined) return undefined;
-		entry.lines ??= FileLines.after(entry.text, before, unchanged);
-		return entry.lines;
-	}
-
 	private async entry(path: string): Promise<CachedText | undefined> {
 		const key = this.key(path);
 		const hit = key === undefined ? undefined : this.env.texts.get(key);
@@ -742,51 +730,52 @@ interface DiffRow {
 const PLUS = 43;
 const MINUS = 45;
 const SPACE = 32;
+const GAP = "...";
 
 /**
- * A row `^([+ -]) *(\d+)( (.*))?$`, read by hand: a regular expression per row of every recorded
- * diff cost more than the rest of checking an edit.
+ * The row `diff.slice(from, end)`: `^([+ -]) *(\d+)( (.*))?$`, read by hand (a regular
+ * expression per row cost more than the rest of checking an edit), or a `...` gap, or undefined.
  */
-function parseRow(raw: string): DiffRow | undefined {
-	const kind = raw.charCodeAt(0);
-	if (kind !== PLUS && kind !== MINUS && kind !== SPACE) return undefined;
-	let i = 1;
-	while (raw.charCodeAt(i) === SPACE) i++;
-	const digits = i;
-	for (let code = raw.charCodeAt(i); code >= 48 && code <= 57; code = raw.charCodeAt(++i));
-	if (i === digits) return undefined;
-	if (i < raw.length && raw.charCodeAt(i) !== SPACE) return undefined;
-	return {
-		kind: kind === PLUS ? "+" : kind === MINUS ? "-" : " ",
-		line: Number(raw.slice(digits, i)),
-		text: i < raw.length ? raw.slice(i + 1) : "",
-	};
+function parseRow(diff: string, from: number, end: number): DiffRow | undefined {
+	const kind = diff.charCodeAt(from);
+	if (kind === PLUS || kind === MINUS || kind === SPACE) {
+		let i = from + 1;
+		while (i < end && diff.charCodeAt(i) === SPACE) i++;
+		const digits = i;
+		let line = 0;
+		for (let code = diff.charCodeAt(i); i < end && code >= 48 && code <= 57; code = diff.charCodeAt(++i))
+			line = line * 10 + (code - 48);
+		if (i > digits && (i === end || diff.charCodeAt(i) === SPACE)) {
+			return {
+				kind: kind === PLUS ? "+" : kind === MINUS ? "-" : " ",
+				line,
+				text: i < end ? diff.slice(i + 1, end) : "",
+			};
+		}
+	}
+	// A gap: `...` with only white space around it.
+	return diff.slice(from, end).trim() === GAP ? { kind: "gap", line: 0, text: "" } : undefined;
 }
 
-/** Parsed rows by diff text: the replay reads each recorded diff more than once. */
-const parsedDiffs = new Map<string, readonly DiffRow[]>();
+/** Parsed rows by recorded details: the replay reads each recorded diff more than once. */
+const parsedDiffs = new WeakMap<object, readonly DiffRow[]>();
 
 /** The rows of a recorded edit's `details.diff`, or undefined when there is no such string. */
 function diffRows(details: unknown): readonly DiffRow[] | undefined {
 	if (typeof details !== "object" || details === null) return undefined;
 	const diff = (details as { diff?: unknown }).diff;
 	if (typeof diff !== "string") return undefined;
-	const cached = parsedDiffs.get(diff);
+	const cached = parsedDiffs.get(details);
 	if (cached) return cached;
 	const rows: DiffRow[] = [];
-	let from = 0;
-	while (from <= diff.length) {
+	for (let from = 0; from <= diff.length; ) {
 		let end = diff.indexOf("\n", from);
 		if (end === -1) end = diff.length;
-		const raw = diff.slice(from, end);
-		from = end + 1;
-		const row = parseRow(raw);
+		const row = parseRow(diff, from, end);
 		if (row) rows.push(row);
-		else if (raw.trim() === "...") rows.push({ kind: "gap", line: 0, text: "" });
+		from = end + 1;
 	}
-	// Only the last diff is kept: the replay asks for one edit's diff at a time.
-	parsedDiffs.clear();
-	parsedDiffs.set(diff, rows);
+	parsedDiffs.set(details, rows);
 	return rows;
 }
 

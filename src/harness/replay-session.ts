@@ -522,7 +522,7 @@ class SessionReplayer {
 		});
 
 		if (outcome.status === "match") {
-			if (!ours.isError) return await this.checkEditEffect(call, path, before, beforeLines, ours, outcome);
+			if (!ours.isError) return await this.checkEditEffect(call, path, before, beforeLines, outcome);
 			return outcome;
 		}
 		// The results differ. Undo our change if the recording says the file was left alone.
@@ -574,16 +574,12 @@ class SessionReplayer {
 		path: string,
 		before: string,
 		beforeLines: FileLines,
-		ours: ToolRun,
 		outcome: SessionCallOutcome,
 	): Promise<SessionCallOutcome> {
 		this.files.touch(path);
 		const changed = changedLinesFromDiff(call.result!.details);
 		if (!changed || changed.length === 0) return outcome;
-		// Lines before our first change are as they were: their starts are taken over.
-		const firstChanged = (ours.details as { firstChangedLine?: unknown } | undefined)?.firstChangedLine;
-		const unchanged = typeof firstChanged === "number" ? firstChanged - 1 : 0;
-		const afterLines = (await this.files.linesAfter(path, beforeLines, unchanged)) ?? new FileLines("");
+		const afterLines = (await this.files.lines(path)) ?? new FileLines("");
 		const problem = diffDisagreement(changed, beforeLines, afterLines);
 		if (!problem) return outcome;
 		const args = argsOf(call.toolCall);
