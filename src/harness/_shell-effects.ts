@@ -143,10 +143,43 @@ function simpleCommands(command: string): { segments: string[]; redirectsToFile:
 
 /** The words of a simple command, with quotes removed (good enough to find the program and flags). */
 function words(segment: string): string[] {
+	// By hand, as the pattern /"((?:[^"\\]|\\.)*)"|'([^']*)'|(\S+)/g would read it: a quoted
+	// word (without its quotes) when the quote is closed, else a run of non-space characters.
 	const out: string[] = [];
-	const pattern = /"((?:[^"\\]|\\.)*)"|'([^']*)'|(\S+)/g;
-	for (const match of segment.matchAll(pattern)) out.push(match[1] ?? match[2] ?? match[3] ?? "");
+	const length = segment.length;
+	let i = 0;
+	while (i < length) {
+		while (i < length && isSpace(segment.charCodeAt(i))) i++;
+		if (i >= length) break;
+		const ch = segment[i];
+		if (ch === '"' || ch === "'") {
+			let j = i + 1;
+			while (j < length && segment[j] !== ch) {
+				if (ch === '"' && segment[j] === "\\") {
+					// `\\.` escapes anything but a line break, which ends the quoted word unread.
+					if (j + 1 >= length || /[\r\u2028\u2029]/.test(segment[j + 1] as string)) j = length;
+					else j += 2;
+				} else j++;
+			}
+			if (j < length) {
+				out.push(segment.slice(i + 1, j));
+				i = j + 1;
+				continue;
+			}
+		}
+		let j = i + 1;
+		while (j < length && !isSpace(segment.charCodeAt(j))) j++;
+		out.push(segment.slice(i, j));
+		i = j;
+	}
 	return out;
+}
+
+/** `\s` of a regular expression, for one UTF-16 unit. */
+function isSpace(code: number): boolean {
+	if (code === 32 || (code >= 9 && code <= 13)) return true;
+	if (code < 0xa0) return false;
+	return /\s/.test(String.fromCharCode(code));
 }
 
 function segmentIsReadOnly(segment: string): boolean {
