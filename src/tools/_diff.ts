@@ -159,7 +159,9 @@ type Step = "equal" | "delete" | "insert";
 
 /**
  * Myers' O(ND) diff of two id sequences. Returns undefined when the edit distance exceeds
- * `maxCost`, so the caller can fall back to a plain replacement.
+ * `maxCost`, so the caller can fall back to a plain replacement. The V array of every round is
+ * kept for the backtrack in one growing buffer: round `d` holds the `2d + 3` diagonals from
+ * `-d - 1` to `d + 1`, starting at offset `(d + 1)^2 - 1`.
  */
 function myers(a: Int32Array, b: Int32Array, maxCost: number): Step[] | undefined {
 	const n = a.length;
@@ -167,13 +169,21 @@ function myers(a: Int32Array, b: Int32Array, maxCost: number): Step[] | undefine
 	const max = Math.min(n + m, maxCost);
 	const offset = max + 1;
 	const v = new Int32Array(2 * max + 3);
-	const trace: Int32Array[] = [];
+	let trace = new Int32Array(Math.min(4096, (max + 2) * (max + 2)));
 	for (let d = 0; d <= max; d++) {
-		trace.push(v.slice(offset - d - 1, offset + d + 2));
+		const base = (d + 1) * (d + 1) - 1;
+		const need = base + 2 * d + 3;
+		if (need > trace.length) {
+			const grown = new Int32Array(Math.max(need, trace.length * 2));
+			grown.set(trace);
+			trace = grown;
+		}
+		trace.set(v.subarray(offset - d - 1, offset + d + 2), base);
 		for (let k = -d; k <= d; k += 2) {
 			let x: number;
-			if (k === -d || (k !== d && (v[offset + k - 1] ?? 0) < (v[offset + k + 1] ?? 0))) x = v[offset + k + 1] ?? 0;
-			else x = (v[offset + k - 1] ?? 0) + 1;
+			if (k === -d || (k !== d && (v[offset + k - 1] as number) < (v[offset + k + 1] as number)))
+				x = v[offset + k + 1] as number;
+			else x = (v[offset + k - 1] as number) + 1;
 			let y = x - k;
 			while (x < n && y < m && a[x] === b[y]) {
 				x++;
@@ -186,14 +196,14 @@ function myers(a: Int32Array, b: Int32Array, maxCost: number): Step[] | undefine
 	return undefined;
 }
 
-function backtrack(trace: readonly Int32Array[], finalD: number, n: number, m: number): Step[] {
+function backtrack(trace: Int32Array, finalD: number, n: number, m: number): Step[] {
 	const steps: Step[] = [];
 	let x = n;
 	let y = m;
 	for (let d = finalD; d > 0; d--) {
-		// trace[d] holds V as it was before round d, for k in [-d-1, d+1].
-		const saved = trace[d] as Int32Array;
-		const at = (k: number) => saved[k + d + 1] ?? 0;
+		// Round d's saved V (as it was before the round) holds diagonals -d-1 … d+1.
+		const base = (d + 1) * (d + 1) - 1;
+		const at = (k: number) => trace[base + k + d + 1] as number;
 		const k = x - y;
 		const down = k === -d || (k !== d && at(k - 1) < at(k + 1));
 		const prevK = down ? k + 1 : k - 1;
