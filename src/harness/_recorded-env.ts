@@ -757,16 +757,18 @@ function parseRow(diff: string, from: number, end: number): DiffRow | undefined 
 	return diff.slice(from, end).trim() === GAP ? { kind: "gap", line: 0, text: "" } : undefined;
 }
 
-/** Parsed rows by recorded details: the replay reads each recorded diff more than once. */
-const parsedDiffs = new WeakMap<object, readonly DiffRow[]>();
+/**
+ * The rows parsed last, with the details they came from: the replay reads one edit's diff twice in
+ * a row (what it shows of the file before, then what changed), and parses it once.
+ */
+let lastParsed: { readonly details: object; readonly diff: string; readonly rows: readonly DiffRow[] } | undefined;
 
 /** The rows of a recorded edit's `details.diff`, or undefined when there is no such string. */
 function diffRows(details: unknown): readonly DiffRow[] | undefined {
 	if (typeof details !== "object" || details === null) return undefined;
 	const diff = (details as { diff?: unknown }).diff;
 	if (typeof diff !== "string") return undefined;
-	const cached = parsedDiffs.get(details);
-	if (cached) return cached;
+	if (lastParsed !== undefined && lastParsed.details === details && lastParsed.diff === diff) return lastParsed.rows;
 	const rows: DiffRow[] = [];
 	for (let from = 0; from <= diff.length; ) {
 		let end = diff.indexOf("\n", from);
@@ -775,7 +777,7 @@ function diffRows(details: unknown): readonly DiffRow[] | undefined {
 		if (row) rows.push(row);
 		from = end + 1;
 	}
-	parsedDiffs.set(details, rows);
+	lastParsed = { details, diff, rows };
 	return rows;
 }
 
