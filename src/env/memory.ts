@@ -16,6 +16,7 @@ import {
 	ok,
 	type Result,
 } from "../contract/result.js";
+import { encodePooled } from "./_byte-pool.js";
 import {
 	affixProblem,
 	commandProblem,
@@ -540,7 +541,7 @@ export class MemoryExecutionEnv implements ExecutionEnv {
 		};
 		const write = (stream: "stdout" | "stderr", data: string | Uint8Array) => {
 			if (settled || stop?.signal.aborted) return;
-			const bytes = toBytes(data);
+			const bytes = typeof data === "string" ? encodePooled(data) : new Uint8Array(data);
 			if (bytes.byteLength === 0) return;
 			logOut[stream] ??= new TextDecoder("utf-8", { ignoreBOM: true });
 			entry[stream] += logOut[stream].decode(bytes, { stream: true });

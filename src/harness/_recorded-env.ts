@@ -11,6 +11,7 @@
  * mismatch.
  */
 import { type ExecutionError, ok, type Result } from "../contract/result.js";
+import { encodePooled } from "../env/_byte-pool.js";
 import { MemoryExecutionEnv, type ScriptedCommand } from "../env/memory.js";
 import type { ExecOptions, ExecResult } from "../env/types.js";
 
@@ -208,7 +209,6 @@ export interface RecordedAnswer {
 	readonly exitCode: number;
 }
 
-const encoder = new TextEncoder();
 /** Whether `text` has no lone surrogate, so its UTF-8 bytes decode back to it exactly. */
 function wellFormed(text: string): boolean {
 	const check = (text as { isWellFormed?: () => boolean }).isWellFormed;
@@ -301,7 +301,7 @@ export class ReplayEnv extends MemoryExecutionEnv {
 		if (answer.output !== "") {
 			try {
 				// Honour backpressure like any env: wait for a returned promise; a rejection is swallowed.
-				await onStdout(encoder.encode(answer.output));
+				await onStdout(encodePooled(answer.output));
 			} catch {
 				// As in any env: a listener's failure does not change the command's outcome.
 			}

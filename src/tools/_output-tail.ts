@@ -62,7 +62,7 @@ export class OutputTail {
 	private filledBlock = false;
 	private spilling = false;
 	private spillPath: Promise<string | undefined> | undefined;
-	private writer: Promise<void> = Promise.resolve();
+	private writer: Promise<void> | undefined;
 	private writing = false;
 	private spillError: string | undefined;
 	private readonly keepBytes: number;

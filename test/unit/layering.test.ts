@@ -23,6 +23,7 @@ const NEUTRAL_PREFIXES = [
 	"src/env/_memory",
 	"src/env/_path",
 	"src/env/_errors",
+	"src/env/_byte-pool",
 	"src/env/mutation-queue",
 	"src/tools/",
 	"src/exec/",
