@@ -313,6 +313,21 @@ function couldBeClose(a: number, b: number): boolean {
 	return (2 * (Math.min(a, b) - 1)) / (a - 1 + (b - 1)) >= CLOSE_ENOUGH;
 }
 
+const longLinePatterns = new Map<number, RegExp>();
+
+/**
+ * Whole lines of at least `length` characters: the leftmost run of that many non-newlines starts a
+ * line (the characters before it on its line would extend the run), and the match runs to its end.
+ */
+function longLines(length: number): RegExp {
+	let pattern = longLinePatterns.get(length);
+	if (pattern === undefined) {
+		pattern = new RegExp(`[^\\n]{${Math.max(1, length)},}`, "g");
+		longLinePatterns.set(length, pattern);
+	}
+	return pattern;
+}
+
 /** A hint naming the file lines most like the first non-blank line of `oldText`. */
 function closestLinesHint(lf: string, oldText: string): string {
 	const oldLines = oldText.split("\n");
@@ -325,14 +340,14 @@ function closestLinesHint(lf: string, oldText: string): string {
 	// trimmed either: such lines (most of a file, and every unknown line) are skipped unread.
 	let shortest = 1;
 	while (shortest < needle.length && !passesLengthFilters(needle.length, shortest)) shortest++;
-	let lineStart = 0;
-	for (let i = 0; lineStart <= lf.length; i++) {
-		let lineEnd = lf.indexOf("\n", lineStart);
-		if (lineEnd === -1) lineEnd = lf.length;
-		const start = lineStart;
-		lineStart = lineEnd + 1;
-		if (lineEnd - start < shortest) continue;
-		const text = lf.slice(start, lineEnd);
+	// Lines at least that long are found by a regular expression, which passes over the short ones
+	// natively; line numbers are counted only up to the lines that make it into the hint.
+	const long = longLines(shortest);
+	long.lastIndex = 0;
+	let counted = 0;
+	let line = 1;
+	for (let match = long.exec(lf); match !== null; match = long.exec(lf)) {
+		const text = match[0];
 		const trimmed = text.trim();
 		// Cheap length filter first: lines of very different length cannot be close.
 		if (trimmed.length === 0 || trimmed.length > needle.length * 2 + 8 || needle.length > trimmed.length * 2 + 8)
@@ -340,7 +355,10 @@ function closestLinesHint(lf: string, oldText: string): string {
 		// Shared pairs are at most the shorter text's pairs, which bounds the score from above.
 		if (trimmed !== needle && !couldBeClose(needle.length, trimmed.length)) continue;
 		const score = similarity.score(trimmed, CLOSE_ENOUGH);
-		if (score >= CLOSE_ENOUGH) scored.push({ line: i + 1, score, text });
+		if (score < CLOSE_ENOUGH) continue;
+		for (let at = lf.indexOf("\n", counted); at !== -1 && at < match.index; at = lf.indexOf("\n", at + 1)) line++;
+		counted = match.index;
+		scored.push({ line, score, text });
 	}
 	if (scored.length === 0) {
 		return " No similar line was found: read the file again to see its current content.";

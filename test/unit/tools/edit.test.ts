@@ -210,7 +210,8 @@ describe("the closest-line hint of a missing oldText", () => {
 				const chars = [...needle];
 				const changes = 11 + random(8);
 				for (let k = 0; k < changes; k++) chars[random(chars.length)] = "#@%"[random(3)] as string;
-				return random(4) === 0 ? "x".repeat(random(90)) : chars.join("");
+				const kind = random(6);
+				return kind === 0 ? "x".repeat(random(90)) : kind === 1 ? "" : chars.join("");
 			});
 			const file = `${lines.join("\n")}\n`;
 			const fx = await bothEnvs[1]![1]({ files: { "h.ts": file } });
