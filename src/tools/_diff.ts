@@ -163,7 +163,7 @@ type Step = "equal" | "delete" | "insert";
  * kept for the backtrack in one growing buffer: round `d` holds the `2d + 3` diagonals from
  * `-d - 1` to `d + 1`, starting at offset `(d + 1)^2 - 1`.
  */
-function myers(a: Int32Array, b: Int32Array, maxCost: number): Step[] | undefined {
+function myers<T>(a: ArrayLike<T>, b: ArrayLike<T>, maxCost: number): Step[] | undefined {
 	const n = a.length;
 	const m = b.length;
 	const max = Math.min(n + m, maxCost);
@@ -226,6 +226,28 @@ function backtrack(trace: Int32Array, finalD: number, n: number, m: number): Ste
 	return steps.reverse();
 }
 
+/** Above this many line pairs (old lines × new lines), lines are numbered before they are diffed. */
+const SMALL_REGION = 256;
+
+/** Both line lists as numbers, equal numbers for equal lines. */
+function intern(a: readonly string[], b: readonly string[]): [Int32Array, Int32Array] {
+	const ids = new Map<string, number>();
+	const number = (keys: readonly string[]) => {
+		const out = new Int32Array(keys.length);
+		for (let i = 0; i < keys.length; i++) {
+			const key = keys[i] as string;
+			let id = ids.get(key);
+			if (id === undefined) {
+				id = ids.size;
+				ids.set(key, id);
+			}
+			out[i] = id;
+		}
+		return out;
+	};
+	return [number(a), number(b)];
+}
+
 /** Ops for one region: old lines `[a, b)` became `newLines`. */
 function diffRegion(
 	old: LineIndex,
@@ -264,21 +286,16 @@ function diffRegion(
 	const newMid = newKeys.slice(prefix, newKeys.length - suffix);
 	let oldPos = a + prefix;
 	let newPos = newStart + prefix;
-	const ids = new Map<string, number>();
-	const intern = (keys: readonly string[]) => {
-		const out = new Int32Array(keys.length);
-		keys.forEach((key, i) => {
-			let id = ids.get(key);
-			if (id === undefined) {
-				id = ids.size;
-				ids.set(key, id);
-			}
-			out[i] = id;
-		});
-		return out;
-	};
 	const maxCost = Math.max(64, Math.floor(2_000_000 / Math.max(1, oldMid.length + newMid.length)));
-	const steps = oldMid.length > 0 && newMid.length > 0 ? myers(intern(oldMid), intern(newMid), maxCost) : undefined;
+	// Lines are compared as they are when the regions are small; a larger diff compares each pair of
+	// lines many times, and numbering the distinct lines first makes those comparisons cheap.
+	const small = oldMid.length * newMid.length <= SMALL_REGION;
+	const steps =
+		oldMid.length > 0 && newMid.length > 0
+			? small
+				? myers(oldMid, newMid, maxCost)
+				: myers(...intern(oldMid, newMid), maxCost)
+			: undefined;
 	const plain: Step[] = steps ?? [
 		...new Array<Step>(oldMid.length).fill("delete"),
 		...new Array<Step>(newMid.length).fill("insert"),

@@ -200,8 +200,14 @@ describe("diffs of random edits", () => {
 			const edits = picks
 				.filter((line, k) => k === 0 || line > (picks[k - 1] as number) + 2)
 				.map((line) => {
-					const span = 1 + random(3);
+					// Now and then a long stretch rewritten line by line (a large region to diff).
+					const long = random(8) === 0;
+					const span = long ? 20 + random(40) : 1 + random(3);
 					const oldText = lines.slice(line, line + span).join("\n");
+					if (long) {
+						const rewritten = lines.slice(line, line + span).map((l, k) => (random(3) === 0 ? `${l} changed ${k}` : l));
+						return { oldText, newText: rewritten.join("\n") };
+					}
 					const kind = random(3);
 					const newText =
 						kind === 0
