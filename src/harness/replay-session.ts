@@ -529,7 +529,7 @@ class SessionReplayer {
 		if (!ours.isError && recorded.isError) await this.files.env.writeFile(path, before);
 		const partial = hasUnknownLine(before);
 		if (stale && !partial) {
-			if (!recorded.isError) await this.followRecordedEdit(call, path, before);
+			if (!recorded.isError) await this.followRecordedEdit(call, path, before, ours.isError);
 			return {
 				...outcome,
 				status: "unknowable",
@@ -540,7 +540,7 @@ class SessionReplayer {
 		if (partial) {
 			// Our edit failed where the recorded one worked (or the reverse) on a file with unseen
 			// lines: the old text (or its duplicate) may sit in a region no result showed.
-			if (!recorded.isError) await this.followRecordedEdit(call, path, before);
+			if (!recorded.isError) await this.followRecordedEdit(call, path, before, ours.isError);
 			return {
 				...outcome,
 				status: "unknowable",
@@ -557,8 +557,14 @@ class SessionReplayer {
 	 * either its recorded diff brings the replayed file along (the changed lines carry their line
 	 * numbers), or nothing about the file can be trusted any more.
 	 */
-	private async followRecordedEdit(call: RecordedCall, path: string, before: string): Promise<void> {
-		await this.files.env.writeFile(path, before);
+	private async followRecordedEdit(
+		call: RecordedCall,
+		path: string,
+		before: string,
+		oursFailed: boolean,
+	): Promise<void> {
+		// Our edit failed and left the file as it was; else its change is undone first.
+		if (!oursFailed) await this.files.env.writeFile(path, before);
 		const changed = changedLinesFromDiff(call.result!.details);
 		if (!changed || !(await this.files.applyChangedLines(path, changed))) await this.files.forget(path);
 	}
