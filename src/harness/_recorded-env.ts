@@ -472,12 +472,15 @@ export class RecordedFiles {
 		return text === undefined || hasUnknownLine(text);
 	}
 
-	/** Something outside the recorded calls may have changed every file. */
-	markAllStale(reason: string): void {
+	/** Something outside the recorded calls may have changed every file (`reason` may be worded lazily). */
+	markAllStale(reason: string | (() => string)): void {
+		let because: string | undefined;
 		for (const state of this.states.values()) {
 			if (!state.stale) {
+				// Worded only when some file was still fresh.
+				because ??= typeof reason === "string" ? reason : reason();
 				state.stale = true;
-				state.staleBecause = reason;
+				state.staleBecause = because;
 			}
 		}
 	}

@@ -182,15 +182,26 @@ function isSpace(code: number): boolean {
 	return /\s/.test(String.fromCharCode(code));
 }
 
+/** `NAME=value`: `/^[A-Za-z_][A-Za-z0-9_]*=/`. */
+function isAssignment(word: string): boolean {
+	for (let i = 0; i < word.length; i++) {
+		const c = word.charCodeAt(i);
+		if (c === 61 /* = */) return i > 0;
+		const letter = (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95;
+		if (!letter && !(i > 0 && c >= 48 && c <= 57)) return false;
+	}
+	return false;
+}
+
 function segmentIsReadOnly(segment: string): boolean {
 	const all = words(segment);
 	let index = 0;
 	// Leading variable assignments (`FOO=1 cmd`) do not change what the program is.
-	while (index < all.length && /^[A-Za-z_][A-Za-z0-9_]*=/.test(all[index]!)) index++;
+	while (index < all.length && isAssignment(all[index]!)) index++;
 	const program = all[index];
 	if (program === undefined) return true;
 	const args = all.slice(index + 1);
-	const name = program.split("/").pop() ?? program;
+	const name = program.slice(program.lastIndexOf("/") + 1);
 	if (name === "git") {
 		const sub = args.find((arg) => !arg.startsWith("-"));
 		return sub !== undefined && READ_ONLY_GIT.has(sub) && !args.includes("--output");

@@ -646,7 +646,7 @@ class SessionReplayer {
 			this.files.env.expect({ command, output: answer.output, exitCode: answer.exitCode });
 			outcome = this.compare(call, await this.execute(call.toolCall));
 		}
-		if (mayWrite) this.files.markAllStale(`the command ${JSON.stringify(shorten(command))} (call ${call.index})`);
+		if (mayWrite) this.files.markAllStale(() => `the command ${JSON.stringify(shorten(command))} (call ${call.index})`);
 		return outcome;
 	}
 }
@@ -681,14 +681,22 @@ function summarise(outcomes: readonly SessionCallOutcome[]): SessionReplayFigure
 	const total = empty();
 	const reasons: Partial<Record<UnknowableReason, number>> = {};
 	const rules: Record<string, number> = {};
+	const count = (counts: Counts, outcome: SessionCallOutcome) => {
+		counts.calls++;
+		if (outcome.status === "match") {
+			counts.match++;
+			if (outcome.seeded) counts.seeded++;
+		} else if (outcome.status === "mismatch") counts.mismatch++;
+		else counts.unknowable++;
+	};
 	for (const outcome of outcomes) {
-		const tool = byTool[outcome.toolName] ?? empty();
-		byTool[outcome.toolName] = tool;
-		for (const counts of [tool, total]) {
-			counts.calls++;
-			counts[outcome.status]++;
-			if (outcome.status === "match" && outcome.seeded) counts.seeded++;
+		let tool = byTool[outcome.toolName];
+		if (tool === undefined) {
+			tool = empty();
+			byTool[outcome.toolName] = tool;
 		}
+		count(tool, outcome);
+		count(total, outcome);
 		if (outcome.reason) reasons[outcome.reason] = (reasons[outcome.reason] ?? 0) + 1;
 		for (const rule of outcome.rules) rules[rule] = (rules[rule] ?? 0) + 1;
 	}
