@@ -73,12 +73,22 @@ interface TolerantView {
  */
 const TRAILING_WHITESPACE = /[^\S\n]$/m;
 
+/** Rarer white space and line terminators: without any, only spaces and tabs need looking at. */
+const RARE_SPACE = /[\v\f\r\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]/;
+
+/** `TRAILING_WHITESPACE.test(text)`, with native searches for the usual cases. */
+function hasTrailingWhiteSpace(text: string): boolean {
+	if (RARE_SPACE.test(text)) return TRAILING_WHITESPACE.test(text);
+	const last = text.charCodeAt(text.length - 1);
+	return last === 32 || last === 9 || text.includes(" \n") || text.includes("\t\n");
+}
+
 function buildTolerantView(lf: string): TolerantView {
 	// Folding maps one unit to one and never makes or unmakes trailing whitespace (the folded
 	// spaces are whitespace before and after), so the whole text folds at once and lines trim after.
 	// Folded lines are as long as the lines they come from, so they give the LF view's offsets too.
 	const folded = foldCharacters(lf);
-	if (!TRAILING_WHITESPACE.test(folded)) return { text: folded, tolerantStarts: undefined, lfStarts: undefined };
+	if (!hasTrailingWhiteSpace(folded)) return { text: folded, tolerantStarts: undefined, lfStarts: undefined };
 	const lines = folded.split("\n");
 	const tolerantStarts = new Int32Array(lines.length);
 	const lfStarts = new Int32Array(lines.length);
@@ -264,20 +274,24 @@ class PairSimilarity {
 		}
 	}
 
-	/** The similarity of `b` to `a`, or -1 once it is certain to be below `minimum`. */
-	score(b: string, minimum: number): number {
+	/**
+	 * The similarity of `text.slice(from, to)` to `a`, or -1 once it is certain to be below
+	 * `minimum`. Works on the range, so a line is scored without being cut out of its file.
+	 */
+	score(text: string, from: number, to: number, minimum: number): number {
 		const a = this.a;
-		if (a === b) return 1;
-		if (a.length < 2 || b.length < 2) return 0;
+		const length = to - from;
+		if (length === a.length && text.startsWith(a, from)) return 1;
+		if (a.length < 2 || length < 2) return 0;
 		const stamp = ++this.stamp;
-		const pairs = a.length - 1 + (b.length - 1);
-		// Shared pairs needed to reach the minimum; each pair of `b` adds at most one.
+		const pairs = a.length - 1 + (length - 1);
+		// Shared pairs needed to reach the minimum; each pair of the line adds at most one.
 		const needed = (minimum * pairs) / 2 - 1e-9;
 		let shared = 0;
-		let previous = b.charCodeAt(0);
-		for (let i = 1; i < b.length; i++) {
-			if (shared + (b.length - i) < needed) return -1;
-			const code = b.charCodeAt(i);
+		let previous = text.charCodeAt(from);
+		for (let i = from + 1; i < to; i++) {
+			if (shared + (to - i) < needed) return -1;
+			const code = text.charCodeAt(i);
 			const k = this.slot(previous, code, false);
 			previous = code;
 			if (k === -1) continue;
@@ -292,6 +306,23 @@ class PairSimilarity {
 		}
 		return (2 * shared) / pairs;
 	}
+}
+
+/** What `String.prototype.trim` removes, for one UTF-16 unit. */
+function isWhiteSpace(code: number): boolean {
+	if (code === 32 || (code >= 9 && code <= 13)) return true;
+	if (code < 0xa0) return false;
+	return (
+		code === 0xa0 ||
+		code === 0x1680 ||
+		(code >= 0x2000 && code <= 0x200a) ||
+		code === 0x2028 ||
+		code === 0x2029 ||
+		code === 0x202f ||
+		code === 0x205f ||
+		code === 0x3000 ||
+		code === 0xfeff
+	);
 }
 
 /** Lowest similarity a line needs to be named in the hint. */
@@ -346,19 +377,25 @@ function closestLinesHint(lf: string, oldText: string): string {
 	long.lastIndex = 0;
 	let counted = 0;
 	let line = 1;
-	for (let match = long.exec(lf); match !== null; match = long.exec(lf)) {
-		const text = match[0];
-		const trimmed = text.trim();
+	// `test` moves `lastIndex` to the end of each long line without building a match.
+	while (long.test(lf)) {
+		const end = long.lastIndex;
+		const start = lf.lastIndexOf("\n", end - 1) + 1;
+		// The line without leading and trailing white space, as offsets.
+		let from = start;
+		let to = end;
+		while (from < to && isWhiteSpace(lf.charCodeAt(from))) from++;
+		while (to > from && isWhiteSpace(lf.charCodeAt(to - 1))) to--;
+		const length = to - from;
 		// Cheap length filter first: lines of very different length cannot be close.
-		if (trimmed.length === 0 || trimmed.length > needle.length * 2 + 8 || needle.length > trimmed.length * 2 + 8)
-			continue;
+		if (length === 0 || length > needle.length * 2 + 8 || needle.length > length * 2 + 8) continue;
 		// Shared pairs are at most the shorter text's pairs, which bounds the score from above.
-		if (trimmed !== needle && !couldBeClose(needle.length, trimmed.length)) continue;
-		const score = similarity.score(trimmed, CLOSE_ENOUGH);
+		if (!couldBeClose(needle.length, length) && !(length === needle.length && lf.startsWith(needle, from))) continue;
+		const score = similarity.score(lf, from, to, CLOSE_ENOUGH);
 		if (score < CLOSE_ENOUGH) continue;
-		for (let at = lf.indexOf("\n", counted); at !== -1 && at < match.index; at = lf.indexOf("\n", at + 1)) line++;
-		counted = match.index;
-		scored.push({ line, score, text });
+		for (let at = lf.indexOf("\n", counted); at !== -1 && at < start; at = lf.indexOf("\n", at + 1)) line++;
+		counted = start;
+		scored.push({ line, score, text: lf.slice(start, end) });
 	}
 	if (scored.length === 0) {
 		return " No similar line was found: read the file again to see its current content.";

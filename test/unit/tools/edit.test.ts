@@ -211,6 +211,7 @@ describe("the closest-line hint of a missing oldText", () => {
 				const changes = 11 + random(8);
 				for (let k = 0; k < changes; k++) chars[random(chars.length)] = "#@%"[random(3)] as string;
 				const kind = random(6);
+				if (kind === 2) return `\t  ${chars.join("")} \u00a0`;
 				return kind === 0 ? "x".repeat(random(90)) : kind === 1 ? "" : chars.join("");
 			});
 			const file = `${lines.join("\n")}\n`;
