@@ -169,7 +169,8 @@ function myers<T>(a: ArrayLike<T>, b: ArrayLike<T>, maxCost: number): Step[] | u
 	const max = Math.min(n + m, maxCost);
 	const offset = max + 1;
 	const v = new Int32Array(2 * max + 3);
-	let trace = new Int32Array(Math.min(4096, (max + 2) * (max + 2)));
+	// Sized for a few rounds; most diffs end within them, the rest grow it.
+	let trace = new Int32Array(Math.min(256, (max + 2) * (max + 2)));
 	for (let d = 0; d <= max; d++) {
 		const base = (d + 1) * (d + 1) - 1;
 		const need = base + 2 * d + 3;
