@@ -10,7 +10,7 @@
  * result that disagrees with a stale file is unknowable; one that disagrees with a fresh file is a
  * mismatch.
  */
-import { type ExecutionError, ok, type Result } from "../contract/result.js";
+import { type ExecutionError, type FileError, ok, type Result } from "../contract/result.js";
 import { encodePooled } from "../env/_byte-pool.js";
 import { MemoryExecutionEnv, type ScriptedCommand } from "../env/memory.js";
 import type { ExecOptions, ExecResult } from "../env/types.js";
@@ -280,7 +280,7 @@ export class ReplayEnv extends MemoryExecutionEnv {
 			options.env !== undefined ||
 			(options.cwd !== undefined && options.cwd !== this.cwd) ||
 			options.signal?.aborted === true ||
-			!(await this.cwdFolder())
+			!(this.cwdIsFolder ?? (await this.cwdFolder()))
 		) {
 			this.scriptPending();
 			this.texts.clear();
@@ -345,22 +345,25 @@ export class ReplayEnv extends MemoryExecutionEnv {
 		return this.cwdIsFolder;
 	}
 
-	override async writeFile(...args: Parameters<MemoryExecutionEnv["writeFile"]>) {
-		this.forget(args[0]);
-		try {
-			return await super.writeFile(...args);
-		} finally {
-			this.forget(args[0]);
-		}
+	/** The file's text, read at once (the replay reads many files between its awaits). */
+	textNow(path: string): Result<string, FileError> {
+		return this.readTextFileNow(path);
 	}
 
-	override async appendFile(...args: Parameters<MemoryExecutionEnv["appendFile"]>) {
+	// The memory env writes before its promise is made, so the cached text is dropped around the
+	// call without waiting for it (one promise less per write, and the replay writes a lot).
+	override writeFile(...args: Parameters<MemoryExecutionEnv["writeFile"]>) {
 		this.forget(args[0]);
-		try {
-			return await super.appendFile(...args);
-		} finally {
-			this.forget(args[0]);
-		}
+		const written = super.writeFile(...args);
+		this.forget(args[0]);
+		return written;
+	}
+
+	override appendFile(...args: Parameters<MemoryExecutionEnv["appendFile"]>) {
+		this.forget(args[0]);
+		const appended = super.appendFile(...args);
+		this.forget(args[0]);
+		return appended;
 	}
 
 	override async rename(...args: Parameters<MemoryExecutionEnv["rename"]>) {
@@ -434,15 +437,15 @@ export class RecordedFiles {
 	}
 
 	/** The file's lines (`UNKNOWN_LINE` where unknown), or undefined when the env has no such file. */
-	async lines(path: string): Promise<FileLines | undefined> {
-		const entry = await this.entry(path);
+	lines(path: string): FileLines | undefined {
+		const entry = this.entry(path);
 		if (entry === undefined) return undefined;
 		entry.lines ??= new FileLines(entry.text);
 		return entry.lines;
 	}
 
-	async content(path: string): Promise<string | undefined> {
-		return (await this.entry(path))?.text;
+	content(path: string): string | undefined {
+		return this.entry(path)?.text;
 	}
 
 	/** Remember `lines` as the index of the file's current text (when the text is the file's). */
@@ -452,11 +455,11 @@ export class RecordedFiles {
 		if (entry !== undefined && entry.text === lines.text) entry.lines = lines;
 	}
 
-	private async entry(path: string): Promise<CachedText | undefined> {
+	private entry(path: string): CachedText | undefined {
 		const key = this.key(path);
 		const hit = key === undefined ? undefined : this.env.texts.get(key);
 		if (hit) return hit;
-		const text = await this.env.readTextFile(path);
+		const text = this.env.textNow(path);
 		if (!text.ok) return undefined;
 		const entry: CachedText = { text: text.value, lines: undefined };
 		if (key !== undefined) this.env.texts.set(key, entry);
@@ -467,8 +470,8 @@ export class RecordedFiles {
 		return this.env.textKey(path);
 	}
 
-	async isPartial(path: string): Promise<boolean> {
-		const text = await this.content(path);
+	isPartial(path: string): boolean {
+		const text = this.content(path);
 		return text === undefined || hasUnknownLine(text);
 	}
 
@@ -525,7 +528,7 @@ export class RecordedFiles {
 	 * changes nothing.
 	 */
 	async merge(path: string, page: RevealedPage): Promise<MergeResult> {
-		const current = this.states.has(path) ? await this.lines(path) : undefined;
+		const current = this.states.has(path) ? this.lines(path) : undefined;
 		if (current === undefined) {
 			await this.seed(path, page);
 			return { kind: "seeded" };
@@ -574,7 +577,7 @@ export class RecordedFiles {
 	 * does not fit the file.
 	 */
 	async applyChangedLines(path: string, changed: readonly DiffLine[]): Promise<boolean> {
-		const before = await this.lines(path);
+		const before = this.lines(path);
 		if (!before || changed.length === 0) return false;
 		const removed = new Set<number>();
 		const added = new Map<number, string>();
@@ -642,7 +645,7 @@ export class RecordedFiles {
 	 * contradicts a known one or lies outside the file. Returns how many lines were filled.
 	 */
 	async fillLines(path: string, lines: ReadonlyMap<number, string>): Promise<number> {
-		const current = await this.lines(path);
+		const current = this.lines(path);
 		if (!current || lines.size === 0) return 0;
 		// Known lines given here equal the file's already, so only the unknown ones are replaced.
 		const fills = new Map<number, string>();
@@ -659,9 +662,9 @@ export class RecordedFiles {
 	}
 
 	/** Whether every line the page covers is known (no `UNKNOWN_LINE` within it). */
-	async covers(path: string, page: RevealedPage): Promise<boolean> {
+	covers(path: string, page: RevealedPage): boolean {
 		if (!this.states.has(path)) return false;
-		const lines = await this.lines(path);
+		const lines = this.lines(path);
 		if (!lines) return false;
 		const end = page.start - 1 + page.count;
 		for (let i = page.start - 1; i < end && lines.has(i); i++) if (lines.is(i, UNKNOWN_LINE)) return false;

@@ -440,7 +440,7 @@ class SessionReplayer {
 		if (!page)
 			return this.unknowable(call, "unreadable-result", "the recorded page does not show which lines it holds");
 
-		if (known && (await this.files.covers(path, page))) {
+		if (known && this.files.covers(path, page)) {
 			// Every line the page shows was known before this call: a true test of the state.
 			const outcome = this.compare(call, await this.execute(call.toolCall), {
 				why: "our read of the replayed file differs from the recorded read",
@@ -494,7 +494,7 @@ class SessionReplayer {
 		const path = this.pathOf(call);
 		const ours = await this.execute(call.toolCall);
 		if (path && !ours.isError) {
-			const content = await this.files.content(path);
+			const content = this.files.content(path);
 			if (content !== undefined) await this.files.setContent(path, content);
 		}
 		return this.compare(call, ours);
@@ -512,9 +512,9 @@ class SessionReplayer {
 		// The recorded diff shows some lines of the file as it was just before the edit; where the
 		// replay did not know them, they are taken from there (the edit is then marked seeded).
 		const filled = recorded.isError ? 0 : await this.files.fillLines(path, linesBeforeFromDiff(recorded.details));
-		const before = (await this.files.content(path)) ?? "";
+		const before = this.files.content(path) ?? "";
 		// Split now, while the split is shared with the recorded env's view of the file.
-		const beforeLines = (await this.files.lines(path)) ?? new FileLines("");
+		const beforeLines = this.files.lines(path) ?? new FileLines("");
 		const ours = await this.execute(call.toolCall);
 		const outcome = this.compare(call, ours, {
 			seeded: filled > 0,
@@ -585,7 +585,7 @@ class SessionReplayer {
 		this.files.touch(path);
 		const changed = changedLinesFromDiff(call.result!.details);
 		if (!changed || changed.length === 0) return outcome;
-		const afterLines = (await this.files.lines(path)) ?? new FileLines("");
+		const afterLines = this.files.lines(path) ?? new FileLines("");
 		const problem = diffDisagreement(changed, beforeLines, afterLines);
 		if (!problem) return outcome;
 		const args = argsOf(call.toolCall);
