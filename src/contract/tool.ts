@@ -182,15 +182,23 @@ export function wrapToolDefinition<TParameters extends TSchema, TDetails>(
 		label: definition.label,
 		description: definition.description,
 		parameters: definition.parameters,
-		// async, so a throwing ctx factory rejects instead of throwing synchronously
-		execute: async (toolCallId, params, signal, onUpdate) =>
-			definition.execute(
-				toolCallId,
-				params,
-				signal,
-				onUpdate,
-				ctxFactory({ toolCallId, toolName: definition.name, signal }),
-			),
+		// Always a promise: a throwing ctx factory (or a tool that throws before its first await)
+		// rejects instead of throwing, and a tool's own promise is passed on as it is.
+		execute: (toolCallId, params, signal, onUpdate) => {
+			try {
+				return Promise.resolve(
+					definition.execute(
+						toolCallId,
+						params,
+						signal,
+						onUpdate,
+						ctxFactory({ toolCallId, toolName: definition.name, signal }),
+					),
+				);
+			} catch (error) {
+				return Promise.reject(error);
+			}
+		},
 	};
 	return Object.assign(tool, schedulingFields(definition));
 }
@@ -215,7 +223,13 @@ export function toolDefinitionFromAgentTool<TParameters extends TSchema, TDetail
 		label: tool.label,
 		description: tool.description,
 		parameters: tool.parameters,
-		execute: async (toolCallId, params, signal, onUpdate) => tool.execute(toolCallId, params, signal, onUpdate),
+		execute: (toolCallId, params, signal, onUpdate) => {
+			try {
+				return Promise.resolve(tool.execute(toolCallId, params, signal, onUpdate));
+			} catch (error) {
+				return Promise.reject(error);
+			}
+		},
 	};
 	return Object.assign(definition, schedulingFields(tool));
 }

@@ -185,8 +185,13 @@ export class OutputTail {
 		}
 	}
 
-	/** Waits until everything is in the spill file (when spilling). */
-	async close(): Promise<void> {
+	/** Waits until everything is in the spill file; undefined when there is nothing to wait for. */
+	close(): Promise<void> | undefined {
+		if (!this.spilling && !this.writing) return undefined;
+		return this.finish();
+	}
+
+	private async finish(): Promise<void> {
 		if (this.spilling && this.blockUsed > 0) {
 			this.unsaved.push(this.block.subarray(0, this.blockUsed));
 			this.unsavedBytes += this.blockUsed;
@@ -197,6 +202,11 @@ export class OutputTail {
 			if (!this.writing) this.flush();
 			await this.writer;
 		}
+	}
+
+	/** Whether output went to a spill file (`fullOutput` then says where). */
+	get spilled(): boolean {
+		return this.spillPath !== undefined;
 	}
 
 	/** The spill file's path once spilling started, or the reason it could not be written. */

@@ -106,10 +106,13 @@ export function createBashTool(
 				if (timer !== undefined) clearTimeout(timer);
 				timer = undefined;
 			}
-			await output.close();
+			const closing = output.close();
+			if (closing) await closing;
 			const durationMs = Date.now() - started;
 			const snapshot = output.snapshot(true);
-			const { path: fullOutputPath, error: spillError } = await output.fullOutput();
+			const { path: fullOutputPath, error: spillError } = output.spilled
+				? await output.fullOutput()
+				: { path: undefined, error: undefined };
 			const truncation = snapshot.truncation;
 			const format = (empty: string): string => {
 				let text = snapshot.content || empty;

@@ -94,6 +94,23 @@ describe("wrapToolDefinition", () => {
 		await expect(tool.execute("c", { who: "x" })).rejects.toThrow("no ctx");
 	});
 
+	it("turns a tool that throws at once, or returns a plain value, into a promise", async () => {
+		const sync = {
+			...greet,
+			execute: ((_id: string, params: { who: string }) => {
+				if (params.who === "boom") throw new Error("thrown before any await");
+				return { content: [{ type: "text", text: "plain" }], details: undefined };
+			}) as unknown as typeof greet.execute,
+		};
+		const tool = wrapToolDefinition(sync, () => ctxFor());
+		const thrown = tool.execute("c", { who: "boom" });
+		expect(thrown).toBeInstanceOf(Promise);
+		await expect(thrown).rejects.toThrow("thrown before any await");
+		const plain = tool.execute("c", { who: "x" });
+		expect(plain).toBeInstanceOf(Promise);
+		await expect(plain).resolves.toMatchObject({ content: [{ type: "text", text: "plain" }] });
+	});
+
 	it("wraps lists in order", () => {
 		const tools = wrapToolDefinitions([greet, { ...greet, name: "other" }], () => ctxFor());
 		expect(tools.map((t) => t.name)).toEqual(["greet", "other"]);
