@@ -10,6 +10,7 @@
  * result that disagrees with a stale file is unknowable; one that disagrees with a fresh file is a
  * mismatch.
  */
+import { countLineBreaks } from "../contract/_text.js";
 import { type ExecutionError, type FileError, ok, type Result } from "../contract/result.js";
 import { encodePooled } from "../env/_byte-pool.js";
 import { MemoryExecutionEnv, type ScriptedCommand } from "../env/memory.js";
@@ -38,9 +39,7 @@ export interface RevealedPage {
 
 /** Number of lines of a text (`text.split("\n").length`), counted without splitting it. */
 function lineCount(text: string): number {
-	let count = 1;
-	for (let at = text.indexOf("\n"); at !== -1; at = text.indexOf("\n", at + 1)) count++;
-	return count;
+	return 1 + countLineBreaks(text);
 }
 
 interface FileState {
@@ -144,12 +143,7 @@ export class FileLines {
 	}
 
 	get length(): number {
-		if (this.total < 0) {
-			let count = this.farLine + 1;
-			const text = this.text;
-			for (let at = text.indexOf("\n", this.farStart); at !== -1; at = text.indexOf("\n", at + 1)) count++;
-			this.total = count;
-		}
+		if (this.total < 0) this.total = this.farLine + 1 + countLineBreaks(this.text, this.farStart);
 		return this.total;
 	}
 

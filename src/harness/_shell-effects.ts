@@ -7,6 +7,8 @@
  * output is redirected to a file. Anything else (an unknown program, a build, a script) may write.
  */
 
+import { isWhiteSpace } from "../contract/_text.js";
+
 const READ_ONLY_PROGRAMS = new Set([
 	"cat",
 	"head",
@@ -84,7 +86,7 @@ const DUPLICATE = /&\d*-?/y;
 function redirectsToDevNull(command: string, at: number): boolean {
 	let i = at + 1;
 	if (command.charCodeAt(i) === 62 /* > */) i++;
-	while (i < command.length && /\s/.test(command[i]!)) i++;
+	while (i < command.length && isWhiteSpace(command.charCodeAt(i))) i++;
 	return command.startsWith("/dev/null", i);
 }
 
@@ -149,7 +151,7 @@ function words(segment: string): string[] {
 	const length = segment.length;
 	let i = 0;
 	while (i < length) {
-		while (i < length && isSpace(segment.charCodeAt(i))) i++;
+		while (i < length && isWhiteSpace(segment.charCodeAt(i))) i++;
 		if (i >= length) break;
 		const ch = segment[i];
 		if (ch === '"' || ch === "'") {
@@ -168,18 +170,11 @@ function words(segment: string): string[] {
 			}
 		}
 		let j = i + 1;
-		while (j < length && !isSpace(segment.charCodeAt(j))) j++;
+		while (j < length && !isWhiteSpace(segment.charCodeAt(j))) j++;
 		out.push(segment.slice(i, j));
 		i = j;
 	}
 	return out;
-}
-
-/** `\s` of a regular expression, for one UTF-16 unit. */
-function isSpace(code: number): boolean {
-	if (code === 32 || (code >= 9 && code <= 13)) return true;
-	if (code < 0xa0) return false;
-	return /\s/.test(String.fromCharCode(code));
 }
 
 /** `NAME=value`: `/^[A-Za-z_][A-Za-z0-9_]*=/`. */

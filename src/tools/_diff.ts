@@ -8,6 +8,8 @@
  * replacement instead.
  */
 
+import { countLineBreaks } from "../contract/_text.js";
+
 /**
  * A replaced region of the old text: `[start, end)` became `newText`. Sorted, non-overlapping, and
  * together exactly what turns the old text into the new one.
@@ -97,11 +99,7 @@ class LineIndex {
 	get splitLength(): number {
 		if (this.counted < 0) {
 			let count = this.base + this.starts.length;
-			if (!this.scanned) {
-				const text = this.text;
-				const from = this.starts[this.starts.length - 1] as number;
-				for (let at = text.indexOf("\n", from); at !== -1; at = text.indexOf("\n", at + 1)) count++;
-			}
+			if (!this.scanned) count += countLineBreaks(this.text, this.starts[this.starts.length - 1] as number);
 			this.counted = count;
 		}
 		return this.counted;
@@ -511,12 +509,6 @@ function unifiedPatch(
  * The diff between `oldText` and `newText`, where `newText` is `oldText` with `replacements`
  * applied. Both texts use LF line endings.
  */
-function countNewlines(text: string, start: number, end: number): number {
-	let count = 0;
-	for (let at = text.indexOf("\n", start); at !== -1 && at < end; at = text.indexOf("\n", at + 1)) count++;
-	return count;
-}
-
 export function diffReplacements(
 	oldText: string,
 	newText: string,
@@ -529,8 +521,7 @@ export function diffReplacements(
 	// The new text is the old one with the replacements applied, so its line count follows from
 	// theirs without scanning the whole new text.
 	let newSplitLength = old.splitLength;
-	for (const r of replacements)
-		newSplitLength += countNewlines(r.newText, 0, r.newText.length) - countNewlines(oldText, r.start, r.end);
+	for (const r of replacements) newSplitLength += countLineBreaks(r.newText) - countLineBreaks(oldText, r.start, r.end);
 	const newRealCount = newText.length === 0 ? 0 : newEndsWithNewline ? newSplitLength - 1 : newSplitLength;
 	const ops = buildOps(old, replacements, newEndsWithNewline);
 	const width = String(Math.max(old.splitLength, newSplitLength)).length;

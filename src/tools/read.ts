@@ -1,4 +1,5 @@
 /** The `read` tool: one page of a text file, or an image. */
+import { countLineBreaks } from "../contract/_text.js";
 import type { Theme } from "../contract/render.js";
 import { type Static, Type } from "../contract/schema.js";
 import { type AgentToolResult, defineTool, type ToolDefinition } from "../contract/tool.js";
@@ -178,12 +179,8 @@ function shellQuote(path: string): string {
 
 /** Number of line breaks in the chunk from `from` on. */
 function countNewlines(chunk: Chunk, from: number): number {
+	if (chunk.text !== undefined) return countLineBreaks(chunk.text, from);
 	let count = 0;
-	const text = chunk.text;
-	if (text !== undefined) {
-		for (let at = text.indexOf("\n", from); at !== -1; at = text.indexOf("\n", at + 1)) count++;
-		return count;
-	}
 	const bytes = chunk.bytes as Uint8Array;
 	for (let at = bytes.indexOf(NEWLINE, from); at !== -1; at = bytes.indexOf(NEWLINE, at + 1)) count++;
 	return count;
