@@ -6,6 +6,7 @@
  * view"); the edit tool maps the resulting offsets back onto the original bytes, so whatever lies
  * outside the matched regions is written back exactly as it was.
  */
+import { countLineBreaks, isWhiteSpace } from "../contract/_text.js";
 
 export interface EditInput {
 	readonly oldText: string;
@@ -308,23 +309,6 @@ class PairSimilarity {
 	}
 }
 
-/** What `String.prototype.trim` removes, for one UTF-16 unit. */
-function isWhiteSpace(code: number): boolean {
-	if (code === 32 || (code >= 9 && code <= 13)) return true;
-	if (code < 0xa0) return false;
-	return (
-		code === 0xa0 ||
-		code === 0x1680 ||
-		(code >= 0x2000 && code <= 0x200a) ||
-		code === 0x2028 ||
-		code === 0x2029 ||
-		code === 0x202f ||
-		code === 0x205f ||
-		code === 0x3000 ||
-		code === 0xfeff
-	);
-}
-
 /** Lowest similarity a line needs to be named in the hint. */
 const CLOSE_ENOUGH = 0.6;
 
@@ -386,14 +370,11 @@ function closestLinesHint(lf: string, oldText: string): string {
 		let to = end;
 		while (from < to && isWhiteSpace(lf.charCodeAt(from))) from++;
 		while (to > from && isWhiteSpace(lf.charCodeAt(to - 1))) to--;
-		const length = to - from;
-		// Cheap length filter first: lines of very different length cannot be close.
-		if (length === 0 || length > needle.length * 2 + 8 || needle.length > length * 2 + 8) continue;
-		// Shared pairs are at most the shorter text's pairs, which bounds the score from above.
-		if (!couldBeClose(needle.length, length) && !(length === needle.length && lf.startsWith(needle, from))) continue;
+		// Cheap length filters first: lines of very different length cannot be close.
+		if (!passesLengthFilters(needle.length, to - from)) continue;
 		const score = similarity.score(lf, from, to, CLOSE_ENOUGH);
 		if (score < CLOSE_ENOUGH) continue;
-		for (let at = lf.indexOf("\n", counted); at !== -1 && at < start; at = lf.indexOf("\n", at + 1)) line++;
+		line += countLineBreaks(lf, counted, start);
 		counted = start;
 		scored.push({ line, score, text: lf.slice(start, end) });
 	}
