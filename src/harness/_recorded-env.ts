@@ -203,12 +203,6 @@ export interface RecordedAnswer {
 	readonly exitCode: number;
 }
 
-/** Whether `text` has no lone surrogate, so its UTF-8 bytes decode back to it exactly. */
-function wellFormed(text: string): boolean {
-	const check = (text as { isWellFormed?: () => boolean }).isWellFormed;
-	return check !== undefined ? check.call(text) : !/[\uD800-\uDFFF]/.test(text);
-}
-
 /**
  * The memory env the replay runs on. It counts changes, so the replay can keep the text of the
  * files it inspects between calls instead of decoding and splitting them again each time, and it
@@ -277,12 +271,7 @@ export class ReplayEnv extends MemoryExecutionEnv {
 			!(this.cwdIsFolder ?? (await this.cwdFolder()))
 		) {
 			this.scriptPending();
-			this.texts.clear();
-			this.cwdIsFolder = undefined;
-			const result = await super.exec(command, options).finally(() => {
-				this.texts.clear();
-				this.cwdIsFolder = undefined;
-			});
+			const result = await this.changingTree(() => super.exec(command, options));
 			const used = this.scripted.get(command);
 			if (used !== undefined && this.commandLog.at(-1)?.matched === true) {
 				if (used > 1) this.scripted.set(command, used - 1);
@@ -344,50 +333,48 @@ export class ReplayEnv extends MemoryExecutionEnv {
 		return this.readTextFileNow(path);
 	}
 
-	// The memory env writes before its promise is made, so the cached text is dropped around the
-	// call without waiting for it (one promise less per write, and the replay writes a lot).
+	/**
+	 * Run a change to one file with its cached text dropped before and after. The memory env
+	 * writes before its promise is made, so this needs no await (one promise less per write, and
+	 * the replay writes a lot).
+	 */
+	private changingFile<T>(path: string, change: () => T): T {
+		this.forget(path);
+		const result = change();
+		this.forget(path);
+		return result;
+	}
+
+	/** Run something that may change any file, with everything cached dropped before and after. */
+	private async changingTree<T>(change: () => Promise<T>): Promise<T> {
+		this.texts.clear();
+		this.cwdIsFolder = undefined;
+		try {
+			return await change();
+		} finally {
+			this.texts.clear();
+			this.cwdIsFolder = undefined;
+		}
+	}
+
 	override writeFile(...args: Parameters<MemoryExecutionEnv["writeFile"]>) {
-		this.forget(args[0]);
-		const written = super.writeFile(...args);
-		this.forget(args[0]);
-		return written;
+		return this.changingFile(args[0], () => super.writeFile(...args));
 	}
 
 	override appendFile(...args: Parameters<MemoryExecutionEnv["appendFile"]>) {
-		this.forget(args[0]);
-		const appended = super.appendFile(...args);
-		this.forget(args[0]);
-		return appended;
+		return this.changingFile(args[0], () => super.appendFile(...args));
 	}
 
-	override async rename(...args: Parameters<MemoryExecutionEnv["rename"]>) {
-		this.texts.clear();
-		this.cwdIsFolder = undefined;
-		try {
-			return await super.rename(...args);
-		} finally {
-			this.texts.clear();
-		}
+	override rename(...args: Parameters<MemoryExecutionEnv["rename"]>) {
+		return this.changingTree(() => super.rename(...args));
 	}
 
-	override async remove(...args: Parameters<MemoryExecutionEnv["remove"]>) {
-		this.texts.clear();
-		this.cwdIsFolder = undefined;
-		try {
-			return await super.remove(...args);
-		} finally {
-			this.texts.clear();
-		}
+	override remove(...args: Parameters<MemoryExecutionEnv["remove"]>) {
+		return this.changingTree(() => super.remove(...args));
 	}
 
-	override async createDir(...args: Parameters<MemoryExecutionEnv["createDir"]>) {
-		this.texts.clear();
-		this.cwdIsFolder = undefined;
-		try {
-			return await super.createDir(...args);
-		} finally {
-			this.texts.clear();
-		}
+	override createDir(...args: Parameters<MemoryExecutionEnv["createDir"]>) {
+		return this.changingTree(() => super.createDir(...args));
 	}
 }
 
@@ -404,12 +391,12 @@ export class RecordedFiles {
 		});
 	}
 
-	/** Write `text` and remember it as the file's content. */
+	/**
+	 * Write `text`. The next look at the file takes its text from the env, which keeps well-formed
+	 * text as it was written (the same string, not a copy) and decodes anything else from its bytes.
+	 */
 	async write(path: string, text: string): Promise<void> {
-		const written = await this.env.writeFile(path, text);
-		// A lone surrogate would not survive the bytes; such a text is read back instead.
-		const key = this.key(path);
-		if (written.ok && key !== undefined && wellFormed(text)) this.env.texts.set(key, { text, lines: undefined });
+		await this.env.writeFile(path, text);
 	}
 
 	/** Absolute path the way our tools resolve it (a leading `@` dropped, relative to cwd). */
@@ -444,8 +431,7 @@ export class RecordedFiles {
 
 	/** Remember `lines` as the index of the file's current text (when the text is the file's). */
 	private keepLines(path: string, lines: FileLines): void {
-		const key = this.key(path);
-		const entry = key === undefined ? undefined : this.env.texts.get(key);
+		const entry = this.entry(path);
 		if (entry !== undefined && entry.text === lines.text) entry.lines = lines;
 	}
 
@@ -462,11 +448,6 @@ export class RecordedFiles {
 
 	private key(path: string): string | undefined {
 		return this.env.textKey(path);
-	}
-
-	isPartial(path: string): boolean {
-		const text = this.content(path);
-		return text === undefined || hasUnknownLine(text);
 	}
 
 	/** Something outside the recorded calls may have changed every file (`reason` may be worded lazily). */
@@ -676,6 +657,16 @@ export function hasUnknownLine(text: string): boolean {
 	return false;
 }
 
+/**
+ * The last paragraph of `text` (from its last blank line on, or all of it), and where it starts: a
+ * notice or status line at the end of a result lies within it, so patterns anchored at the end
+ * need not scan a long result.
+ */
+export function lastParagraph(text: string): { tail: string; at: number } {
+	const at = Math.max(0, text.lastIndexOf("\n\n"));
+	return { tail: at === 0 ? text : text.slice(at), at };
+}
+
 // Continuation notices of the recorded agent's read tool, older and newer wording.
 const OLD_MORE = /\n\n\.\.\. \((\d+) more lines not shown\. Use offset=(\d+) to continue reading\)$/;
 const NEW_MORE = /\n\n\[(\d+) more lines in file\. Use offset=(\d+) to continue\.\]$/;
@@ -690,8 +681,7 @@ export function pageFromRead(text: string, offset: number | undefined): Revealed
 	const start = offset !== undefined && offset > 0 ? Math.floor(offset) : 1;
 	if (LINE_TOO_LONG.test(text)) return undefined;
 	// A notice holds no blank line: it starts at the last one, so only that part is matched.
-	const at = Math.max(0, text.lastIndexOf("\n\n"));
-	const tail = at === 0 ? text : text.slice(at);
+	const { tail, at } = lastParagraph(text);
 	let match = OLD_MORE.exec(tail) ?? NEW_MORE.exec(tail);
 	if (match) {
 		const shown = text.slice(0, at + match.index);

@@ -22,6 +22,7 @@ import {
 	changedLinesFromDiff,
 	FileLines,
 	hasUnknownLine,
+	lastParagraph,
 	linesBeforeFromDiff,
 	pageFromRead,
 	RecordedFiles,
@@ -171,15 +172,6 @@ const EXIT_STATUS = /(?:^|\n\n)Command exited with code (\d+)$/;
 const ABORTED_STATUS = /(?:^|\n\n)Command aborted$/;
 const TIMEOUT_STATUS = /(?:^|\n\n)Command timed out after [\d.]+ seconds$/;
 const TRUNCATED_OUTPUT = /\n\n\[Showing (?:lines \d+-\d+ of \d+|last .* of line \d+)[^\]]*Full output: [^\]]*\]$/;
-
-/**
- * The last paragraph of `text` (from its last blank line on, or all of it): the status lines
- * matched at the end of a result lie within it, so the patterns need not scan long outputs.
- */
-function lastParagraph(text: string): { tail: string; at: number } {
-	const at = Math.max(0, text.lastIndexOf("\n\n"));
-	return { tail: at === 0 ? text : text.slice(at), at };
-}
 
 /** The output and ending a recorded bash result describes. */
 function recordedCommand(
@@ -513,7 +505,7 @@ class SessionReplayer {
 		// replay did not know them, they are taken from there (the edit is then marked seeded).
 		const filled = recorded.isError ? 0 : await this.files.fillLines(path, linesBeforeFromDiff(recorded.details));
 		const before = this.files.content(path) ?? "";
-		// Split now, while the split is shared with the recorded env's view of the file.
+		// Taken now: the line index of the file before our edit (shared with the recorded env's cache).
 		const beforeLines = this.files.lines(path) ?? new FileLines("");
 		const ours = await this.execute(call.toolCall);
 		const outcome = this.compare(call, ours, {
