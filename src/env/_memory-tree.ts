@@ -104,11 +104,7 @@ export function newDir(mtimeMs: number, mode = 0o755): MemDir {
 	return { kind: "directory", entries: new Map(), mode, mtimeMs };
 }
 
-/** The canonical path of a located entry. */
-export function locatedPath(located: Located): string {
-	return located.path;
-}
-
+/** The canonical path of an entry named `name` in the folder at `parentSegments`. */
 function canonical(parentSegments: readonly string[], name: string): string {
 	if (name === "") return "/";
 	return parentSegments.length === 0 ? `/${name}` : `/${parentSegments.join("/")}/${name}`;
@@ -201,7 +197,7 @@ function locateWalk(root: MemDir, absolute: string, followLast: boolean): Locate
 		if (isLast) return { ok: true, value: { parent: dir, path: canonical(dirSegments, name), name, node } };
 		if (node.kind !== "directory") return { ok: false, code: "not_directory" };
 		dir = node;
-		// Safe to grow in place: the array is handed out only when the walk returns.
+		// Grown in place: the array never leaves the walk (only paths built from it do).
 		dirSegments.push(name);
 	}
 	// The walk ended on a folder itself: the root, or a link whose target ends in `.` or `..`.

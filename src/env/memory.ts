@@ -31,7 +31,6 @@ import {
 	bytesEqual,
 	type Located,
 	locate,
-	locatedPath,
 	type MemDir,
 	MemFile,
 	type MemNode,
@@ -238,7 +237,7 @@ export class MemoryExecutionEnv implements ExecutionEnv {
 		this.readOnlyRoots = (options.readOnly ?? []).flatMap((path) => {
 			const absolute = this.seedPath(path);
 			const canonical = locate(this.root, absolute, true);
-			return canonical.ok ? [absolute, locatedPath(canonical.value)] : [absolute];
+			return canonical.ok ? [absolute, canonical.value.path] : [absolute];
 		});
 		for (const [path, file] of walkFiles(this.root, "/")) this.seed.set(path, new Uint8Array(file.data));
 	}
@@ -300,7 +299,7 @@ export class MemoryExecutionEnv implements ExecutionEnv {
 	async canonicalPath(path: string): Promise<Result<string, FileError>> {
 		const found = this.find(path, true);
 		if (!found.ok) return found;
-		return ok(locatedPath(found.value.located));
+		return ok(found.value.located.path);
 	}
 
 	async exists(path: string): Promise<Result<boolean, FileError>> {
@@ -392,8 +391,8 @@ export class MemoryExecutionEnv implements ExecutionEnv {
 		if (!target.ok) return err(fileError(target.code, dest.value));
 		const src = source.value.located;
 		const dst = target.value;
-		const srcPath = locatedPath(src);
-		const dstPath = locatedPath(dst);
+		const srcPath = src.path;
+		const dstPath = dst.path;
 		if (src.name === "" || dst.name === "")
 			return err(fileError("permission_denied", srcPath, "cannot move the root folder"));
 		const denied = this.denyWrite(srcPath, true) ?? this.denyWrite(dstPath, true);
@@ -425,7 +424,7 @@ export class MemoryExecutionEnv implements ExecutionEnv {
 		if (!found.ok) return found;
 		const { located, node, absolute } = found.value;
 		if (located.name === "") return err(fileError("permission_denied", "/", "cannot remove the root folder"));
-		const denied = this.denyWrite(locatedPath(located), true);
+		const denied = this.denyWrite(located.path, true);
 		if (denied) return err(denied);
 		if (node.kind === "directory" && node.entries.size > 0 && options.recursive !== true) {
 			return err(fileError("not_empty", absolute));
@@ -710,7 +709,7 @@ export class MemoryExecutionEnv implements ExecutionEnv {
 	}
 
 	private addChild(located: Located, node: MemNode): Result<void, FileError> {
-		const denied = this.denyWrite(locatedPath(located), false);
+		const denied = this.denyWrite(located.path, false);
 		if (denied) return err(denied);
 		located.parent.entries.set(located.name, node);
 		located.parent.mtimeMs = this.now();
@@ -762,7 +761,7 @@ export class MemoryExecutionEnv implements ExecutionEnv {
 		if (!located.ok) return Promise.resolve(err(fileError(located.code, abs.value)));
 		const existing = located.value.node;
 		if (existing?.kind === "directory") return Promise.resolve(err(fileError("is_directory", abs.value)));
-		const denied = this.denyWrite(locatedPath(located.value), false);
+		const denied = this.denyWrite(located.value.path, false);
 		if (denied) return Promise.resolve(err(denied));
 		// Well-formed text is kept as it is and encoded only when its bytes are asked for.
 		const text = typeof data === "string" && !append ? knownText(data) : undefined;
