@@ -131,6 +131,18 @@ export interface ToolDefinition<TParameters extends TSchema = TSchema, TDetails 
 	): RenderOutput;
 }
 
+/**
+ * What `run` returns, always as a promise: a throw (a ctx factory, a tool that throws before its
+ * first await) becomes a rejection, and a promise `run` returns is passed on as it is.
+ */
+function promiseOf<T>(run: () => T | Promise<T>): Promise<T> {
+	try {
+		return Promise.resolve(run());
+	} catch (error) {
+		return Promise.reject(error);
+	}
+}
+
 /** The optional scheduling fields both shapes share, copied only when set (so `in` checks stay honest). */
 function schedulingFields(source: {
 	readonly executionMode?: ToolExecutionMode;
@@ -182,23 +194,16 @@ export function wrapToolDefinition<TParameters extends TSchema, TDetails>(
 		label: definition.label,
 		description: definition.description,
 		parameters: definition.parameters,
-		// Always a promise: a throwing ctx factory (or a tool that throws before its first await)
-		// rejects instead of throwing, and a tool's own promise is passed on as it is.
-		execute: (toolCallId, params, signal, onUpdate) => {
-			try {
-				return Promise.resolve(
-					definition.execute(
-						toolCallId,
-						params,
-						signal,
-						onUpdate,
-						ctxFactory({ toolCallId, toolName: definition.name, signal }),
-					),
-				);
-			} catch (error) {
-				return Promise.reject(error);
-			}
-		},
+		execute: (toolCallId, params, signal, onUpdate) =>
+			promiseOf(() =>
+				definition.execute(
+					toolCallId,
+					params,
+					signal,
+					onUpdate,
+					ctxFactory({ toolCallId, toolName: definition.name, signal }),
+				),
+			),
 	};
 	return Object.assign(tool, schedulingFields(definition));
 }
@@ -223,13 +228,8 @@ export function toolDefinitionFromAgentTool<TParameters extends TSchema, TDetail
 		label: tool.label,
 		description: tool.description,
 		parameters: tool.parameters,
-		execute: (toolCallId, params, signal, onUpdate) => {
-			try {
-				return Promise.resolve(tool.execute(toolCallId, params, signal, onUpdate));
-			} catch (error) {
-				return Promise.reject(error);
-			}
-		},
+		execute: (toolCallId, params, signal, onUpdate) =>
+			promiseOf(() => tool.execute(toolCallId, params, signal, onUpdate)),
 	};
 	return Object.assign(definition, schedulingFields(tool));
 }
