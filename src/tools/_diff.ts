@@ -170,7 +170,7 @@ function myers<T>(a: ArrayLike<T>, b: ArrayLike<T>, maxCost: number): Step[] | u
 	// Sized for a few rounds; most diffs end within them, the rest grow it.
 	let trace = new Int32Array(Math.min(256, (max + 2) * (max + 2)));
 	for (let d = 0; d <= max; d++) {
-		const base = (d + 1) * (d + 1) - 1;
+		const base = roundStart(d);
 		const need = base + 2 * d + 3;
 		if (need > trace.length) {
 			const grown = new Int32Array(Math.max(need, trace.length * 2));
@@ -195,13 +195,18 @@ function myers<T>(a: ArrayLike<T>, b: ArrayLike<T>, maxCost: number): Step[] | u
 	return undefined;
 }
 
+/** Where round `d` starts in Myers' round buffer (rounds before it hold 3, 5, 7, … diagonals). */
+function roundStart(d: number): number {
+	return (d + 1) * (d + 1) - 1;
+}
+
 function backtrack(trace: Int32Array, finalD: number, n: number, m: number): Step[] {
 	const steps: Step[] = [];
 	let x = n;
 	let y = m;
 	for (let d = finalD; d > 0; d--) {
 		// Round d's saved V (as it was before the round) holds diagonals -d-1 … d+1.
-		const base = (d + 1) * (d + 1) - 1;
+		const base = roundStart(d);
 		const at = (k: number) => trace[base + k + d + 1] as number;
 		const k = x - y;
 		const down = k === -d || (k !== d && at(k - 1) < at(k + 1));
