@@ -309,22 +309,32 @@ class SessionReplayer {
 				? []
 				: [...new Set([...expected.rules, ...actual.rules, ...extra])];
 		const same = expected.text === actual.text && recorded.isError === ours.isError;
+		const toolCall = call.toolCall;
+		if (same) {
+			// Built in one literal (most calls match): the fields in the order of the other outcomes.
+			// Both sides hold the recorded string (equal to ours): our copy can die young instead of
+			// living on in the report.
+			return {
+				index: call.index,
+				batch: call.batch,
+				toolCallId: toolCall.id,
+				toolName: toolCall.name,
+				arguments: toolCall.arguments,
+				seeded: options.seeded === true,
+				rules,
+				expected: { text: expected.text, isError: recorded.isError },
+				actual: { text: expected.text, isError: ours.isError },
+				status: "match",
+				message: options.seeded ? "matched (page seeded from this result)" : "matched",
+			};
+		}
 		const base = {
 			...this.base(call),
 			seeded: options.seeded === true,
 			rules,
 			expected: { text: expected.text, isError: recorded.isError },
-			// On a match both sides hold the recorded string (equal to ours): our copy can die young
-			// instead of living on in the report.
-			actual: { text: same ? expected.text : actual.text, isError: ours.isError },
+			actual: { text: actual.text, isError: ours.isError },
 		};
-		if (same) {
-			return {
-				...base,
-				status: "match",
-				message: options.seeded ? "matched (page seeded from this result)" : "matched",
-			};
-		}
 		const diff = options.noDiff
 			? ""
 			: recorded.isError !== ours.isError
