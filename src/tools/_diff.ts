@@ -4,8 +4,8 @@
  * The edit tool knows exactly which regions it replaced, so only those regions (widened to whole
  * lines) are diffed; the lines in between are known to be equal. That keeps the cost proportional
  * to the size of the change, not of the file. Inside a region a Myers diff over interned lines
- * finds the smallest change; a region whose diff would be too costly is shown as a plain
- * replacement instead.
+ * finds the smallest change (lines found on one side only are set aside first, as they cannot
+ * match); a region whose diff would be too costly is shown as a plain replacement instead.
  */
 
 import { countLineBreaks } from "../contract/_text.js";
@@ -233,8 +233,8 @@ function backtrack(trace: Int32Array, finalD: number, n: number, m: number): Ste
 /** Above this many line pairs (old lines × new lines), lines are numbered before they are diffed. */
 const SMALL_REGION = 256;
 
-/** Both line lists as numbers, equal numbers for equal lines. */
-function intern(a: readonly string[], b: readonly string[]): [Int32Array, Int32Array] {
+/** Both line lists as numbers, equal numbers for equal lines, and how many distinct lines there are. */
+function intern(a: readonly string[], b: readonly string[]): [Int32Array, Int32Array, number] {
 	const ids = new Map<string, number>();
 	const number = (keys: readonly string[]) => {
 		const out = new Int32Array(keys.length);
@@ -249,7 +249,60 @@ function intern(a: readonly string[], b: readonly string[]): [Int32Array, Int32A
 		}
 		return out;
 	};
-	return [number(a), number(b)];
+	const left = number(a);
+	const right = number(b);
+	return [left, right, ids.size];
+}
+
+/**
+ * Myers over the lines that occur on both sides. A line found on only one side is a deletion or
+ * an insertion in every common subsequence, so leaving it out keeps the longest common
+ * subsequence (and so a smallest diff) while making the search much cheaper when a region was
+ * largely rewritten: Myers costs grow with the number of differing lines.
+ */
+function diffShared(a: Int32Array, b: Int32Array, distinct: number, maxCost: number): Step[] | undefined {
+	const inA = new Uint8Array(distinct);
+	const inB = new Uint8Array(distinct);
+	for (let i = 0; i < a.length; i++) inA[a[i] as number] = 1;
+	for (let j = 0; j < b.length; j++) inB[b[j] as number] = 1;
+	const keptA = keptIndices(a, inB);
+	const keptB = keptIndices(b, inA);
+	if (keptA.length === a.length && keptB.length === b.length) return myers(a, b, maxCost);
+	const shared =
+		keptA.length > 0 && keptB.length > 0
+			? myers(
+					keptA.map((i) => a[i] as number),
+					keptB.map((j) => b[j] as number),
+					maxCost,
+				)
+			: [];
+	if (shared === undefined) return undefined;
+	// Put the left-out lines back: each becomes a deletion or insertion before the next kept line.
+	const steps: Step[] = [];
+	let x = 0;
+	let y = 0;
+	let i = 0;
+	let j = 0;
+	const catchUp = (toX: number, toY: number) => {
+		for (; x < toX; x++) steps.push("delete");
+		for (; y < toY; y++) steps.push("insert");
+	};
+	for (const step of shared) {
+		catchUp(step === "insert" ? x : (keptA[i++] as number), step === "delete" ? y : (keptB[j++] as number));
+		steps.push(step);
+		if (step !== "insert") x++;
+		if (step !== "delete") y++;
+	}
+	catchUp(a.length, b.length);
+	return steps;
+}
+
+/** Indices of the ids in `ids` that `present` marks. */
+function keptIndices(ids: Int32Array, present: Uint8Array): Int32Array {
+	const kept = new Int32Array(ids.length);
+	let count = 0;
+	for (let i = 0; i < ids.length; i++) if (present[ids[i] as number] === 1) kept[count++] = i;
+	return kept.subarray(0, count);
 }
 
 /** Ops for one region: old lines `[a, b)` became `newLines`. */
@@ -298,7 +351,7 @@ function diffRegion(
 		oldMid.length > 0 && newMid.length > 0
 			? small
 				? myers(oldMid, newMid, maxCost)
-				: myers(...intern(oldMid, newMid), maxCost)
+				: diffShared(...intern(oldMid, newMid), maxCost)
 			: undefined;
 	const plain: Step[] = steps ?? [
 		...new Array<Step>(oldMid.length).fill("delete"),

@@ -190,6 +190,39 @@ describe("diffs of random edits", () => {
 		return out.join("");
 	}
 
+	/** Lines both sides share in order, at most: a smallest diff removes and adds everything else. */
+	function longestCommon(a: readonly string[], b: readonly string[]): number {
+		let row = new Array<number>(b.length + 1).fill(0);
+		for (const line of a) {
+			const next = [0];
+			for (let j = 0; j < b.length; j++)
+				next.push(line === b[j] ? (row[j] as number) + 1 : Math.max(row[j + 1] as number, next[j] as number));
+			row = next;
+		}
+		return row[b.length] as number;
+	}
+
+	it("changes as few lines as possible when a whole region is rewritten", () => {
+		for (let round = 0; round < 200; round++) {
+			// Lines from a small set (many repeats) mixed with lines found on one side only.
+			const pick = (side: string, k: number) =>
+				random(4) === 0 ? `${side} only ${round}.${k}` : `common ${random(12)}`;
+			const before = Array.from({ length: 20 + random(60) }, (_, k) => pick("old", k));
+			const after = Array.from({ length: 20 + random(60) }, (_, k) => pick("new", k));
+			const text = `head\n${before.join("\n")}\ntail\n`;
+			const oldText = `head\n${before.join("\n")}\n`;
+			const newText = `head\n${after.join("\n")}\n`;
+			if (oldText === newText) continue;
+			const { patch, diff, after: result } = change(text, [{ oldText, newText }]);
+			expect(applyPatch(text, patch)).toBe(result);
+			const rows = patch.split("\n").slice(2);
+			const changed = rows.filter((row) => row.startsWith("+") || row.startsWith("-")).length;
+			const smallest = before.length + after.length - 2 * longestCommon(before, after);
+			expect(changed).toBe(smallest);
+			expect(diff.split("\n").filter((row) => /^[+-]/.test(row)).length).toBe(smallest);
+		}
+	});
+
 	it("give a patch that turns the old text into the new one and a numbered diff that quotes both", () => {
 		for (let round = 0; round < 300; round++) {
 			const count = 1 + random(400);
