@@ -270,11 +270,7 @@ function diffShared(a: Int32Array, b: Int32Array, distinct: number, maxCost: num
 	if (keptA.length === a.length && keptB.length === b.length) return myers(a, b, maxCost);
 	const shared =
 		keptA.length > 0 && keptB.length > 0
-			? myers(
-					keptA.map((i) => a[i] as number),
-					keptB.map((j) => b[j] as number),
-					maxCost,
-				)
+			? myers(idsAt(a, keptA), idsAt(b, keptB), maxCost)
 			: [];
 	if (shared === undefined) return undefined;
 	// Put the left-out lines back: each becomes a deletion or insertion before the next kept line.
@@ -303,6 +299,13 @@ function keptIndices(ids: Int32Array, present: Uint8Array): Int32Array {
 	let count = 0;
 	for (let i = 0; i < ids.length; i++) if (present[ids[i] as number] === 1) kept[count++] = i;
 	return kept.subarray(0, count);
+}
+
+/** The ids at the given indices. */
+function idsAt(ids: Int32Array, indices: Int32Array): Int32Array {
+	const out = new Int32Array(indices.length);
+	for (let k = 0; k < indices.length; k++) out[k] = ids[indices[k] as number] as number;
+	return out;
 }
 
 /** Ops for one region: old lines `[a, b)` became `newLines`. */
