@@ -6,7 +6,7 @@
  * view"); the edit tool maps the resulting offsets back onto the original bytes, so whatever lies
  * outside the matched regions is written back exactly as it was.
  */
-import { countLineBreaks, isWhiteSpace } from "../contract/_text.js";
+import { isWhiteSpace } from "../contract/_text.js";
 
 export interface EditInput {
 	readonly oldText: string;
@@ -84,7 +84,19 @@ function hasTrailingWhiteSpace(text: string): boolean {
 	return last === 32 || last === 9 || text.includes(" \n") || text.includes("\t\n");
 }
 
+/**
+ * Anything tolerant matching changes in a text that a needle could reach: a look-alike character,
+ * a rarer white space or line terminator, or a space or tab before a line break. White space at
+ * the very end of the text needs no view: a needle's lines are trimmed, so none ends inside it.
+ * One pass finds out that most files need no tolerant view of their own.
+ */
+const TOLERANCE_AT_WORK =
+	/[\u2018-\u201F\u2010-\u2015\u2212\u00A0\u2000-\u200A\u202F\u205F\u3000\v\f\r\u1680\u2028\u2029\ufeff]|[ \t]\n/;
+
 function buildTolerantView(lf: string): TolerantView {
+	if (!TOLERANCE_AT_WORK.test(lf)) {
+		return { text: lf, tolerantStarts: undefined, lfStarts: undefined };
+	}
 	// Folding maps one unit to one and never makes or unmakes trailing whitespace (the folded
 	// spaces are whitespace before and after), so the whole text folds at once and lines trim after.
 	// Folded lines are as long as the lines they come from, so they give the LF view's offsets too.
@@ -231,17 +243,17 @@ function listLines(lines: readonly number[], total = lines.length): string {
 
 /**
  * Dice similarity over character pairs, in [0, 1], of a fixed text `a` against many lines. The
- * pairs of `a` sit in an open-addressing table of typed arrays (a pair's slot is found without
- * hashing a key object), and a line is dropped as soon as it can no longer reach the minimum.
+ * pairs of `a` sit in an open-addressing table held in one typed array (a pair's slot is found
+ * without hashing a key object), and a line is dropped as soon as it can no longer reach the
+ * minimum.
  */
 class PairSimilarity {
-	/** Pair code (`first * 65536 + second`) per slot, -1 when the slot is empty. */
-	private readonly keys: Float64Array;
-	/** How often the pair occurs in `a`. */
-	private readonly limit: Int32Array;
-	/** How often the current line has used the pair, valid where `stamps` holds the current stamp. */
-	private readonly used: Int32Array;
-	private readonly stamps: Int32Array;
+	/**
+	 * Four numbers per slot: the pair (`first << 16 | second`), how often it occurs in `a` (0 for an
+	 * empty slot), how often the current line has used it, and the stamp of the line that last did
+	 * (the use count is valid only while that is the current stamp).
+	 */
+	private readonly slots: Int32Array;
 	private stamp = 0;
 	private readonly mask: number;
 
@@ -249,29 +261,26 @@ class PairSimilarity {
 		let size = 16;
 		while (size < a.length * 2) size *= 2;
 		this.mask = size - 1;
-		this.keys = new Float64Array(size).fill(-1);
-		this.limit = new Int32Array(size);
-		this.used = new Int32Array(size);
-		this.stamps = new Int32Array(size);
+		this.slots = new Int32Array(size * 4);
 		for (let i = 1; i < a.length; i++) {
-			const slot = this.slot(a.charCodeAt(i - 1), a.charCodeAt(i), true);
-			this.limit[slot] = (this.limit[slot] ?? 0) + 1;
+			const at = this.slot(a.charCodeAt(i - 1), a.charCodeAt(i), true);
+			this.slots[at + 1] = (this.slots[at + 1] as number) + 1;
 		}
 	}
 
-	/** The slot of a pair; with `add`, an empty slot is claimed for it, else -1 when absent. */
+	/** Where a pair's slot starts; with `add`, an empty slot is claimed for it, else -1 when absent. */
 	private slot(first: number, second: number, add: boolean): number {
-		const key = first * 65536 + second;
-		let at = (Math.imul(first, 0x9e3779b1) ^ Math.imul(second, 0x85ebca6b)) & this.mask;
+		const key = (first << 16) | second;
+		let index = (Math.imul(first, 0x9e3779b1) ^ Math.imul(second, 0x85ebca6b)) & this.mask;
 		for (;;) {
-			const held = this.keys[at] as number;
-			if (held === key) return at;
-			if (held === -1) {
+			const at = index * 4;
+			if (this.slots[at + 1] === 0) {
 				if (!add) return -1;
-				this.keys[at] = key;
+				this.slots[at] = key;
 				return at;
 			}
-			at = (at + 1) & this.mask;
+			if (this.slots[at] === key) return at;
+			index = (index + 1) & this.mask;
 		}
 	}
 
@@ -281,6 +290,7 @@ class PairSimilarity {
 	 */
 	score(text: string, from: number, to: number, minimum: number): number {
 		const a = this.a;
+		const slots = this.slots;
 		const length = to - from;
 		if (length === a.length && text.startsWith(a, from)) return 1;
 		if (a.length < 2 || length < 2) return 0;
@@ -293,15 +303,15 @@ class PairSimilarity {
 		for (let i = from + 1; i < to; i++) {
 			if (shared + (to - i) < needed) return -1;
 			const code = text.charCodeAt(i);
-			const k = this.slot(previous, code, false);
+			const at = this.slot(previous, code, false);
 			previous = code;
-			if (k === -1) continue;
-			if (this.stamps[k] !== stamp) {
-				this.stamps[k] = stamp;
-				this.used[k] = 0;
+			if (at === -1) continue;
+			if (slots[at + 3] !== stamp) {
+				slots[at + 3] = stamp;
+				slots[at + 2] = 0;
 			}
-			if ((this.used[k] as number) < (this.limit[k] as number)) {
-				this.used[k] = (this.used[k] as number) + 1;
+			if ((slots[at + 2] as number) < (slots[at + 1] as number)) {
+				slots[at + 2] = (slots[at + 2] as number) + 1;
 				shared++;
 			}
 		}
@@ -328,21 +338,6 @@ function couldBeClose(a: number, b: number): boolean {
 	return (2 * (Math.min(a, b) - 1)) / (a - 1 + (b - 1)) >= CLOSE_ENOUGH;
 }
 
-const longLinePatterns = new Map<number, RegExp>();
-
-/**
- * Whole lines of at least `length` characters: the leftmost run of that many non-newlines starts a
- * line (the characters before it on its line would extend the run), and the match runs to its end.
- */
-function longLines(length: number): RegExp {
-	let pattern = longLinePatterns.get(length);
-	if (pattern === undefined) {
-		pattern = new RegExp(`[^\\n]{${Math.max(1, length)},}`, "g");
-		longLinePatterns.set(length, pattern);
-	}
-	return pattern;
-}
-
 /** A hint naming the file lines most like the first non-blank line of `oldText`. */
 function closestLinesHint(lf: string, oldText: string): string {
 	const oldLines = oldText.split("\n");
@@ -355,18 +350,14 @@ function closestLinesHint(lf: string, oldText: string): string {
 	// trimmed either: such lines (most of a file, and every unknown line) are skipped unread.
 	let shortest = 1;
 	while (shortest < needle.length && !passesLengthFilters(needle.length, shortest)) shortest++;
-	// Lines at least that long are found by a regular expression, which passes over the short ones
-	// natively; line numbers are counted only up to the lines that make it into the hint.
-	const long = longLines(shortest);
-	long.lastIndex = 0;
-	let counted = 0;
-	let line = 1;
-	// `test` moves `lastIndex` to the end of each long line without building a match.
-	while (long.test(lf)) {
-		const end = long.lastIndex;
-		const start = lf.lastIndexOf("\n", end - 1) + 1;
+	for (let start = 0, line = 1; start < lf.length; line++) {
+		let end = lf.indexOf("\n", start);
+		if (end === -1) end = lf.length;
+		const lineStart = start;
+		start = end + 1;
+		if (end - lineStart < shortest) continue;
 		// The line without leading and trailing white space, as offsets.
-		let from = start;
+		let from = lineStart;
 		let to = end;
 		while (from < to && isWhiteSpace(lf.charCodeAt(from))) from++;
 		while (to > from && isWhiteSpace(lf.charCodeAt(to - 1))) to--;
@@ -374,9 +365,7 @@ function closestLinesHint(lf: string, oldText: string): string {
 		if (!passesLengthFilters(needle.length, to - from)) continue;
 		const score = similarity.score(lf, from, to, CLOSE_ENOUGH);
 		if (score < CLOSE_ENOUGH) continue;
-		line += countLineBreaks(lf, counted, start);
-		counted = start;
-		scored.push({ line, score, text: lf.slice(start, end) });
+		scored.push({ line, score, text: lf.slice(lineStart, end) });
 	}
 	if (scored.length === 0) {
 		return " No similar line was found: read the file again to see its current content.";
