@@ -116,6 +116,11 @@ class ChunkReader {
 	private ascii = true;
 	/** Set once `whole` returned the file: it held exactly `fileSize` bytes, so nothing follows. */
 	private ended = false;
+
+	/** Whether the chunks handed out so far hold the whole file. */
+	get atEnd(): boolean {
+		return this.ended;
+	}
 	constructor(
 		private readonly env: ExecutionEnv,
 		private readonly path: string,
@@ -221,6 +226,15 @@ async function scanPage(
 	maxBytes: number,
 	countRest: boolean,
 ): Promise<PageScan | { beyond: number }> {
+	// A whole file from its first line, within the byte budget: counting its lines decides whether
+	// it is the page (the common read of a small file), without taking it line by line.
+	if (startLine === 0 && first.offset === 0 && first.text !== undefined && reader.atEnd && first.length <= maxBytes) {
+		const totalLines = countLineBreaks(first.text) + 1;
+		if (totalLines <= maxLines && totalLines <= limit) {
+			const whole = { startByte: 0, endByte: first.length, lines: totalLines, bytes: first.length };
+			return { ...whole, stop: "end", firstLineBytes: 0, totalLines, exact: true, startUnit: 0, endUnit: first.units };
+		}
+	}
 	let chunk = first;
 	let newlines = 0;
 	let startByte = startLine === 0 ? 0 : -1;

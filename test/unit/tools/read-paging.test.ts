@@ -78,6 +78,16 @@ const files = [
 	// Under 50 KB as characters, over it as bytes: the byte budget must count bytes.
 	Array.from({ length: 800 }, (_, i) => `${i}${"\u00e9".repeat(40)}`).join("\n"),
 	`${"\u00e9".repeat(30_000)}\nnext`,
+	// Small files at the line and byte budgets, with and without a line break at the end.
+	Array.from({ length: 2000 }, (_, i) => `${i}`).join("\n"),
+	`${Array.from({ length: 2000 }, (_, i) => `${i}`).join("\n")}\n`,
+	`${Array.from({ length: 1999 }, (_, i) => `${i}`).join("\n")}\n`,
+	Array.from({ length: 2001 }, (_, i) => `${i}`).join("\n"),
+	asciiOfSize(50 * 1024),
+	asciiOfSize(50 * 1024 + 1),
+	`${asciiOfSize(50 * 1024 - 1)}\n`,
+	"",
+	"\n",
 ];
 
 describe.each(bothEnvs)("read paging on %s", (_name, make) => {
@@ -94,7 +104,7 @@ describe.each(bothEnvs)("read paging on %s", (_name, make) => {
 			const total = all.length;
 			const offsets = [undefined, 2, total, total + 1, ...Array.from({ length: 8 }, () => 1 + random(total))];
 			for (const offset of offsets) {
-				for (const limit of [undefined, 3, 2500]) {
+				for (const limit of [undefined, 3, 2500, total - 1, total]) {
 					const path = `f${i}.txt`;
 					const args = { path, ...(offset !== undefined ? { offset } : {}), ...(limit !== undefined ? { limit } : {}) };
 					const actual = await read.execute("id", args, undefined, undefined, fx.ctx).then(
