@@ -59,7 +59,10 @@ class LineIndex {
 	constructor(
 		readonly text: string,
 		near = 0,
+		/** `splitLength` when the caller knows it already, else -1. */
+		splitLength = -1,
 	) {
+		this.counted = splitLength;
 		this.endsWithNewline = text.endsWith("\n");
 		if (near <= 0) return;
 		let line = 0;
@@ -268,10 +271,7 @@ function diffShared(a: Int32Array, b: Int32Array, distinct: number, maxCost: num
 	const keptA = keptIndices(a, inB);
 	const keptB = keptIndices(b, inA);
 	if (keptA.length === a.length && keptB.length === b.length) return myers(a, b, maxCost);
-	const shared =
-		keptA.length > 0 && keptB.length > 0
-			? myers(idsAt(a, keptA), idsAt(b, keptB), maxCost)
-			: [];
+	const shared = keptA.length > 0 && keptB.length > 0 ? myers(idsAt(a, keptA), idsAt(b, keptB), maxCost) : [];
 	if (shared === undefined) return undefined;
 	// Put the left-out lines back: each becomes a deletion or insertion before the next kept line.
 	const steps: Step[] = [];
@@ -567,6 +567,13 @@ function unifiedPatch(
 }
 
 /**
+ * The text of the last diff's new side and its line count. Edits tend to follow one another in
+ * the same file, and then the next diff's old text is this very string: its lines need not be
+ * counted again. One text is held, so no more than one file's text is kept alive.
+ */
+let lastNew: { readonly text: string; readonly splitLength: number } | undefined;
+
+/**
  * The diff between `oldText` and `newText`, where `newText` is `oldText` with `replacements`
  * applied. Both texts use LF line endings.
  */
@@ -577,13 +584,15 @@ export function diffReplacements(
 	path: string,
 	context = { numbered: 4, patch: 3 },
 ): EditDiff {
-	const old = new LineIndex(oldText, replacements[0]?.start ?? 0);
+	const known = lastNew !== undefined && lastNew.text === oldText ? lastNew.splitLength : -1;
+	const old = new LineIndex(oldText, replacements[0]?.start ?? 0, known);
 	const newEndsWithNewline = newText.endsWith("\n");
 	// The new text is the old one with the replacements applied, so its line count follows from
 	// theirs without scanning the whole new text.
 	let newSplitLength = old.splitLength;
 	for (const r of replacements) newSplitLength += countLineBreaks(r.newText) - countLineBreaks(oldText, r.start, r.end);
 	const newRealCount = newText.length === 0 ? 0 : newEndsWithNewline ? newSplitLength - 1 : newSplitLength;
+	lastNew = { text: newText, splitLength: newSplitLength };
 	const ops = buildOps(old, replacements, newEndsWithNewline);
 	const width = String(Math.max(old.splitLength, newSplitLength)).length;
 	const firstChange = ops.find(isChange);

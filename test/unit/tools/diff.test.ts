@@ -58,6 +58,17 @@ describe("numbered diff", () => {
 		);
 	});
 
+	it("numbers lines right when one edit follows another on the text it left", () => {
+		const ten = Array.from({ length: 10 }, (_, i) => `a${i + 1}`).join("\n");
+		const first = change(ten, [{ oldText: "\na10", newText: "" }]);
+		expect(first.diff.split("\n")).toContain("-10 a10");
+		// Nine lines now: one digit is enough for every number of the next diff.
+		const second = change(first.after, [{ oldText: "a1\n", newText: "b1\n" }]);
+		expect(second.diff.split("\n").slice(0, 3)).toEqual(["-1 a1", "+1 b1", " 2 a2"]);
+		const third = change(second.after, [{ oldText: "a9", newText: "a9\na10\na11" }]);
+		expect(third.diff.split("\n").slice(-4)).toEqual(["- 9 a9", "+ 9 a9", "+10 a10", "+11 a11"]);
+	});
+
 	it("stays small for many edits in a large file", () => {
 		const text = numbered(60_000);
 		const edits = Array.from({ length: 200 }, (_, i) => ({
