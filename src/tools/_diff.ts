@@ -169,17 +169,14 @@ function myers<T>(a: ArrayLike<T>, b: ArrayLike<T>, maxCost: number): Step[] | u
 	const m = b.length;
 	const max = Math.min(n + m, maxCost);
 	const offset = max + 1;
-	const v = new Int32Array(2 * max + 3);
-	// Sized for a few rounds; most diffs end within them, the rest grow it.
-	let trace = new Int32Array(Math.min(256, (max + 2) * (max + 2)));
+	// Every diagonal is written before it is read, except the one round 0 starts from.
+	const v = scratch(0, 2 * max + 3);
+	v[offset + 1] = 0;
+	let trace = scratch(1, 256);
 	for (let d = 0; d <= max; d++) {
 		const base = roundStart(d);
 		const need = base + 2 * d + 3;
-		if (need > trace.length) {
-			const grown = new Int32Array(Math.max(need, trace.length * 2));
-			grown.set(trace);
-			trace = grown;
-		}
+		if (need > trace.length) trace = grownScratch(1, trace, need);
 		trace.set(v.subarray(offset - d - 1, offset + d + 2), base);
 		for (let k = -d; k <= d; k += 2) {
 			let x: number;
@@ -196,6 +193,31 @@ function myers<T>(a: ArrayLike<T>, b: ArrayLike<T>, maxCost: number): Step[] | u
 		}
 	}
 	return undefined;
+}
+
+/**
+ * Buffers for Myers' search, reused from one diff to the next (by slot: 0 for the diagonals, 1
+ * for the saved rounds): a new typed array per diff cost more than the search of most small ones.
+ * Their contents are left from earlier diffs, so readers write before they read. Buffers above
+ * `SCRATCH_KEPT` numbers serve one diff and are not kept.
+ */
+const scratchBuffers = [new Int32Array(256), new Int32Array(256)];
+const SCRATCH_KEPT = 1 << 16;
+
+/** A buffer of at least `size` numbers in `slot`. */
+function scratch(slot: number, size: number): Int32Array {
+	const kept = scratchBuffers[slot] as Int32Array;
+	if (size <= kept.length) return kept;
+	const made = new Int32Array(size);
+	if (size <= SCRATCH_KEPT) scratchBuffers[slot] = made;
+	return made;
+}
+
+/** `buffer` (from `scratch(slot, …)`) grown to hold at least `need` numbers, its contents kept. */
+function grownScratch(slot: number, buffer: Int32Array, need: number): Int32Array {
+	const grown = scratch(slot, Math.max(need, buffer.length * 2));
+	grown.set(buffer);
+	return grown;
 }
 
 /** Where round `d` starts in Myers' round buffer (rounds before it hold 3, 5, 7, … diagonals). */
