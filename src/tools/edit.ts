@@ -54,7 +54,11 @@ export type EditToolOptions = Record<string, never>;
  */
 export function prepareEditArguments(args: unknown): unknown {
 	if (args === null || typeof args !== "object" || Array.isArray(args)) return args;
-	const input = { ...(args as Record<string, unknown>) };
+	const given = args as Record<string, unknown>;
+	// The current shape (most calls) passes through as it is; the others are rewritten on a copy.
+	if (typeof given.edits !== "string" && !(typeof given.oldText === "string" && typeof given.newText === "string"))
+		return args;
+	const input = { ...given };
 	if (typeof input.edits === "string") {
 		try {
 			const parsed: unknown = JSON.parse(input.edits);

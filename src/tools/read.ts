@@ -231,8 +231,18 @@ async function scanPage(
 	if (startLine === 0 && first.offset === 0 && first.text !== undefined && reader.atEnd && first.length <= maxBytes) {
 		const totalLines = countLineBreaks(first.text) + 1;
 		if (totalLines <= maxLines && totalLines <= limit) {
-			const whole = { startByte: 0, endByte: first.length, lines: totalLines, bytes: first.length };
-			return { ...whole, stop: "end", firstLineBytes: 0, totalLines, exact: true, startUnit: 0, endUnit: first.units };
+			return {
+				startByte: 0,
+				endByte: first.length,
+				lines: totalLines,
+				bytes: first.length,
+				stop: "end",
+				firstLineBytes: 0,
+				totalLines,
+				exact: true,
+				startUnit: 0,
+				endUnit: first.units,
+			};
 		}
 	}
 	let chunk = first;
@@ -419,7 +429,9 @@ export function createReadTool(
 			const total = scan.exact ? scan.totalLines : undefined;
 			const page = await pageText(ctx.env, absolutePath, displayPath, first, scan, signal);
 			const truncated = scan.stop === "lines" || scan.stop === "bytes" || scan.stop === "firstLine";
-			const base = { fileSize, ...(total !== undefined ? { totalLines: total } : {}) };
+			// Filled in field by field: spreads cost more than the rest of reading a small file.
+			const details: { -readonly [K in keyof ReadToolDetails]: ReadToolDetails[K] } = { fileSize };
+			if (total !== undefined) details.totalLines = total;
 			if (!truncated) {
 				let text = page;
 				if (scan.stop === "limit") {
@@ -429,7 +441,7 @@ export function createReadTool(
 							? `\n\n[${total - (startLine + scan.lines)} more lines in file. Use offset=${next} to continue.]`
 							: `\n\n[More lines follow in this ${formatSize(fileSize)} file. Use offset=${next} to continue.]`;
 				}
-				return { content: [{ type: "text", text }], details: base };
+				return { content: [{ type: "text", text }], details };
 			}
 			const selectedLines = total !== undefined ? Math.min(lineLimit, total - startLine) : Math.max(scan.lines + 1, 0);
 			const truncation: TruncationResult = {
@@ -454,7 +466,8 @@ export function createReadTool(
 				const budget = scan.stop === "bytes" ? ` (${formatSize(maxBytes)} limit)` : "";
 				text = `${page}\n\n[Showing lines ${firstShown}-${last} ${of}${budget}. Use offset=${last + 1} to continue.]`;
 			}
-			return { content: [{ type: "text", text }], details: { ...base, truncation } };
+			details.truncation = truncation;
+			return { content: [{ type: "text", text }], details };
 		},
 		renderCall(args, theme: Theme) {
 			const offset = field(args, "offset");

@@ -27,6 +27,12 @@ describe("prepareEditArguments", () => {
 		prepareEditArguments(legacy);
 		expect(legacy).toEqual({ path: "a", oldText: "x", newText: "y" });
 	});
+	it("hands the current shape back as it is (the executor then has no copy to make)", () => {
+		const current = { path: "a", edits: [{ oldText: "x", newText: "y" }] };
+		expect(prepareEditArguments(current)).toBe(current);
+		const mixed = { path: "a", edits: [{ oldText: "x", newText: "y" }], oldText: "p", newText: "q" };
+		expect(prepareEditArguments(mixed)).not.toBe(mixed);
+	});
 });
 
 describe.each(bothEnvs)("edit on %s", (_name, make) => {
