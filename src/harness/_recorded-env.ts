@@ -194,6 +194,8 @@ export class FileLines {
 interface CachedText {
 	readonly text: string;
 	lines: FileLines | undefined;
+	/** Whether the text holds an `UNKNOWN_LINE`, once asked. */
+	partial?: boolean;
 }
 
 /** A recorded command's answer: what it printed (stdout) and how it exited. */
@@ -427,6 +429,14 @@ export class RecordedFiles {
 
 	content(path: string): string | undefined {
 		return this.entry(path)?.text;
+	}
+
+	/** Whether some line of the file is unknown (`UNKNOWN_LINE`); undefined for a file not held. */
+	partial(path: string): boolean | undefined {
+		const entry = this.entry(path);
+		if (entry === undefined) return undefined;
+		entry.partial ??= hasUnknownLine(entry.text);
+		return entry.partial;
 	}
 
 	/** Remember `lines` as the index of the file's current text (when the text is the file's). */

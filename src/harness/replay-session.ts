@@ -21,7 +21,6 @@ import { normaliseResultText } from "./_normalise.js";
 import {
 	changedLinesFromDiff,
 	FileLines,
-	hasUnknownLine,
 	lastParagraph,
 	linesBeforeFromDiff,
 	pageFromRead,
@@ -519,9 +518,14 @@ class SessionReplayer {
 		const stale = this.files.isStale(path);
 		const staleWhy = this.files.staleReason(path);
 		// The recorded diff shows some lines of the file as it was just before the edit; where the
-		// replay did not know them, they are taken from there (the edit is then marked seeded).
-		const filled = recorded.isError ? 0 : await this.files.fillLines(path, linesBeforeFromDiff(recorded.details));
+		// replay did not know them, they are taken from there (the edit is then marked seeded). A file
+		// without unknown lines has nothing to take.
+		const filled =
+			recorded.isError || this.files.partial(path) !== true
+				? 0
+				: await this.files.fillLines(path, linesBeforeFromDiff(recorded.details));
 		const before = this.files.content(path) ?? "";
+		const partial = this.files.partial(path) === true;
 		// Taken now: the line index of the file before our edit (shared with the recorded env's cache).
 		const beforeLines = this.files.lines(path) ?? new FileLines("");
 		const ours = await this.execute(call.toolCall);
@@ -536,7 +540,6 @@ class SessionReplayer {
 		}
 		// The results differ. Undo our change if the recording says the file was left alone.
 		if (!ours.isError && recorded.isError) await this.files.env.writeFile(path, before);
-		const partial = hasUnknownLine(before);
 		if (stale && !partial) {
 			if (!recorded.isError) await this.followRecordedEdit(call, path, before, ours.isError);
 			return {
