@@ -652,6 +652,8 @@ export class RecordedFiles {
 		const lines = this.lines(path);
 		if (!lines) return false;
 		const end = page.start - 1 + page.count;
+		// Every line of a file without unknown lines is known.
+		if (this.partial(path) === false) return true;
 		for (let i = page.start - 1; i < end && lines.has(i); i++) if (lines.is(i, UNKNOWN_LINE)) return false;
 		return true;
 	}
