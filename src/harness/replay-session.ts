@@ -304,7 +304,10 @@ class SessionReplayer {
 			extraRules?: readonly string[];
 			onDifference?: UnknowableReason;
 			why?: string;
-			/** The caller drops a differing outcome: no diff is computed for it. */
+			/**
+			 * A differing outcome will not be reported as a mismatch (the caller drops it or makes it
+			 * unknowable): no diff is computed for it. Only mismatches carry one.
+			 */
 			noDiff?: boolean;
 		} = {},
 	): SessionCallOutcome {
@@ -351,15 +354,16 @@ class SessionReplayer {
 			expected: { text: expected.text, isError: recorded.isError },
 			actual: { text: actual.text, isError: ours.isError },
 		};
-		const diff = options.noDiff
-			? ""
-			: recorded.isError !== ours.isError
+		if (options.onDifference) {
+			return { ...base, status: "unknowable", reason: options.onDifference, message: options.why ?? "differs" };
+		}
+		const message = options.why ?? "our result differs from the recorded one";
+		if (options.noDiff) return { ...base, status: "mismatch", message };
+		const diff =
+			recorded.isError !== ours.isError
 				? `isError: recorded ${recorded.isError}, ours ${ours.isError}\n${textDiff(expected.text, actual.text, { expected: "recorded", actual: "ours" })}`
 				: textDiff(expected.text, actual.text, { expected: "recorded", actual: "ours" });
-		if (options.onDifference) {
-			return { ...base, status: "unknowable", reason: options.onDifference, message: options.why ?? "differs", diff };
-		}
-		return { ...base, status: "mismatch", message: options.why ?? "our result differs from the recorded one", diff };
+		return { ...base, status: "mismatch", message, diff };
 	}
 
 	private async replayCall(call: RecordedCall, batch: RecordedBatch): Promise<SessionCallOutcome> {
@@ -532,6 +536,8 @@ class SessionReplayer {
 		const outcome = this.compare(call, ours, {
 			seeded: filled > 0,
 			why: "our edit result differs from the recorded one",
+			// A difference on a stale or partly known file is unknowable, and only mismatches carry a diff.
+			noDiff: stale || partial,
 		});
 
 		if (outcome.status === "match") {
