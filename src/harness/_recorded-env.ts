@@ -37,6 +37,11 @@ export interface RevealedPage {
 	readonly total: number;
 }
 
+/** `count` unknown lines joined by line breaks, as a file holds a stretch the recording never showed. */
+function unknownLines(count: number): string {
+	return `${UNKNOWN_LINE}\n`.repeat(count - 1) + UNKNOWN_LINE;
+}
+
 /** Number of lines of a text (`text.split("\n").length`), counted without splitting it. */
 function lineCount(text: string): number {
 	return 1 + countLineBreaks(text);
@@ -91,6 +96,11 @@ export class FileLines {
 		lines.cursorLine = lines.farLine;
 		lines.cursorStart = lines.farStart;
 		return lines;
+	}
+
+	/** Where line `index` (from 0) starts in the text, or -1 past the last line. */
+	offsetOf(index: number): number {
+		return this.start(index);
 	}
 
 	/** Whether line `index` (from 0) exists. */
@@ -524,6 +534,16 @@ export class RecordedFiles {
 				message: `the recorded result shows ${page.total} lines, the replayed file has ${current.length}`,
 			};
 		}
+		// The usual pages: all of their lines unknown so far (the page goes in whole), or all known
+		// and the same. Each is one comparison of the region; other pages are merged line by line.
+		const region = page.count > 0 ? current.slice(page.start - 1, page.start - 1 + page.count) : undefined;
+		if (region !== undefined && region === page.text) return this.merged(path, current.text, 0);
+		if (region !== undefined && region === unknownLines(page.count)) {
+			const before = current.offsetOf(page.start - 1);
+			const nextText = `${current.text.slice(0, before)}${page.text}${current.text.slice(before + region.length)}`;
+			await this.write(path, nextText);
+			return this.merged(path, nextText, page.count);
+		}
 		const fills = new Map<number, string>();
 		for (let i = 0, from = 0; i < page.count; i++) {
 			const index = page.start - 1 + i;
@@ -545,7 +565,12 @@ export class RecordedFiles {
 			nextText = current.withLines(fills);
 			await this.write(path, nextText);
 		}
-		if (!hasUnknownLine(nextText)) {
+		return this.merged(path, nextText, filled);
+	}
+
+	/** A merge done: a file now wholly known is no longer stale (every line was just confirmed). */
+	private merged(path: string, text: string, filled: number): MergeResult {
+		if (!hasUnknownLine(text)) {
 			const state = this.states.get(path);
 			if (state) {
 				state.stale = false;
