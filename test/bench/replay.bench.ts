@@ -9,6 +9,10 @@
  * is timed), not for what the sample before it left behind — without it, the parse rounds' garbage
  * is mostly collected, and charged, during replay rounds. The replay side parses too: it times
  * everything from the file's text to the report.
+ *
+ * The replay runs much more code than the parse, and the engine takes about fifteen replays to
+ * finish compiling it (the first timed replays after five warm-up rounds took two to four times
+ * as long as the later ones). Thirty warm-up rounds let both sides reach their steady speed first.
  */
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -20,7 +24,7 @@ import { finish, percentile, report } from "./_measure.js";
 const here = dirname(fileURLToPath(import.meta.url));
 const text = readFileSync(join(here, "..", "fixtures", "sessions", "pi-session-v1.jsonl"), "utf8");
 
-const WARMUP = 5;
+const WARMUP = 30;
 const ROUNDS = 31;
 
 const gc = (globalThis as { gc?: (options?: { type: "minor" | "major" }) => void }).gc;
