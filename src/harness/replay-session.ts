@@ -279,20 +279,9 @@ class SessionReplayer {
 	}
 
 	private unknowable(call: RecordedCall, reason: UnknowableReason, message: string): SessionCallOutcome {
-		// One literal rather than spread from `base`, like a match: see `compare`.
-		const toolCall = call.toolCall;
-		return {
-			index: call.index,
-			batch: call.batch,
-			toolCallId: toolCall.id,
-			toolName: toolCall.name,
-			arguments: toolCall.arguments,
-			status: "unknowable",
-			reason,
-			message,
-			seeded: false,
-			rules: [],
-		};
+		// Added to `base` rather than spread from it: a spread costs a measurable share of a replay.
+		const status: SessionCallStatus = "unknowable";
+		return Object.assign(this.base(call), { status, reason, message, seeded: false, rules: [] });
 	}
 
 	/** Compare our run with the recording; `explain` names what was known, for the message. */
@@ -327,25 +316,19 @@ class SessionReplayer {
 				? []
 				: [...new Set([...expected.rules, ...actual.rules, ...extra])];
 		const same = expected.text === actual.text && recorded.isError === ours.isError;
-		const toolCall = call.toolCall;
 		if (same) {
-			// Built in one literal (most calls match), not spread from `base`: spreading costs a
-			// measurable share of the replay benchmark. The fields are in the order of the others.
-			// Both sides hold the recorded string (equal to ours): our copy can die young instead of
-			// living on in the report.
-			return {
-				index: call.index,
-				batch: call.batch,
-				toolCallId: toolCall.id,
-				toolName: toolCall.name,
-				arguments: toolCall.arguments,
+			// Added to `base` rather than spread from it (most calls match): spreading costs a
+			// measurable share of the replay benchmark. Both sides hold the recorded string (equal to
+			// ours): our copy can die young instead of living on in the report.
+			const status: SessionCallStatus = "match";
+			return Object.assign(this.base(call), {
 				seeded: options.seeded === true,
 				rules,
 				expected: { text: expected.text, isError: recorded.isError },
 				actual: { text: expected.text, isError: ours.isError },
-				status: "match",
+				status,
 				message: options.seeded ? "matched (page seeded from this result)" : "matched",
-			};
+			});
 		}
 		const base = {
 			...this.base(call),
