@@ -330,23 +330,24 @@ class SessionReplayer {
 				message: options.seeded ? "matched (page seeded from this result)" : "matched",
 			});
 		}
-		const base = {
-			...this.base(call),
+		const differing = Object.assign(this.base(call), {
 			seeded: options.seeded === true,
 			rules,
 			expected: { text: expected.text, isError: recorded.isError },
 			actual: { text: actual.text, isError: ours.isError },
-		};
+		});
 		if (options.onDifference) {
-			return { ...base, status: "unknowable", reason: options.onDifference, message: options.why ?? "differs" };
+			const status: SessionCallStatus = "unknowable";
+			return Object.assign(differing, { status, reason: options.onDifference, message: options.why ?? "differs" });
 		}
+		const status: SessionCallStatus = "mismatch";
 		const message = options.why ?? "our result differs from the recorded one";
-		if (options.noDiff) return { ...base, status: "mismatch", message };
+		if (options.noDiff) return Object.assign(differing, { status, message });
 		const diff =
 			recorded.isError !== ours.isError
 				? `isError: recorded ${recorded.isError}, ours ${ours.isError}\n${textDiff(expected.text, actual.text, { expected: "recorded", actual: "ours" })}`
 				: textDiff(expected.text, actual.text, { expected: "recorded", actual: "ours" });
-		return { ...base, status: "mismatch", message, diff };
+		return Object.assign(differing, { status, message, diff });
 	}
 
 	private async replayCall(call: RecordedCall, batch: RecordedBatch): Promise<SessionCallOutcome> {
@@ -516,11 +517,17 @@ class SessionReplayer {
 		// Taken now: the line index of the file before our edit (shared with the recorded env's cache).
 		const beforeLines = this.files.lines(path) ?? new FileLines("");
 		const ours = await this.execute(call.toolCall);
+		// A difference on a partly known file may come from lines no result showed; on a stale one,
+		// from a change outside the recorded calls: either is unknowable.
+		const onDifference: UnknowableReason | undefined = partial ? "unseen-region" : stale ? "outside-change" : undefined;
 		const outcome = this.compare(call, ours, {
 			seeded: filled > 0,
-			why: "our edit result differs from the recorded one",
-			// A difference on a stale or partly known file is unknowable, and only mismatches carry a diff.
-			noDiff: stale || partial,
+			onDifference,
+			why: partial
+				? "the edit depends on lines of the file no recorded result showed"
+				: stale
+					? `the file may have changed (${staleWhy})`
+					: "our edit result differs from the recorded one",
 		});
 
 		if (outcome.status === "match") {
@@ -529,25 +536,10 @@ class SessionReplayer {
 		}
 		// The results differ. Undo our change if the recording says the file was left alone.
 		if (!ours.isError && recorded.isError) await this.files.env.writeFile(path, before);
-		if (stale && !partial) {
+		if (onDifference !== undefined) {
+			// The recorded edit changed the real file: bring ours along where its diff allows.
 			if (!recorded.isError) await this.followRecordedEdit(call, path, before, ours.isError);
-			return {
-				...outcome,
-				status: "unknowable",
-				reason: "outside-change",
-				message: `the file may have changed (${staleWhy})`,
-			};
-		}
-		if (partial) {
-			// Our edit failed where the recorded one worked (or the reverse) on a file with unseen
-			// lines: the old text (or its duplicate) may sit in a region no result showed.
-			if (!recorded.isError) await this.followRecordedEdit(call, path, before, ours.isError);
-			return {
-				...outcome,
-				status: "unknowable",
-				reason: "unseen-region",
-				message: "the edit depends on lines of the file no recorded result showed",
-			};
+			return outcome;
 		}
 		if (!recorded.isError) await this.files.forget(path);
 		return outcome;
