@@ -88,10 +88,10 @@ function hasTrailingWhiteSpace(text: string): boolean {
  * Anything tolerant matching changes in a text that a needle could reach: a look-alike character,
  * a rarer white space or line terminator, or a space or tab before a line break. White space at
  * the very end of the text needs no view: a needle's lines are trimmed, so none ends inside it.
- * One pass finds out that most files need no tolerant view of their own.
+ * One pass finds out that most files need no tolerant view of their own. Made from the two sets
+ * above, so it cannot miss a character either of them is told about.
  */
-const TOLERANCE_AT_WORK =
-	/[\u2018-\u201F\u2010-\u2015\u2212\u00A0\u2000-\u200A\u202F\u205F\u3000\v\f\r\u1680\u2028\u2029\ufeff]|[ \t]\n/;
+const TOLERANCE_AT_WORK = new RegExp(`${FOLDED.source}|${RARE_SPACE.source}|[ \\t]\\n`);
 
 function buildTolerantView(lf: string): TolerantView {
 	if (!TOLERANCE_AT_WORK.test(lf)) {
