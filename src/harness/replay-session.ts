@@ -519,16 +519,16 @@ class SessionReplayer {
 		const ours = await this.execute(call.toolCall);
 		// A difference on a partly known file may come from lines no result showed; on a stale one,
 		// from a change outside the recorded calls: either is unknowable.
-		const onDifference: UnknowableReason | undefined = partial ? "unseen-region" : stale ? "outside-change" : undefined;
-		const outcome = this.compare(call, ours, {
-			seeded: filled > 0,
-			onDifference,
-			why: partial
-				? "the edit depends on lines of the file no recorded result showed"
-				: stale
-					? `the file may have changed (${staleWhy})`
-					: "our edit result differs from the recorded one",
-		});
+		let onDifference: UnknowableReason | undefined;
+		let why = "our edit result differs from the recorded one";
+		if (partial) {
+			onDifference = "unseen-region";
+			why = "the edit depends on lines of the file no recorded result showed";
+		} else if (stale) {
+			onDifference = "outside-change";
+			why = `the file may have changed (${staleWhy})`;
+		}
+		const outcome = this.compare(call, ours, { seeded: filled > 0, onDifference, why });
 
 		if (outcome.status === "match") {
 			if (!ours.isError) return await this.checkEditEffect(call, path, before, beforeLines, outcome);
