@@ -674,11 +674,12 @@ export class RecordedFiles {
 	/** Whether every line the page covers is known (no `UNKNOWN_LINE` within it). */
 	covers(path: string, page: RevealedPage): boolean {
 		if (!this.states.has(path)) return false;
+		// Every line of a file without unknown lines is known.
+		const partial = this.partial(path);
+		if (partial !== true) return partial === false;
 		const lines = this.lines(path);
 		if (!lines) return false;
 		const end = page.start - 1 + page.count;
-		// Every line of a file without unknown lines is known.
-		if (this.partial(path) === false) return true;
 		for (let i = page.start - 1; i < end && lines.has(i); i++) if (lines.is(i, UNKNOWN_LINE)) return false;
 		return true;
 	}
