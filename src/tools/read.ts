@@ -228,7 +228,7 @@ async function scanPage(
 ): Promise<PageScan | { beyond: number }> {
 	// A whole file from its first line, within the byte budget: counting its lines decides whether
 	// it is the page (the common read of a small file), without taking it line by line.
-	if (startLine === 0 && first.offset === 0 && first.text !== undefined && reader.atEnd && first.length <= maxBytes) {
+	if (startLine === 0 && first.text !== undefined && reader.atEnd && first.length <= maxBytes) {
 		const totalLines = countLineBreaks(first.text) + 1;
 		if (totalLines <= maxLines && totalLines <= limit) {
 			return {
@@ -487,7 +487,7 @@ export function createReadTool(
 	});
 }
 
-/** The page's text: a slice of the first chunk when it holds the page as ASCII, else read again. */
+/** The page's text: a slice of the first chunk's text when that holds the page, else read again. */
 async function pageText(
 	env: ExecutionEnv,
 	absolutePath: string,
