@@ -3,6 +3,7 @@
  * every construct the provider cannot take. See docs/providers.md for the rules per provider.
  */
 import type { TSchema } from "@sinclair/typebox";
+import { errorMessage } from "../contract/errors.js";
 import type {
 	CompiledToolSchema,
 	CompileSchemaOptions,
@@ -629,12 +630,7 @@ export function compileToolSchema(
 		compiled = compileNode(schema, "", ctx, 0);
 	} catch (cause) {
 		// Only pathological input (a getter that throws, a Proxy) lands here.
-		error(
-			ctx,
-			"",
-			"unsupported-keyword",
-			`The schema could not be read: ${cause instanceof Error ? cause.message : String(cause)}`,
-		);
+		error(ctx, "", "unsupported-keyword", `The schema could not be read: ${errorMessage(cause)}`);
 		compiled = {};
 	}
 	if (ctx.hoisted.size > 0) {
