@@ -3,7 +3,7 @@
  * while the call runs (only the final result reaches the model). It stops promptly when aborted
  * (Ctrl-C in `toolsmith dev`).
  */
-import { defineTool, type ExtensionAPI, Type } from "toolsmith";
+import { defineTool, type ExtensionAPI, Type } from "toolsmith-sdk";
 
 interface CountdownDetails {
 	readonly remaining: number;

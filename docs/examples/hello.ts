@@ -2,7 +2,7 @@
  * The smallest useful extension: one tool with a custom look in `toolsmith dev`.
  * Try it: toolsmith dev docs/examples/hello.ts, then `call hello {"name":"Ada"}`.
  */
-import { defineTool, type ExtensionAPI, Type } from "toolsmith";
+import { defineTool, type ExtensionAPI, Type } from "toolsmith-sdk";
 
 const hello = defineTool({
 	name: "hello",

@@ -3,7 +3,7 @@
  * the built-in (`createReadTool`), refuses files that usually hold secrets, and adds a compact
  * renderer; everything else behaves exactly like the built-in.
  */
-import { createReadTool, defineTool, type ExtensionAPI } from "toolsmith";
+import { createReadTool, defineTool, type ExtensionAPI } from "toolsmith-sdk";
 
 const SECRET = /(^|\/)(\.env(\..*)?|id_rsa|id_ed25519|.*\.pem)$/;
 

@@ -3,7 +3,7 @@
  * version of the extension: a reload starts a fresh list, which `session_shutdown` reports.
  * `executionMode: "sequential"` keeps a batch of calls from interleaving their updates.
  */
-import { defineTool, type ExtensionAPI, StringEnum, Type } from "toolsmith";
+import { defineTool, type ExtensionAPI, StringEnum, Type } from "toolsmith-sdk";
 
 interface Item {
 	readonly id: number;

@@ -16,7 +16,7 @@ function packageVersion(): string {
 				name?: unknown;
 				version?: unknown;
 			};
-			if (manifest.name === "toolsmith" && typeof manifest.version === "string") return manifest.version;
+			if (manifest.name === "toolsmith-sdk" && typeof manifest.version === "string") return manifest.version;
 		} catch {
 			// no manifest here: keep walking up
 		}

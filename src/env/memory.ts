@@ -302,15 +302,11 @@ export class MemoryExecutionEnv implements ExecutionEnv {
 		return ok(found.value.located.path);
 	}
 
-	async exists(path: string): Promise<Result<boolean, FileError>> {
+	async exists(path: string): Promise<boolean> {
 		const abs = this.absolutePath(path);
-		if (!abs.ok) return abs;
+		if (!abs.ok) return false;
 		const located = locate(this.root, abs.value, true);
-		if (!located.ok) {
-			if (located.code === "not_found" || located.code === "not_directory") return ok(false);
-			return err(fileError(located.code, abs.value));
-		}
-		return ok(located.value.node !== undefined);
+		return located.ok && located.value.node !== undefined;
 	}
 
 	async fileInfo(

@@ -1,5 +1,5 @@
 /**
- * NodeExecutionEnv: the ExecutionEnv over the real disk and real processes (`toolsmith/node`).
+ * NodeExecutionEnv: the ExecutionEnv over the real disk and real processes (`toolsmith-sdk/node`).
  *
  * File operations use `fs/promises` and map Node's error codes to `FileError` codes. Writes are
  * atomic (temp file in the same folder, then rename). Commands run in `bash -c` (or `sh -c`) as
@@ -146,16 +146,14 @@ export class NodeExecutionEnv implements ExecutionEnv {
 		}
 	}
 
-	async exists(path: string): Promise<Result<boolean, FileError>> {
+	async exists(path: string): Promise<boolean> {
 		const abs = this.absolutePath(path);
-		if (!abs.ok) return abs;
+		if (!abs.ok) return false;
 		try {
 			await fs.stat(abs.value);
-			return ok(true);
-		} catch (error) {
-			const code = osCodeOf(error);
-			if (code === "ENOENT" || code === "ENOTDIR") return ok(false);
-			return err(mapFsError(error, abs.value));
+			return true;
+		} catch {
+			return false;
 		}
 	}
 

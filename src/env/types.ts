@@ -1,14 +1,14 @@
 /**
  * ExecutionEnv: the only door built-in and extension tools have to the world.
  *
- * Two implementations ship: `NodeExecutionEnv` (`toolsmith/node`, the real disk and real
- * processes) and `MemoryExecutionEnv` (`toolsmith`, an in-memory file tree and a scripted
+ * Two implementations ship: `NodeExecutionEnv` (`toolsmith-sdk/node`, the real disk and real
+ * processes) and `MemoryExecutionEnv` (`toolsmith-sdk`, an in-memory file tree and a scripted
  * shell). Tools written against this interface behave the same on both, so they can be
  * tested without a disk.
  *
  * Contract shared by every method below: it never throws and never rejects. Failures come back
  * as `{ ok: false, error }` with a `FileError` / `ExecutionError` whose message names the path
- * or command. Relative paths are resolved against `cwd`.
+ * or command (`exists` alone answers a plain boolean). Relative paths are resolved against `cwd`.
  */
 import type { ExecutionError, FileError, Result } from "../contract/result.js";
 
@@ -47,8 +47,12 @@ export interface FileSystem {
 	/** The absolute path with every symlink resolved. `not_found` if it does not exist. */
 	canonicalPath(path: string): Promise<Result<string, FileError>>;
 
-	/** Whether something exists at `path` (a dangling symlink counts as not existing). */
-	exists(path: string): Promise<Result<boolean, FileError>>;
+	/**
+	 * Whether something exists at `path`, as a plain boolean (`if (await env.exists(p))` means what it
+	 * says). `false` whenever it cannot be reached: missing, a dangling or looping symlink, an invalid
+	 * path, a folder it may not look into. Use `fileInfo` to learn why.
+	 */
+	exists(path: string): Promise<boolean>;
 
 	/** Kind, size and mtime. Follows symlinks unless `followSymlinks` is false. */
 	fileInfo(path: string, options?: { readonly followSymlinks?: boolean }): Promise<Result<FileInfo, FileError>>;

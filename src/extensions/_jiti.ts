@@ -25,7 +25,7 @@ export type ImportOutcome =
 type CreateJiti = (id: string, options: Record<string, unknown>) => Jiti;
 let createJitiPromise: Promise<CreateJiti> | undefined;
 
-/** jiti is loaded on first use, so importing `toolsmith/node` stays cheap. */
+/** jiti is loaded on first use, so importing `toolsmith-sdk/node` stays cheap. */
 function loadJiti(): Promise<CreateJiti> {
 	createJitiPromise ??= import("jiti").then((mod) => mod.createJiti as unknown as CreateJiti);
 	return createJitiPromise;

@@ -202,10 +202,10 @@ export class RecordingEnv implements ExecutionEnv {
 		return this.inner.canonicalPath(path);
 	}
 
-	async exists(path: string): Promise<Result<boolean, FileError>> {
+	async exists(path: string): Promise<boolean> {
 		await this.capture(path);
 		const result = await this.inner.exists(path);
-		this.log("exists", path, result.ok);
+		this.log("exists", path, true);
 		return result;
 	}
 

@@ -6,7 +6,7 @@
  * entries into a tree (`id`/`parentId`), so one file can hold several branches of a conversation;
  * only the active branch counts: the path from the last entry back to the root.
  *
- * Runtime-neutral: `parseSession` takes the file's text. `loadSession` (`toolsmith/harness`, Node
+ * Runtime-neutral: `parseSession` takes the file's text. `loadSession` (`toolsmith-sdk/harness`, Node
  * only) reads a file and calls it.
  */
 import type { ToolCall, ToolResultContent } from "../contract/content.js";

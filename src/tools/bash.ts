@@ -1,6 +1,7 @@
 /** The `bash` tool: run a shell command, stream its output, keep the tail. */
+
+import { type Static, Type } from "@sinclair/typebox";
 import type { Theme } from "../contract/render.js";
-import { type Static, Type } from "../contract/schema.js";
 import { defineTool, type ToolDefinition } from "../contract/tool.js";
 import type { ExecOptions } from "../env/types.js";
 import { OutputTail } from "./_output-tail.js";

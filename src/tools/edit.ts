@@ -1,6 +1,7 @@
 /** The `edit` tool: targeted replacements in one file. */
+
+import { type Static, Type } from "@sinclair/typebox";
 import type { Theme } from "../contract/render.js";
-import { type Static, Type } from "../contract/schema.js";
 import { type AgentToolResult, defineTool, type ToolDefinition } from "../contract/tool.js";
 import { withFileMutationQueue } from "../env/mutation-queue.js";
 import { diffReplacements } from "./_diff.js";

@@ -1,7 +1,8 @@
 /** The `read` tool: one page of a text file, or an image. */
+
+import { type Static, Type } from "@sinclair/typebox";
 import { countLineBreaks } from "../contract/_text.js";
 import type { Theme } from "../contract/render.js";
-import { type Static, Type } from "../contract/schema.js";
 import { type AgentToolResult, defineTool, type ToolDefinition } from "../contract/tool.js";
 import type { ExecutionEnv } from "../env/types.js";
 import { BINARY_SNIFF_BYTES, looksBinary, sniffImageMime } from "./_image.js";

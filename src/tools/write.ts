@@ -1,6 +1,7 @@
 /** The `write` tool: create or replace a whole file. */
+
+import { type Static, Type } from "@sinclair/typebox";
 import type { Theme } from "../contract/render.js";
-import { type Static, Type } from "../contract/schema.js";
 import { defineTool, type ToolDefinition } from "../contract/tool.js";
 import { withFileMutationQueue } from "../env/mutation-queue.js";
 import { abortedError, resolveToolPath, throwIfAborted } from "./_paths.js";

@@ -1,7 +1,7 @@
 /**
  * Layering: runtime-neutral code never reaches a `node:` module or a Node-only package, directly
  * or through the relative imports it follows. Then tools, the executor and the memory env run in
- * workers, browsers and edge runtimes, and the `toolsmith` entry stays importable there.
+ * workers, browsers and edge runtimes, and the `toolsmith-sdk` entry stays importable there.
  */
 import { existsSync, promises as fs, readdirSync, readFileSync, statSync } from "node:fs";
 import { builtinModules } from "node:module";

@@ -1,12 +1,13 @@
 /**
  * The modules import specifiers resolve to inside extensions, whatever the extension's own
  * node_modules hold: pi's packages map to the compatibility modules here, TypeBox to toolsmith's
- * TypeBox, and `toolsmith` to this very instance. They are handed to jiti as already-evaluated
+ * TypeBox, and `toolsmith-sdk` (and its old name `toolsmith`) to this very instance. They are handed to jiti as already-evaluated
  * modules, so every extension shares one instance (one mutation queue, one `Type`) and nothing is
  * re-evaluated per extension.
  */
 import * as typebox from "@sinclair/typebox";
 import * as toolsmith from "../../index.js";
+import * as toolsmithNode from "../../node.js";
 import * as piAi from "./pi-ai.js";
 import * as piCodingAgent from "./pi-coding-agent.js";
 import * as piTui from "./pi-tui.js";
@@ -24,5 +25,9 @@ export const VIRTUAL_MODULES: Readonly<Record<string, unknown>> = Object.freeze(
 	"@earendil-works/pi-tui": piTui,
 	"@sinclair/typebox": typebox,
 	typebox,
+	"toolsmith-sdk": toolsmith,
+	"toolsmith-sdk/node": toolsmithNode,
+	// The name before the package was renamed, so extensions written against it keep loading.
 	toolsmith,
+	"toolsmith/node": toolsmithNode,
 });

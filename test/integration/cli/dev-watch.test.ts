@@ -7,7 +7,7 @@ import { startCli } from "./_run.js";
 const scratch = mkdtempSync(join(tmpdir(), "toolsmith-dev-watch-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-const tool = (name: string, text: string) => `import { defineTool, Type } from "toolsmith";
+const tool = (name: string, text: string) => `import { defineTool, Type } from "toolsmith-sdk";
 export default function (api) {
 	api.registerTool(defineTool({ name: "${name}", label: "${name}", description: "Weather, ${name}.",
 		parameters: Type.Object({}),

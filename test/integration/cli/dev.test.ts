@@ -109,7 +109,7 @@ describe.concurrent("toolsmith dev over piped stdin (child process)", () => {
 		writeFileSync(
 			join(scratch, "fine.ts"),
 			[
-				'import { defineTool, Type } from "toolsmith";',
+				'import { defineTool, Type } from "toolsmith-sdk";',
 				"export default function (api) {",
 				"  api.registerTool(defineTool({ name: 'fine', label: 'Fine', description: 'Always fine.',",
 				"    parameters: Type.Object({}),",

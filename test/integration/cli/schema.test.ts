@@ -11,7 +11,7 @@ afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 writeFileSync(
 	join(scratch, "tools.ts"),
-	`import { defineTool, StringEnum, Type } from "toolsmith";
+	`import { defineTool, StringEnum, Type } from "toolsmith-sdk";
 const ok = { content: [{ type: "text", text: "ok" }], details: {} };
 export default function (api) {
 	api.registerTool(defineTool({ name: "pick", label: "Pick", description: "Pick one.",

@@ -168,9 +168,9 @@ describe("one extension at a time", () => {
 		writeFileSync(
 			file,
 			[
-				'import { Type } from "toolsmith";',
+				'import { Type } from "toolsmith-sdk";',
 				"const greeting: string = await Promise.resolve('awaited');",
-				"export default function (api: import('toolsmith').ExtensionAPI) {",
+				"export default function (api: import('toolsmith-sdk').ExtensionAPI) {",
 				"\tapi.registerTool({ name: 'tla', label: 'tla', description: 'Top-level await.', parameters: Type.Object({}),",
 				"\t\tasync execute() { return { content: [{ type: 'text', text: greeting }], details: {} }; } });",
 				"}",
