@@ -7,7 +7,6 @@
  */
 import * as typebox from "@sinclair/typebox";
 import * as toolsmith from "../../index.js";
-import * as toolsmithNode from "../../node.js";
 import * as piAi from "./pi-ai.js";
 import * as piCodingAgent from "./pi-coding-agent.js";
 import * as piTui from "./pi-tui.js";
@@ -26,8 +25,6 @@ export const VIRTUAL_MODULES: Readonly<Record<string, unknown>> = Object.freeze(
 	"@sinclair/typebox": typebox,
 	typebox,
 	"toolsmith-sdk": toolsmith,
-	"toolsmith-sdk/node": toolsmithNode,
 	// The name before the package was renamed, so extensions written against it keep loading.
 	toolsmith,
-	"toolsmith/node": toolsmithNode,
 });
