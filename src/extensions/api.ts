@@ -11,7 +11,7 @@ import type { ToolContext, ToolDefinition } from "../contract/tool.js";
  * The version of the extension API this build of toolsmith implements (semver). Extensions declare
  * the range they need in `engines.toolsmith`; a major bump means a breaking change of this file.
  */
-export const API_VERSION = "1.0.0";
+export const API_VERSION = "1.1.0";
 
 /**
  * Codes of extension diagnostics, one per problem the runtime reports. Match on `code`, never
@@ -227,6 +227,20 @@ export interface RegisteredFlag {
 	readonly path: string;
 }
 
+/**
+ * Values an extension keeps for the whole session: they outlive a hot reload of the extension
+ * (the new version finds what the previous one kept) and go when the extension is removed or the
+ * session ends. Each extension has its own; keys are its own business.
+ */
+export interface ExtensionState {
+	/** The value kept under `key`; on first use `init()` is kept and returned. */
+	keep<T>(key: string, init: () => T): T;
+	/** Keep `value` under `key`, replacing what was there. */
+	set(key: string, value: unknown): void;
+	/** Forget `key`; whether it was kept. */
+	delete(key: string): boolean;
+}
+
 // ---------------------------------------------------------------------------------------------
 // The API
 
@@ -269,6 +283,12 @@ export interface ExtensionAPI {
 	): void;
 	/** The value of a flag this extension registered (its default), or `undefined`. */
 	getFlag(name: string): boolean | string | undefined;
+	/**
+	 * State for the session that survives hot reloads of this extension: keep what must outlive a
+	 * reload here rather than in module or closure variables, which a reload starts afresh. Usable
+	 * during load (read what the previous version kept) and later.
+	 */
+	readonly state: ExtensionState;
 }
 
 /**

@@ -17,6 +17,7 @@ export {
 	type ExtensionFactory,
 	type ExtensionHandler,
 	type ExtensionLogger,
+	type ExtensionState,
 	type RegisteredCommand,
 	type RegisteredFlag,
 	type SessionShutdownEvent,

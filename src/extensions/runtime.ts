@@ -22,6 +22,7 @@ import type {
 	ExtensionFactory,
 	ExtensionHandler,
 	ExtensionLogger,
+	ExtensionState,
 	RegisteredCommand,
 	RegisteredFlag,
 	SessionShutdownEvent,
@@ -203,6 +204,26 @@ export function createExtensionRuntime(options: ExtensionRuntimeOptions): Extens
 	/** Active instances in load order. */
 	const active: Instance[] = [];
 	const byPath = new Map<string, Instance>();
+	/** `api.state` of each extension, by path: outlives its versions, goes with `remove`. */
+	const kept = new Map<string, Map<string, unknown>>();
+	const stateOf = (path: string): ExtensionState => {
+		const values = (): Map<string, unknown> => {
+			let map = kept.get(path);
+			if (!map) kept.set(path, (map = new Map()));
+			return map;
+		};
+		return {
+			keep<T>(key: string, init: () => T): T {
+				const map = values();
+				if (!map.has(key)) map.set(key, init());
+				return map.get(key) as T;
+			},
+			set(key, value) {
+				values().set(key, value);
+			},
+			delete: (key) => kept.get(path)?.delete(key) ?? false,
+		};
+	};
 
 	const uiFor = (path: string | undefined) =>
 		createHeadlessUI((message, level) => {
@@ -387,6 +408,7 @@ export function createExtensionRuntime(options: ExtensionRuntimeOptions): Extens
 			getFlag(name) {
 				return instance.flags.get(name)?.default;
 			},
+			state: stateOf(path),
 			getCommands() {
 				return active.flatMap((other) =>
 					[...other.commands.values()].map((command) => ({
@@ -526,6 +548,7 @@ export function createExtensionRuntime(options: ExtensionRuntimeOptions): Extens
 		if (!instance) return false;
 		dispose(instance);
 		byPath.delete(path);
+		kept.delete(path);
 		const index = active.indexOf(instance);
 		if (index >= 0) active.splice(index, 1);
 		registry.removeSource(path);

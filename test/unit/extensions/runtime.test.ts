@@ -256,3 +256,64 @@ describe("activation as a replaceable step", () => {
 		expect(runtime.extensions()).toEqual([]);
 	});
 });
+
+describe("api.state", () => {
+	// A counter tool whose count lives in api.state, as the `stateful` template's tools do.
+	const counter = (label: string) => (api: ExtensionAPI) => {
+		const kept = api.state.keep("count", () => ({ value: 0 }));
+		api.registerTool({
+			...tool("count"),
+			async execute() {
+				kept.value++;
+				return { content: [{ type: "text", text: `${label} ${kept.value}` }], details: {} };
+			},
+		});
+	};
+
+	async function run(runtime: ReturnType<typeof setup>["runtime"], name: string): Promise<string> {
+		const { results } = await executeToolCalls([call(name)], runtime.registry.executorConfig());
+		const block = results[0]?.content[0];
+		return block?.type === "text" ? block.text : "";
+	}
+
+	it("outlives a reload of the extension, and the new version sees what the old one kept", async () => {
+		const { runtime } = setup();
+		await runtime.activate("/ext/count.ts", counter("v1"));
+		expect(await run(runtime, "count")).toBe("v1 1");
+		expect(await run(runtime, "count")).toBe("v1 2");
+		await runtime.activate("/ext/count.ts", counter("v2"));
+		expect(await run(runtime, "count")).toBe("v2 3");
+	});
+
+	it("is per extension, forgotten by remove, and new in every runtime", async () => {
+		const { runtime } = setup();
+		let seen: unknown[] = [];
+		const peek = (api: ExtensionAPI) => {
+			seen = [api.state.keep("count", () => "fresh")];
+		};
+		await runtime.activate("/ext/count.ts", counter("a"));
+		await run(runtime, "count");
+		await runtime.activate("/ext/other.ts", peek);
+		expect(seen).toEqual(["fresh"]);
+
+		expect(runtime.remove("/ext/count.ts")).toBe(true);
+		await runtime.activate("/ext/count.ts", counter("b"));
+		expect(await run(runtime, "count")).toBe("b 1");
+
+		const second = setup().runtime;
+		await second.activate("/ext/count.ts", counter("c"));
+		expect(await run(second, "count")).toBe("c 1");
+	});
+
+	it("set replaces and delete forgets a key", async () => {
+		const { runtime } = setup();
+		const results: unknown[] = [];
+		await runtime.activate("/ext/a.ts", (api) => {
+			api.state.set("k", 1);
+			results.push(api.state.keep("k", () => 2));
+			results.push(api.state.delete("k"), api.state.delete("k"));
+			results.push(api.state.keep("k", () => 3));
+		});
+		expect(results).toEqual([1, true, false, 3]);
+	});
+});
