@@ -27,4 +27,5 @@ export {
 	loadExtension,
 	loadExtensions,
 } from "./extensions/loader.js";
+export { type PiExtensionAPI, type ToPiExtensionOptions, toPiExtension } from "./extensions/pi-package.js";
 export { checkEngines } from "./extensions/version.js";

@@ -1,0 +1,308 @@
+/**
+ * Running a toolsmith extension inside the pi coding agent: `toPiExtension(extension)` is a pi
+ * extension whose tools, handlers and commands are the toolsmith extension's, with the toolsmith
+ * `ctx` (an env, UI, cwd, signal) built from pi's. Node-only (`toolsmith-sdk/node`): pi gives tools
+ * no env, so each call gets a `NodeExecutionEnv` working in pi's `ctx.cwd`.
+ */
+import type { Theme } from "../contract/render.js";
+import type { TSchema } from "../contract/schema.js";
+import type { AgentToolResult, AgentToolUpdateCallback, ToolDefinition, ToolUI } from "../contract/tool.js";
+import { NodeExecutionEnv } from "../env/node.js";
+import type { ExecutionEnv } from "../env/types.js";
+import { toolSnippet } from "../prompt/tools-prompt.js";
+import { renderToolCall, renderToolResult } from "../render/host.js";
+import type {
+	ExtensionAPI,
+	ExtensionContext,
+	ExtensionExecResult,
+	ExtensionFactory,
+	ExtensionState,
+	ToolInfo,
+} from "./api.js";
+
+/** The part of pi's `ctx` toolsmith reads. */
+export interface PiContext {
+	readonly cwd: string;
+	readonly hasUI?: boolean;
+	readonly signal?: AbortSignal;
+	readonly ui?: {
+		select?(title: string, options: string[]): Promise<string | undefined>;
+		confirm?(title: string, message: string): Promise<boolean>;
+		input?(title: string, placeholder?: string): Promise<string | undefined>;
+		notify?(message: string, type?: "info" | "warning" | "error"): void;
+	};
+}
+
+/** The part of pi's theme toolsmith renderers are given (as a toolsmith `Theme`). */
+export interface PiTheme {
+	fg(color: string, text: string): string;
+	bg?(color: string, text: string): string;
+	bold?(text: string): string;
+	italic?(text: string): string;
+	underline?(text: string): string;
+	inverse?(text: string): string;
+	strikethrough?(text: string): string;
+}
+
+/** What pi's TUI draws: lines no wider than `width`. */
+export interface PiComponent {
+	render(width: number): string[];
+	invalidate(): void;
+}
+
+/** The part of pi's render context toolsmith passes on. */
+export interface PiRenderContext {
+	readonly toolCallId?: string;
+	readonly cwd?: string;
+	readonly args?: unknown;
+	readonly isError?: boolean;
+}
+
+/** A tool in the shape pi's `registerTool` takes. */
+export interface PiToolDefinition {
+	readonly name: string;
+	readonly label: string;
+	readonly description: string;
+	readonly parameters: TSchema;
+	readonly promptSnippet: string;
+	readonly promptGuidelines?: string[];
+	readonly executionMode?: "sequential" | "parallel";
+	prepareArguments?(args: unknown): unknown;
+	execute(
+		toolCallId: string,
+		params: unknown,
+		signal: AbortSignal | undefined,
+		onUpdate: ((partial: AgentToolResult<unknown>) => void) | undefined,
+		ctx: PiContext,
+	): Promise<AgentToolResult<unknown>>;
+	renderCall?(args: unknown, theme: PiTheme, context?: PiRenderContext): PiComponent;
+	renderResult?(
+		result: AgentToolResult<unknown>,
+		options: { readonly expanded: boolean; readonly isPartial: boolean },
+		theme: PiTheme,
+		context?: PiRenderContext,
+	): PiComponent;
+}
+
+/** The part of pi's extension API a toolsmith extension is served through. */
+export interface PiExtensionAPI {
+	registerTool(tool: PiToolDefinition): void;
+	on(event: string, handler: (event: never, ctx: PiContext) => unknown): void;
+	registerCommand(
+		name: string,
+		options: { description?: string; handler: (args: string, ctx: PiContext) => unknown },
+	): void;
+	registerFlag(
+		name: string,
+		options: { description?: string; type: "boolean" | "string"; default?: boolean | string },
+	): void;
+	getFlag(name: string): boolean | string | undefined;
+	exec(
+		command: string,
+		args: string[],
+		options?: { signal?: AbortSignal; timeout?: number; cwd?: string },
+	): Promise<ExtensionExecResult>;
+	getAllTools(): readonly { readonly name: string; readonly description: string; readonly parameters: TSchema }[];
+	getActiveTools(): string[];
+	setActiveTools(names: string[]): void;
+	readonly events: ExtensionAPI["events"];
+}
+
+export interface ToPiExtensionOptions {
+	/** What `ctx.extension.path` says under pi (pi does not tell an extension its path). Default `"pi"`. */
+	readonly path?: string;
+}
+
+const envs = new Map<string, ExecutionEnv>();
+
+/** One env per working folder, shared by every call and extension in this process. */
+function envFor(cwd: string): ExecutionEnv {
+	let env = envs.get(cwd);
+	if (!env) {
+		env = new NodeExecutionEnv({ cwd });
+		envs.set(cwd, env);
+	}
+	return env;
+}
+
+function uiFrom(ui: PiContext["ui"]): ToolUI {
+	return {
+		select: async (title, options) => ui?.select?.(title, [...options]),
+		confirm: async (title, message) => (await ui?.confirm?.(title, message)) ?? false,
+		input: async (title, placeholder) => ui?.input?.(title, placeholder),
+		notify(message, level) {
+			try {
+				ui?.notify?.(message, level);
+			} catch {
+				// a notification is best effort, as in toolsmith's own hosts
+			}
+		},
+	};
+}
+
+function contextFrom(ctx: PiContext, path: string, signal?: AbortSignal): ExtensionContext {
+	const callSignal = signal ?? ctx.signal;
+	return {
+		env: envFor(ctx.cwd),
+		cwd: ctx.cwd,
+		hasUI: ctx.hasUI === true,
+		ui: uiFrom(ctx.ui),
+		extension: { path },
+		...(callSignal ? { signal: callSignal } : {}),
+	};
+}
+
+/** pi's theme as a toolsmith theme; a colour pi does not know leaves the text as it is. */
+function themeFrom(theme: PiTheme): Theme {
+	const style = (apply: ((text: string) => string) | undefined) => (text: string) => {
+		try {
+			return apply ? apply.call(theme, text) : text;
+		} catch {
+			return text;
+		}
+	};
+	const colour = (apply: ((color: string, text: string) => string) | undefined) => (color: string, text: string) => {
+		try {
+			return apply ? apply.call(theme, color, text) : text;
+		} catch {
+			return text;
+		}
+	};
+	const fg = colour(theme.fg);
+	return {
+		name: "pi",
+		fg,
+		bg: colour(theme.bg),
+		bold: style(theme.bold),
+		italic: style(theme.italic),
+		dim: (text) => fg("dim", text),
+		underline: style(theme.underline),
+		strikethrough: style(theme.strikethrough),
+		inverse: style(theme.inverse),
+	};
+}
+
+/** A component that draws what `draw(width)` gives, through toolsmith's renderer host (and its fallbacks). */
+function component(draw: (width: number) => string[]): PiComponent {
+	return { render: draw, invalidate() {} };
+}
+
+function piTool(definition: ToolDefinition, path: string): PiToolDefinition {
+	const tool: PiToolDefinition = {
+		name: definition.name,
+		label: definition.label,
+		description: definition.description,
+		parameters: definition.parameters,
+		// pi leaves a tool without a snippet out of its "Available tools" list; toolsmith lists every
+		// tool, with the description's first sentence as the fallback.
+		promptSnippet: toolSnippet(definition),
+		...(definition.promptGuidelines ? { promptGuidelines: [...definition.promptGuidelines] } : {}),
+		...(definition.executionMode ? { executionMode: definition.executionMode } : {}),
+		...(definition.prepareArguments ? { prepareArguments: (args) => definition.prepareArguments?.(args) } : {}),
+		execute: (toolCallId, params, signal, onUpdate, ctx) =>
+			definition.execute(
+				toolCallId,
+				params as never,
+				signal,
+				onUpdate as AgentToolUpdateCallback<unknown> | undefined,
+				contextFrom(ctx, path, signal),
+			),
+	};
+	if (definition.renderCall) {
+		tool.renderCall = (args, theme, context) =>
+			component(
+				(width) =>
+					renderToolCall(definition, args, themeFrom(theme), width, {
+						...(context?.toolCallId ? { toolCallId: context.toolCallId } : {}),
+						...(context?.cwd ? { cwd: context.cwd } : {}),
+					}).lines,
+			);
+	}
+	if (definition.renderResult) {
+		tool.renderResult = (result, options, theme, context) =>
+			component(
+				(width) =>
+					renderToolResult(definition, result, options, themeFrom(theme), width, {
+						...(context?.toolCallId ? { toolCallId: context.toolCallId } : {}),
+						...(context?.cwd ? { cwd: context.cwd } : {}),
+						...(context && "args" in context ? { args: context.args } : {}),
+						isError: context?.isError ?? false,
+					}).lines,
+			);
+	}
+	return tool;
+}
+
+function stateStore(): ExtensionState {
+	const values = new Map<string, unknown>();
+	return {
+		keep<T>(key: string, init: () => T): T {
+			if (!values.has(key)) values.set(key, init());
+			return values.get(key) as T;
+		},
+		set: (key, value) => void values.set(key, value),
+		delete: (key) => values.delete(key),
+	};
+}
+
+/**
+ * A pi extension serving a toolsmith extension: name it in the package's `pi.extensions` manifest
+ * (next to `toolsmith.extensions`, which names the toolsmith extension itself) and the reference
+ * agent loads the same tools.
+ *
+ * Under pi, every call gets a `ctx` whose `env` is a `NodeExecutionEnv` working in pi's `ctx.cwd`
+ * (the real disk and processes, as pi's own tools), with pi's UI, `hasUI` and the call's signal.
+ * Renderers draw through toolsmith's renderer host into pi components, with pi's theme colours.
+ * Tools without a `promptSnippet` get the description's first sentence, as under toolsmith.
+ * `api.state` lasts as long as this module instance (pi's `/reload` starts it afresh);
+ * `unregisterTool` takes the tool out of pi's active tools; `getAllTools` reports `source: "pi"`.
+ * @example
+ * // src/pi.ts, named in package.json: "pi": { "extensions": ["./src/pi.ts"] }
+ * import { toPiExtension } from "toolsmith-sdk/node";
+ * import extension from "./index.js";
+ * export default toPiExtension(extension);
+ */
+export function toPiExtension(
+	extension: ExtensionFactory,
+	options: ToPiExtensionOptions = {},
+): (pi: PiExtensionAPI) => Promise<void> {
+	const path = options.path ?? "pi";
+	const state = stateStore();
+	return async (pi) => {
+		const api: ExtensionAPI = {
+			registerTool(definition) {
+				pi.registerTool(piTool(definition as unknown as ToolDefinition, path));
+			},
+			unregisterTool(name) {
+				pi.setActiveTools(pi.getActiveTools().filter((active) => active !== name));
+			},
+			on(event, handler) {
+				pi.on(event, (payload: never, ctx) => handler(payload, contextFrom(ctx, path)));
+			},
+			events: pi.events,
+			exec: (command, args, execOptions) => pi.exec(command, [...args], execOptions ? { ...execOptions } : undefined),
+			getAllTools(): ToolInfo[] {
+				const active = new Set(pi.getActiveTools());
+				return pi.getAllTools().map((tool) => ({
+					name: tool.name,
+					description: tool.description,
+					parameters: tool.parameters,
+					source: "pi",
+					active: active.has(tool.name),
+				}));
+			},
+			getActiveTools: () => pi.getActiveTools(),
+			setActiveTools: (names) => pi.setActiveTools([...names]),
+			registerCommand(name, command) {
+				pi.registerCommand(name, {
+					...(command.description !== undefined ? { description: command.description } : {}),
+					handler: (args, ctx) => command.handler(args, contextFrom(ctx, path)),
+				});
+			},
+			registerFlag: (name, flag) => pi.registerFlag(name, flag),
+			getFlag: (name) => pi.getFlag(name),
+			state,
+		};
+		await extension(api);
+	};
+}
