@@ -5,10 +5,6 @@
  */
 import { defineTool, type ExtensionAPI, Type } from "toolsmith-sdk";
 
-interface CountdownDetails {
-	readonly remaining: number;
-}
-
 function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
 	return new Promise((resolve, reject) => {
 		if (signal?.aborted) return reject(new Error("Countdown aborted"));
@@ -37,19 +33,18 @@ const countdown = defineTool({
 	}),
 	async execute(_toolCallId, { from, intervalMs }, signal, onUpdate) {
 		for (let remaining = from; remaining > 0; remaining--) {
-			onUpdate?.({ content: [{ type: "text", text: `${remaining}…` }], details: { remaining } });
+			onUpdate?.({ content: [{ type: "text", text: `${remaining}…` }], details: { from, remaining } });
 			await sleep(intervalMs ?? 200, signal);
 		}
-		return { content: [{ type: "text", text: `Counted down from ${from}.` }], details: { remaining: 0 } };
+		return { content: [{ type: "text", text: `Counted down from ${from}.` }], details: { from, remaining: 0 } };
 	},
 	renderResult(result, { isPartial }, theme, context) {
 		const first = result.content[0];
 		// Renderers see error results too (a throw, an abort): their details are not ours.
 		if (context?.isError) return theme.fg("error", first?.type === "text" ? first.text : "failed");
-		const { remaining } = result.details as CountdownDetails;
 		if (!isPartial) return theme.fg("success", `liftoff (${first?.type === "text" ? first.text : ""})`);
-		// The render context carries the call's arguments, so the bar knows where it started.
-		const from = (context?.args as { from?: number } | undefined)?.from ?? remaining;
+		// `details` has the type `execute` returns; each update carries where the count started.
+		const { from, remaining } = result.details;
 		const width = 20;
 		const filled = Math.round(((from - remaining) / Math.max(1, from)) * width);
 		return `${theme.fg("accent", "#".repeat(filled))}${theme.fg("muted", ".".repeat(width - filled))} ${remaining} to go`;

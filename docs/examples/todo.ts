@@ -51,7 +51,7 @@ export default function (api: ExtensionAPI) {
 					const first = result.content[0];
 					return theme.fg("error", first?.type === "text" ? first.text : "failed");
 				}
-				const details = result.details as { items: Item[] };
+				const details = result.details;
 				if (details.items.length === 0) return theme.fg("muted", "(empty)");
 				return details.items.map((i) =>
 					i.done

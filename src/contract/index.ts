@@ -36,6 +36,7 @@ export {
 	type ToolContext,
 	type ToolContextFactory,
 	type ToolDefinition,
+	type ToolDefinitionInput,
 	type ToolExecutionMode,
 	type ToolUI,
 	toolDefinitionFromAgentTool,

@@ -88,9 +88,16 @@ export interface ToolContext {
 	readonly signal?: AbortSignal;
 }
 
-/** The tool as an author writes it. */
-export interface ToolDefinition<TParameters extends TSchema = TSchema, TDetails = unknown> {
-	readonly name: string;
+/**
+ * The tool as an author writes it. `TName` is the name as a literal type when it is known (a
+ * `defineTool` call, the built-ins), so a harness can check the arguments of a call by name.
+ */
+export interface ToolDefinition<
+	TParameters extends TSchema = TSchema,
+	TDetails = unknown,
+	TName extends string = string,
+> {
+	readonly name: TName;
 	readonly label: string;
 	readonly description: string;
 	readonly parameters: TParameters;
@@ -156,16 +163,54 @@ function schedulingFields(source: {
 }
 
 /**
- * Identity helper that keeps the exact parameter type, so `execute` sees typed `params`.
+ * What `defineTool` (and `registerTool`) accept: a `ToolDefinition` whose types are inferred from
+ * the definition itself. `TDetails` comes only from what `execute` returns: TypeScript settles a
+ * type parameter as soon as it types a callback parameter that mentions it, so if `onUpdate`
+ * mentioned `TDetails`, an `execute` that takes `onUpdate` would settle it as `unknown` before its
+ * return was seen. `onUpdate` therefore has a parameter of its own (`TUpdateDetails`, the same as
+ * `TDetails` when the type arguments are written out), and the renderers never infer (`NoInfer`).
+ */
+export interface ToolDefinitionInput<
+	TParameters extends TSchema = TSchema,
+	TDetails = unknown,
+	TName extends string = string,
+	TUpdateDetails = TDetails,
+> extends Omit<ToolDefinition<TParameters, TDetails, TName>, "execute" | "renderResult"> {
+	/** See `ToolDefinition.execute`. */
+	execute(
+		toolCallId: string,
+		params: Static<TParameters>,
+		signal: AbortSignal | undefined,
+		onUpdate: AgentToolUpdateCallback<TUpdateDetails> | undefined,
+		ctx: ToolContext,
+	): Promise<AgentToolResult<TDetails>>;
+	/** See `ToolDefinition.renderResult`; `result.details` has the type `execute` returns. */
+	renderResult?(
+		result: AgentToolResult<NoInfer<TDetails>>,
+		options: RenderResultOptions,
+		theme: Theme,
+		context?: RenderContext,
+	): RenderOutput;
+}
+
+/**
+ * Identity helper that keeps the exact types: `execute` sees typed `params`, `renderCall` typed
+ * `args`, `renderResult` the `details` type `execute` returns, and the name stays a literal type.
  * @example
  * export const greet = defineTool({ name: "greet", label: "Greet", description: "…",
  *   parameters: Type.Object({ who: Type.String() }),
- *   async execute(_id, { who }) { return { content: [{ type: "text", text: `hi ${who}` }], details: {} }; } });
+ *   async execute(_id, { who }) { return { content: [{ type: "text", text: `hi ${who}` }], details: { who } }; } });
  */
-export function defineTool<const TParameters extends TSchema, TDetails = unknown>(
-	definition: ToolDefinition<TParameters, TDetails>,
-): ToolDefinition<TParameters, TDetails> {
-	return definition;
+export function defineTool<
+	const TParameters extends TSchema,
+	TDetails = unknown,
+	TName extends string = string,
+	TUpdateDetails = TDetails,
+>(
+	definition: ToolDefinitionInput<TParameters, TDetails, TName, TUpdateDetails>,
+): ToolDefinition<TParameters, TDetails, TName> {
+	// Only the type of `onUpdate`'s partials differs, and only when inferred (see ToolDefinitionInput).
+	return definition as unknown as ToolDefinition<TParameters, TDetails, TName>;
 }
 
 /** Facts a `ToolContextFactory` gets for one call. */

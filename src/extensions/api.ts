@@ -5,7 +5,7 @@
  */
 import type { ToolResultContent } from "../contract/content.js";
 import type { TSchema } from "../contract/schema.js";
-import type { ToolContext, ToolDefinition } from "../contract/tool.js";
+import type { ToolContext, ToolDefinitionInput } from "../contract/tool.js";
 
 /**
  * The version of the extension API this build of toolsmith implements (semver). Extensions declare
@@ -254,9 +254,12 @@ export interface ExtensionState {
 export interface ExtensionAPI {
 	/**
 	 * Add a tool, or replace one this extension registered before under the same name. An invalid
-	 * definition is rejected with an `E_INVALID_TOOL` diagnostic; never throws.
+	 * definition is rejected with an `E_INVALID_TOOL` diagnostic; never throws. A definition written
+	 * inline is typed as `defineTool` types it.
 	 */
-	registerTool<TParameters extends TSchema, TDetails>(definition: ToolDefinition<TParameters, TDetails>): void;
+	registerTool<const TParameters extends TSchema, TDetails = unknown, TUpdateDetails = TDetails>(
+		definition: ToolDefinitionInput<TParameters, TDetails, string, TUpdateDetails>,
+	): void;
 	/** Remove a tool this extension registered. Unknown names are ignored. */
 	unregisterTool(name: string): void;
 	/** Listen to an event. Handlers of every extension run in load order. */

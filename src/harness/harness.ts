@@ -5,6 +5,8 @@
  * Runtime-neutral. `createMemoryHarness` takes extensions as factories (functions); the Node entry
  * `createTestHarness` also loads extension files through the real loader.
  */
+
+import type { Static } from "@sinclair/typebox";
 import type { ToolCall, ToolResultMessage } from "../contract/content.js";
 import type { ToolExecutionEvent } from "../contract/events.js";
 import type { ToolDefinition } from "../contract/tool.js";
@@ -14,16 +16,64 @@ import { executeToolCalls } from "../exec/index.js";
 import type { ExtensionDiagnostic, ExtensionFactory } from "../extensions/api.js";
 import type { ToolRegistry } from "../extensions/registry.js";
 import { createExtensionRuntime, type ExtensionRuntime } from "../extensions/runtime.js";
-import { createBuiltinTools } from "../tools/index.js";
+import {
+	type createBashTool,
+	createBuiltinTools,
+	type createEditTool,
+	type createReadTool,
+	type createWriteTool,
+} from "../tools/index.js";
 
 /** An extension given as code: its factory, and the path it is known by (for diagnostics). */
 export type InlineExtension = ExtensionFactory | { readonly path: string; readonly factory: ExtensionFactory };
 
-export interface MemoryHarnessOptions {
+/** The `builtins` option: `true` (default), `false`, or your own list. */
+export type HarnessBuiltins = boolean | readonly ToolDefinition[];
+
+/** The built-in tools as the types know them: literal names and their parameter schemas. */
+export type BuiltinToolDefinition =
+	| ReturnType<typeof createReadTool>
+	| ReturnType<typeof createBashTool>
+	| ReturnType<typeof createEditTool>
+	| ReturnType<typeof createWriteTool>;
+
+/**
+ * Call arguments by tool name, for the tools whose name is a literal type (`defineTool` keeps it).
+ * A tool whose name is only known as `string` adds nothing.
+ */
+export type ToolArguments<TTool extends ToolDefinition> = {
+	[T in TTool as string extends T["name"] ? never : T["name"]]: Static<T["parameters"]>;
+};
+
+/** The arguments a harness checks: those of `tools`, and those of the built-ins they do not replace. */
+export type HarnessArguments<TTool extends ToolDefinition, TBuiltins extends HarnessBuiltins> = Flatten<
+	Omit<ToolArguments<BuiltinsOf<TBuiltins>>, keyof ToolArguments<TTool>> & ToolArguments<TTool>
+>;
+
+type BuiltinsOf<TBuiltins extends HarnessBuiltins> = TBuiltins extends false
+	? never
+	: TBuiltins extends readonly (infer TBuiltin extends ToolDefinition)[]
+		? TBuiltin
+		: BuiltinToolDefinition;
+
+/** One object type instead of an intersection, so editors show the arguments plainly. */
+type Flatten<T> = { [K in keyof T]: T[K] };
+
+/**
+ * What `call` accepts for `name`: the schema's type for a known tool, anything for another one.
+ * An indexed access rather than a conditional type keeps a typed harness assignable to a plain
+ * `TestHarness`.
+ */
+export type HarnessCallArguments<TArguments, TName extends string> = (TArguments & Record<string, unknown>)[TName];
+
+export interface MemoryHarnessOptions<
+	TTool extends ToolDefinition = ToolDefinition,
+	TBuiltins extends HarnessBuiltins = HarnessBuiltins,
+> {
 	/** Your tools. A tool named like a built-in replaces it. */
-	readonly tools?: readonly ToolDefinition[];
+	readonly tools?: readonly TTool[];
 	/** The built-in read, write, edit and bash tools: `true` (default), `false`, or your own list. */
-	readonly builtins?: boolean | readonly ToolDefinition[];
+	readonly builtins?: TBuiltins;
 	/** Extensions to run, as factories; each gets the real ExtensionAPI. */
 	readonly extensions?: readonly InlineExtension[];
 	/** Files to start with, by path relative to `cwd` (or absolute). */
@@ -52,7 +102,11 @@ export interface HarnessCallOptions {
 	readonly id?: string;
 }
 
-export interface TestHarness {
+/**
+ * `TArguments` maps the names of the tools known at the type level to their arguments (see
+ * `HarnessArguments`); `call` checks its arguments against them.
+ */
+export interface TestHarness<TArguments extends object = Record<never, never>> {
 	readonly env: MemoryExecutionEnv;
 	readonly registry: ToolRegistry;
 	readonly runtime: ExtensionRuntime;
@@ -60,8 +114,16 @@ export interface TestHarness {
 	readonly events: ToolExecutionEvent[];
 	/** Registration and extension diagnostics so far. */
 	readonly diagnostics: ExtensionDiagnostic[];
-	/** Run one call; resolves with its result message (errors are results, never rejections). */
-	call(name: string, args?: unknown, options?: HarnessCallOptions): Promise<ToolResultMessage>;
+	/**
+	 * Run one call; resolves with its result message (errors are results, never rejections). For a
+	 * tool known at the type level, `args` must match its schema; any other name (a tool an
+	 * extension registers) takes any value.
+	 */
+	call<TName extends string>(
+		name: TName,
+		args?: HarnessCallArguments<TArguments, TName>,
+		options?: HarnessCallOptions,
+	): Promise<ToolResultMessage>;
 	/** Run the calls as one batch, exactly as an agent loop would. */
 	batch(
 		calls: readonly HarnessCall[],
@@ -94,7 +156,10 @@ export function inlinePath(extension: InlineExtension, index: number): string {
  * your tools, and the given extensions activated (their `session_start` handlers run with reason
  * `startup`). Rejects only for an unusable seed (see `MemoryExecutionEnv`).
  */
-export async function createMemoryHarness(options: MemoryHarnessOptions = {}): Promise<TestHarness> {
+export async function createMemoryHarness<
+	TTool extends ToolDefinition = ToolDefinition,
+	TBuiltins extends HarnessBuiltins = true,
+>(options: MemoryHarnessOptions<TTool, TBuiltins> = {}): Promise<TestHarness<HarnessArguments<TTool, TBuiltins>>> {
 	const { env, runtime, diagnostics } = prepareHarness(options);
 	const inline = options.extensions ?? [];
 	for (let i = 0; i < inline.length; i++) {
@@ -137,17 +202,17 @@ export function prepareHarness(options: Omit<MemoryHarnessOptions, "extensions">
 }
 
 /** Wire a prepared runtime into a harness (shared by the Node entry, which loads files first). */
-export async function finishHarness(
+export async function finishHarness<TArguments extends object = Record<never, never>>(
 	runtime: ExtensionRuntime,
 	env: MemoryExecutionEnv,
 	diagnostics: ExtensionDiagnostic[],
 	options: Pick<MemoryHarnessOptions, "toolExecution" | "activeTools">,
-): Promise<TestHarness> {
+): Promise<TestHarness<TArguments>> {
 	if (runtime.extensions().length > 0) await runtime.emit({ type: "session_start", reason: "startup" });
 	if (options.activeTools) runtime.registry.setActiveTools(options.activeTools);
 	const events: ToolExecutionEvent[] = [];
 
-	const batch: TestHarness["batch"] = async (calls, batchOptions = {}) => {
+	const batch: TestHarness<TArguments>["batch"] = async (calls, batchOptions = {}) => {
 		const config = runtime.registry.snapshot().executorConfig();
 		const mode = batchOptions.toolExecution ?? options.toolExecution;
 		return executeToolCalls(

@@ -35,12 +35,17 @@ export {
 	type TextExpectation,
 } from "./fixture.js";
 export {
+	type BuiltinToolDefinition,
 	createMemoryHarness,
+	type HarnessArguments,
+	type HarnessBuiltins,
 	type HarnessCall,
+	type HarnessCallArguments,
 	type HarnessCallOptions,
 	type InlineExtension,
 	type MemoryHarnessOptions,
 	type TestHarness,
+	type ToolArguments,
 	toToolCall,
 } from "./harness.js";
 export {

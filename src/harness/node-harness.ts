@@ -1,8 +1,11 @@
 /** `createTestHarness`: the harness core plus extension files loaded through the real loader (Node only). */
 import { resolve } from "node:path";
+import type { ToolDefinition } from "../contract/tool.js";
 import { loadExtensions } from "../extensions/loader.js";
 import {
 	finishHarness,
+	type HarnessArguments,
+	type HarnessBuiltins,
 	type InlineExtension,
 	inlinePath,
 	type MemoryHarnessOptions,
@@ -10,7 +13,10 @@ import {
 	type TestHarness,
 } from "./harness.js";
 
-export interface TestHarnessOptions extends Omit<MemoryHarnessOptions, "extensions"> {
+export interface TestHarnessOptions<
+	TTool extends ToolDefinition = ToolDefinition,
+	TBuiltins extends HarnessBuiltins = HarnessBuiltins,
+> extends Omit<MemoryHarnessOptions<TTool, TBuiltins>, "extensions"> {
 	/**
 	 * Extensions to load: paths of extension files or folders (relative to `process.cwd()`), loaded
 	 * with the same loader as production, and/or factories. A broken extension does not reject: it
@@ -22,8 +28,14 @@ export interface TestHarnessOptions extends Omit<MemoryHarnessOptions, "extensio
 /**
  * A harness with a MemoryExecutionEnv, the production registry and executor, the built-ins (unless
  * `builtins: false`), your tools and your extensions. Rejects only for an unusable seed.
+ *
+ * `harness.call` checks its arguments against the schemas of `tools` and of the built-ins; a tool
+ * that only an extension registers takes any arguments.
  */
-export async function createTestHarness(options: TestHarnessOptions = {}): Promise<TestHarness> {
+export async function createTestHarness<
+	TTool extends ToolDefinition = ToolDefinition,
+	TBuiltins extends HarnessBuiltins = true,
+>(options: TestHarnessOptions<TTool, TBuiltins> = {}): Promise<TestHarness<HarnessArguments<TTool, TBuiltins>>> {
 	const { env, runtime, diagnostics } = prepareHarness(options);
 	const extensions = options.extensions ?? [];
 	const paths = extensions.filter((e): e is string => typeof e === "string").map((p) => resolve(p));

@@ -50,7 +50,7 @@ export interface BashToolOptions {
  */
 export function createBashTool(
 	options: BashToolOptions = {},
-): ToolDefinition<typeof bashToolParameters, BashToolDetails> {
+): ToolDefinition<typeof bashToolParameters, BashToolDetails, "bash"> {
 	const maxLines = options.maxLines ?? DEFAULT_MAX_LINES;
 	const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
 	const interval = options.updateIntervalMs ?? 100;

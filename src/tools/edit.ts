@@ -115,7 +115,9 @@ function readError(path: string, code: string, message: string): Error {
  * every other byte, line ending and the BOM stay as they were. Serialised per file with
  * `withFileMutationQueue`; on any error the file is not touched.
  */
-export function createEditTool(_options?: EditToolOptions): ToolDefinition<typeof editToolParameters, EditToolDetails> {
+export function createEditTool(
+	_options?: EditToolOptions,
+): ToolDefinition<typeof editToolParameters, EditToolDetails, "edit"> {
 	return defineTool({
 		name: "edit",
 		label: "edit",

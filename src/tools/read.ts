@@ -389,7 +389,7 @@ async function scanPage(
  */
 export function createReadTool(
 	options: ReadToolOptions = {},
-): ToolDefinition<typeof readToolParameters, ReadToolDetails> {
+): ToolDefinition<typeof readToolParameters, ReadToolDetails, "read"> {
 	const maxLines = options.maxLines ?? DEFAULT_MAX_LINES;
 	const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
 	const countLinesUpTo = options.countLinesUpTo ?? 16 * 1024 * 1024;

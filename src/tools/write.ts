@@ -32,7 +32,7 @@ export type WriteToolOptions = Record<string, never>;
  */
 export function createWriteTool(
 	_options?: WriteToolOptions,
-): ToolDefinition<typeof writeToolParameters, WriteToolDetails> {
+): ToolDefinition<typeof writeToolParameters, WriteToolDetails, "write"> {
 	return defineTool({
 		name: "write",
 		label: "write",
