@@ -124,6 +124,12 @@ export const ReplayFixtureSchema = Type.Object(
 		files: Type.Optional(Type.Record(Type.String(), Type.String(), { description: "Initial files: path → content." })),
 		commands: Type.Optional(Type.Array(FixtureCommand, { description: "The scripted shell, tried in order." })),
 		toolExecution: Type.Optional(ToolExecution),
+		extensions: Type.Optional(
+			Type.Array(Type.String({ minLength: 1 }), {
+				description:
+					"Extension files or folders the fixture needs, relative to the fixture file; loaded next to the built-ins (and to any extensions the runner is given).",
+			}),
+		),
 		steps: Type.Array(FixtureStep, { minItems: 1 }),
 	},
 	{ additionalProperties: false },

@@ -66,6 +66,7 @@ export {
 	recordingEnv,
 } from "./record.js";
 export {
+	type FormatReplayReportOptions,
 	formatReplayReport,
 	type ReplayCallReport,
 	type ReplayOptions,
@@ -73,6 +74,7 @@ export {
 	type ReplayStepReport,
 	replay,
 	subsetProblems,
+	type UnknownToolReport,
 } from "./replay.js";
 export {
 	formatSessionReplayReport,

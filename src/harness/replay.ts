@@ -5,6 +5,7 @@
  */
 import type { ToolResultMessage } from "../contract/content.js";
 import type { ScriptedCommand } from "../env/memory.js";
+import type { ExtensionDiagnostic } from "../extensions/api.js";
 import { textDiff } from "./_text-diff.js";
 import {
 	type FileExpectation,
@@ -27,6 +28,19 @@ export interface ReplayCallReport {
 	/** Expected vs actual, for the failures that have one. */
 	readonly diffs: readonly string[];
 	readonly result: { readonly text: string; readonly isError: boolean; readonly details: unknown };
+	/** Set when the call named a tool that is not registered (the executor's `E_TOOL_NOT_FOUND`). */
+	readonly unknownTool?: UnknownToolReport;
+}
+
+/** What a report can say about a call to a tool that is not registered. */
+export interface UnknownToolReport {
+	/** The tools calls could reach. */
+	readonly available: readonly string[];
+	/**
+	 * Extension files or folders near the fixture whose name matches the tool, relative to the
+	 * fixture's folder (ready for its `extensions` field). Only `replayFile` looks; empty otherwise.
+	 */
+	readonly candidates: readonly string[];
 }
 
 export interface ReplayStepReport {
@@ -41,7 +55,13 @@ export interface ReplayStepReport {
 
 export interface ReplayReport {
 	readonly name: string | undefined;
+	/** Every expectation held and no extension diagnostic is an error. */
 	readonly pass: boolean;
+	/**
+	 * What loading the extensions (and running their handlers) reported: errors, warnings and
+	 * infos. Any error fails the fixture, since its tools are not the ones it was written for.
+	 */
+	readonly diagnostics: readonly ExtensionDiagnostic[];
 	readonly steps: readonly ReplayStepReport[];
 	/** Counts of checked calls and steps. */
 	readonly figures: {
@@ -56,9 +76,10 @@ export interface ReplayReport {
 export interface ReplayOptions extends Pick<MemoryHarnessOptions, "tools" | "builtins" | "extensions" | "clock"> {
 	/**
 	 * Builds the harness for the fixture (default `createMemoryHarness`). The Node entry passes one
-	 * that also loads extension files. May reject: `replay` rejects with that error.
+	 * that also loads extension files, the fixture's `extensions` among them: a factory given here
+	 * is responsible for those. May reject: `replay` rejects with that error.
 	 */
-	readonly createHarness?: (options: MemoryHarnessOptions) => Promise<TestHarness>;
+	readonly createHarness?: (options: MemoryHarnessOptions, fixture: ReplayFixture) => Promise<TestHarness>;
 	/** Names the fixture in error messages. */
 	readonly source?: string;
 	readonly signal?: AbortSignal;
@@ -127,11 +148,26 @@ export function subsetProblems(expected: unknown, actual: unknown, path = "detai
 	);
 }
 
+/** The tools an `E_TOOL_NOT_FOUND` result lists, or undefined for any other result. */
+function unknownToolOf(result: ToolResultMessage): UnknownToolReport | undefined {
+	if (!result.isError) return undefined;
+	const details = result.details as { code?: unknown; availableTools?: unknown } | null | undefined;
+	if (details?.code !== "E_TOOL_NOT_FOUND") return undefined;
+	const available = Array.isArray(details.availableTools)
+		? details.availableTools.filter((name): name is string => typeof name === "string")
+		: [];
+	return { available: [...available].sort(), candidates: [] };
+}
+
 function checkCall(step: number, index: number, call: FixtureCall, result: ToolResultMessage): ReplayCallReport {
 	const failures: string[] = [];
 	const diffs: string[] = [];
 	const text = textOf(result);
 	const expect = call.expect ?? {};
+	const unknownTool = unknownToolOf(result);
+	// A fixture may test the not-found answer itself (it then expects an error); any other call to a
+	// missing tool is a fixture written for tools that are not there, even when it expects nothing.
+	if (unknownTool && expect.isError !== true) failures.push(`no tool named ${JSON.stringify(call.tool)} is registered`);
 	if (expect.isError !== undefined && expect.isError !== result.isError) {
 		failures.push(
 			`isError is ${result.isError}, expected ${expect.isError}${result.isError ? `; the error: ${excerpt(text)}` : ""}`,
@@ -159,6 +195,7 @@ function checkCall(step: number, index: number, call: FixtureCall, result: ToolR
 		failures,
 		diffs,
 		result: { text, isError: result.isError, details: result.details },
+		...(unknownTool ? { unknownTool } : {}),
 	};
 }
 
@@ -181,7 +218,7 @@ function scriptedCommands(fixture: ReplayFixture): ScriptedCommand[] {
 export async function replay(fixture: unknown, options: ReplayOptions = {}): Promise<ReplayReport> {
 	const parsed = parseReplayFixture(fixture, options.source);
 	const create = options.createHarness ?? createMemoryHarness;
-	const harness = await create({
+	const harnessOptions: MemoryHarnessOptions = {
 		...(parsed.cwd ? { cwd: parsed.cwd } : {}),
 		files: parsed.files ?? {},
 		commands: scriptedCommands(parsed),
@@ -190,7 +227,18 @@ export async function replay(fixture: unknown, options: ReplayOptions = {}): Pro
 		...(options.extensions ? { extensions: options.extensions } : {}),
 		...(options.clock ? { clock: options.clock } : {}),
 		...(parsed.toolExecution ? { toolExecution: parsed.toolExecution } : {}),
-	});
+	};
+	const harness = await create(harnessOptions, parsed);
+	// The memory harness cannot read files: a fixture that names extension files replayed without a
+	// loader would run without their tools and fail for a reason its report would not show.
+	const unloadable: ExtensionDiagnostic[] = options.createHarness
+		? []
+		: (parsed.extensions ?? []).map((path) => ({
+				severity: "error",
+				code: "E_EXTENSION_LOAD",
+				message: `The fixture names the extension ${JSON.stringify(path)}, which replay() cannot load (it runs in memory): replay the fixture file with replayFile(path) or toolsmith test, or pass a createHarness that loads it.`,
+				path,
+			}));
 	const steps: ReplayStepReport[] = [];
 	for (let s = 0; s < parsed.steps.length; s++) {
 		const step = parsed.steps[s]!;
@@ -245,9 +293,11 @@ export async function replay(fixture: unknown, options: ReplayOptions = {}): Pro
 	}
 	const allCalls = steps.flatMap((step) => step.calls);
 	const passedCalls = allCalls.filter((call) => call.pass).length;
+	const diagnostics = [...unloadable, ...harness.diagnostics];
 	return {
 		name: parsed.name,
-		pass: steps.every((step) => step.pass),
+		pass: steps.every((step) => step.pass) && !diagnostics.some((d) => d.severity === "error"),
+		diagnostics,
 		steps,
 		figures: {
 			calls: allCalls.length,
@@ -273,10 +323,48 @@ function indent(text: string, by = "      "): string {
 		.join("\n");
 }
 
-/** A readable text report: one line per call and step, failures with their diffs below. */
-export function formatReplayReport(report: ReplayReport, options: { readonly verbose?: boolean } = {}): string {
+/** `error ext.ts:3:7 The default export of ext.ts threw: boom. [E_FACTORY_FAILED]`. */
+function plainDiagnostic(diagnostic: ExtensionDiagnostic): string {
+	const where = `${diagnostic.path}${diagnostic.line !== undefined ? `:${diagnostic.line}${diagnostic.column !== undefined ? `:${diagnostic.column}` : ""}` : ""}`;
+	return `${diagnostic.severity} ${where} ${diagnostic.message} [${diagnostic.code}]`;
+}
+
+/** Why a tool may be missing and where it may be: the names that exist, the two ways to load one, a likely file. */
+function unknownToolHint(tool: string, unknown: UnknownToolReport): string[] {
+	const lines = [
+		`hint: ${unknown.available.length > 0 ? `the tools are ${unknown.available.join(", ")}` : "no tools are registered"}; ${JSON.stringify(tool)} may come from an extension that was not loaded`,
+		`hint: name it in the fixture's "extensions": [...] (paths relative to the fixture) or pass it with --extensions <paths>`,
+	];
+	if (unknown.candidates.length > 0) {
+		lines.push(
+			`hint: near the fixture: "extensions": [${unknown.candidates.map((c) => JSON.stringify(c)).join(", ")}]`,
+		);
+	}
+	return lines;
+}
+
+export interface FormatReplayReportOptions {
+	/** Also the calls that passed, and the warnings and infos of loading. */
+	readonly verbose?: boolean;
+	/** How a diagnostic is shown (default: `severity path:line:col message [CODE]`). */
+	readonly formatDiagnostic?: (diagnostic: ExtensionDiagnostic) => string;
+}
+
+/** A readable text report: extension errors, one line per call and step, failures with their diffs below. */
+export function formatReplayReport(report: ReplayReport, options: FormatReplayReportOptions = {}): string {
 	const lines: string[] = [];
+	const showDiagnostic = options.formatDiagnostic ?? plainDiagnostic;
 	lines.push(`${report.pass ? "PASS" : "FAIL"} ${report.name ?? "replay fixture"}`);
+	const diagnostics = report.diagnostics.filter((d) => options.verbose || d.severity === "error");
+	if (diagnostics.length > 0) {
+		const counts = (["error", "warning", "info"] as const).flatMap((severity) => {
+			const n = diagnostics.filter((d) => d.severity === severity).length;
+			return n === 0 ? [] : [`${n} ${severity}${n === 1 ? "" : "s"}`];
+		});
+		const failed = diagnostics.some((d) => d.severity === "error");
+		lines.push(`  ${failed ? "✗" : "✓"} extensions: ${counts.join(", ")}`);
+		for (const diagnostic of diagnostics) lines.push(`    ${showDiagnostic(diagnostic)}`);
+	}
 	for (const step of report.steps) {
 		lines.push(`  ${step.pass ? "✓" : "✗"} step ${step.index + 1}${step.name ? `: ${step.name}` : ""}`);
 		for (const call of step.calls) {
@@ -284,6 +372,8 @@ export function formatReplayReport(report: ReplayReport, options: { readonly ver
 			lines.push(`    ${call.pass ? "✓" : "✗"} ${call.tool} (${call.id})`);
 			for (const failure of call.failures) lines.push(`      - ${failure}`);
 			for (const diff of call.diffs) lines.push(indent(diff));
+			if (!call.pass && call.unknownTool)
+				lines.push(...unknownToolHint(call.tool, call.unknownTool).map((l) => `      ${l}`));
 		}
 		for (const failure of step.failures) lines.push(`    - ${failure}`);
 		for (const diff of step.diffs) lines.push(indent(diff, "    "));
