@@ -17,8 +17,11 @@ export const testCommand = defineCommand({
 	summary: "Replay fixture files against your tools and print a summary",
 	description: [
 		"Each fixture seeds files and scripted commands, runs batches of tool calls on an in-memory env and",
-		"checks the results. Folders are searched for *.json files (node_modules and dot-folders skipped).",
-		"Prints one row per fixture and the report of each failing one; exits 1 when any fixture fails.",
+		"checks the results. Folders are searched for *.json files (node_modules, dot-folders, package.json",
+		'and tsconfig*.json skipped). A fixture\'s own "extensions" field (paths relative to the fixture)',
+		"adds to --extensions. Every extension diagnostic (error, warning, info) is printed on stderr; an",
+		"error fails the fixtures that load that extension. Prints one row per fixture and the report of",
+		"each failing one; exits 1 when any fixture fails.",
 	].join("\n"),
 	options: {
 		extensions: extensionsOption,
@@ -32,10 +35,17 @@ export const testCommand = defineCommand({
 			description: "Replay fixture files (JSON) or folders holding them",
 		},
 	],
-	examples: ["toolsmith test test/fixtures/replay --extensions ./tools"],
-	async run({ options, positionals, io, theme }) {
+	examples: ["toolsmith test test/fixtures/replay --extensions ./tools", "toolsmith test test/fixtures --extensions ."],
+	async run({ options, positionals, io, theme, errorTheme }) {
 		const { runTests } = await import("./_harness-run.js");
-		return runTests({ fixtures: positionals, extensions: options.extensions, verbose: options.verbose, io, theme });
+		return runTests({
+			fixtures: positionals,
+			extensions: options.extensions,
+			verbose: options.verbose,
+			io,
+			theme,
+			errorTheme,
+		});
 	},
 });
 
@@ -45,8 +55,11 @@ export const checkCommand = defineCommand({
 	description: [
 		"Static checks (name, description, label, schema for each provider, prompt fields) and behavioural",
 		"ones on an in-memory env (generated valid and near-miss arguments, abort, result shape, renderers,",
-		"determinism). Exits 1 when a check fails that the baseline does not expect, or when the baseline",
-		"has a stale entry.",
+		"determinism). A project folder whose package.json names its entries (toolsmith.extensions or",
+		"pi.extensions) is one extension package. Every extension diagnostic (error, warning, info) is",
+		"printed on stderr. Exits 1 when a check fails that the baseline does not expect, when the baseline",
+		"has a stale entry, or when any diagnostic is an error (a missing path, a module that does not load",
+		"or has no default-export function, a factory that throws, an invalid tool, incompatible engines).",
 	].join("\n"),
 	options: {
 		baseline: {
@@ -64,6 +77,7 @@ export const checkCommand = defineCommand({
 	},
 	positionals: [{ name: "paths", variadic: true, required: true, description: "Extension files or folders to check" }],
 	examples: [
+		"toolsmith check .",
 		"toolsmith check ./tools/weather.ts",
 		"toolsmith check docs/examples --nondeterministic todo",
 		"toolsmith check ./tools --baseline conformance-baseline.json",

@@ -4,6 +4,7 @@ import { join, resolve } from "node:path";
 import { errorMessage } from "../contract/errors.js";
 import type { Theme } from "../contract/render.js";
 import { MemoryExecutionEnv } from "../env/memory.js";
+import type { ExtensionDiagnostic } from "../extensions/api.js";
 import { loadExtensions } from "../extensions/loader.js";
 import {
 	applyConformanceBaseline,
@@ -18,10 +19,20 @@ import { formatReplayReport } from "../harness/replay.js";
 import { replaySession, type SessionToolFigures } from "../harness/replay-session.js";
 import { CommandError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from "./_command.js";
 import { displayPath, formatDiagnostic, formatTable } from "./_format.js";
+import { toDevDiagnostic } from "./_host-node.js";
 import type { CliIO } from "./_io.js";
 import { loadToolsForCommand } from "./_load-tools.js";
 
-/** Fixture files named by `inputs`: files as they are, folders searched for `*.json` (not `node_modules`). */
+/**
+ * A project's own JSON configuration: never a fixture, so a search of the project folder itself
+ * (`toolsmith test .`) skips it.
+ */
+const CONFIG_JSON = /^(package|package-lock|npm-shrinkwrap|tsconfig(\..+)?|jsconfig(\..+)?)\.json$/;
+
+/**
+ * Fixture files named by `inputs`: files as they are, folders searched for `*.json` (not
+ * `node_modules`, dot-folders or package and TypeScript configuration files).
+ */
 export async function findFixtures(inputs: readonly string[], cwd: string): Promise<string[]> {
 	const found: string[] = [];
 	const walk = async (dir: string) => {
@@ -30,7 +41,7 @@ export async function findFixtures(inputs: readonly string[], cwd: string): Prom
 		for (const entry of entries) {
 			const path = join(dir, entry.name);
 			if (entry.isDirectory() && entry.name !== "node_modules" && !entry.name.startsWith(".")) await walk(path);
-			else if (entry.isFile() && entry.name.endsWith(".json")) found.push(path);
+			else if (entry.isFile() && entry.name.endsWith(".json") && !CONFIG_JSON.test(entry.name)) found.push(path);
 		}
 	};
 	for (const input of inputs) {
@@ -53,11 +64,28 @@ export interface TestRun {
 	readonly verbose: boolean;
 	readonly io: CliIO;
 	readonly theme: Theme;
+	/** For what goes to stderr (the extension diagnostics). */
+	readonly errorTheme: Theme;
 }
 
-/** Replay every fixture; a summary table, then the report of each failing fixture. Exit 1 on any failure. */
+/**
+ * Replay every fixture; a summary table, then the report of each failing fixture. Every extension
+ * diagnostic goes to stderr once (each fixture loads the extensions afresh, so the same problem
+ * comes back per fixture). Exit 1 on any failure; an extension error fails the fixtures it concerns.
+ */
 export async function runTests(run: TestRun): Promise<number> {
 	const { io, theme } = run;
+	const printed = new Set<string>();
+	const printDiagnostics = (diagnostics: readonly ExtensionDiagnostic[]) => {
+		for (const diagnostic of diagnostics) {
+			const line = formatDiagnostic(toDevDiagnostic(diagnostic), io.cwd, run.errorTheme);
+			if (printed.has(line)) continue;
+			printed.add(line);
+			io.stderr.write(`${line}\n`);
+		}
+	};
+	const showDiagnostic = (diagnostic: ExtensionDiagnostic) =>
+		formatDiagnostic(toDevDiagnostic(diagnostic), io.cwd, theme);
 	const files = await findFixtures(run.fixtures, io.cwd);
 	if (files.length === 0) throw new CommandError(`no fixture files (*.json) found in ${run.fixtures.join(", ")}`);
 	const extensions = run.extensions.map((p) => resolve(io.cwd, p));
@@ -68,6 +96,7 @@ export async function runTests(run: TestRun): Promise<number> {
 		const name = displayPath(file, io.cwd);
 		try {
 			const report = await replayFile(file, extensions.length > 0 ? { extensions } : {});
+			printDiagnostics(report.diagnostics);
 			const f = report.figures;
 			if (!report.pass) failed++;
 			rows.push([
@@ -76,7 +105,11 @@ export async function runTests(run: TestRun): Promise<number> {
 				`${f.passedCalls}/${f.calls}`,
 				`${f.steps - f.failedSteps}/${f.steps}`,
 			]);
-			if (!report.pass || run.verbose) details.push(`${name}\n${formatReplayReport(report, { verbose: run.verbose })}`);
+			if (!report.pass || run.verbose) {
+				details.push(
+					`${name}\n${formatReplayReport(report, { verbose: run.verbose, formatDiagnostic: showDiagnostic })}`,
+				);
+			}
 		} catch (error) {
 			failed++;
 			rows.push([theme.fg("error", "FAIL"), name, "-", "-"]);
@@ -125,9 +158,7 @@ export async function runReplaySession(run: ReplaySessionRun): Promise<number> {
 		);
 		for (const diagnostic of loaded.diagnostics) {
 			if (diagnostic.severity === "error") failedLoad = true;
-			io.stderr.write(
-				`${formatDiagnostic({ level: diagnostic.severity, message: diagnostic.message, path: diagnostic.path, code: diagnostic.code, ...(diagnostic.line !== undefined ? { line: diagnostic.line } : {}), ...(diagnostic.column !== undefined ? { column: diagnostic.column } : {}) }, io.cwd, theme)}\n`,
-			);
+			io.stderr.write(`${formatDiagnostic(toDevDiagnostic(diagnostic), io.cwd, theme)}\n`);
 		}
 		tools = { tools: loaded.registry.entries().map((e) => e.definition) };
 	}
