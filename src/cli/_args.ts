@@ -45,6 +45,8 @@ export interface ParsedArgs<T extends OptionSpecs> {
 	readonly options: ParsedOptions<T>;
 	/** Positional arguments in order (including everything after `--`). */
 	readonly positionals: string[];
+	/** The options spelled on the command line (`--no-x` counts as giving `x`), to tell them from defaults. */
+	readonly given: ReadonlySet<keyof T & string>;
 }
 
 /** A mistake in how the command was called: the CLI prints it with a usage hint and exits with 2. */
@@ -120,6 +122,7 @@ export function parseArgs<const T extends OptionSpecs>(
 			spec.type === "boolean" ? spec.default === true : spec.multiple ? [] : (spec.default as string | undefined);
 	}
 	const positionals: string[] = [];
+	const given = new Set<string>();
 	const longNames = Object.keys(specs.options);
 
 	const unknown = (given: string): never => {
@@ -136,6 +139,7 @@ export function parseArgs<const T extends OptionSpecs>(
 		}
 		if (spec.multiple) (options[name] as string[]).push(...values);
 		else options[name] = value;
+		given.add(name);
 	};
 
 	// A value may not look like an option: `--cwd --env` is far more likely a forgotten value than a
@@ -165,6 +169,7 @@ export function parseArgs<const T extends OptionSpecs>(
 				if (positive?.type === "boolean") {
 					if (inline !== undefined) throw new UsageError(`option --${rawName} does not take a value`);
 					options[rawName.slice(3)] = false;
+					given.add(rawName.slice(3));
 					continue;
 				}
 			}
@@ -172,6 +177,7 @@ export function parseArgs<const T extends OptionSpecs>(
 			if (spec.type === "boolean") {
 				if (inline !== undefined) throw new UsageError(`option --${rawName} does not take a value`);
 				options[rawName] = true;
+				given.add(rawName);
 			} else if (inline !== undefined) {
 				if (inline === "") throw new UsageError(`option --${rawName} needs a value: --${rawName}=${valueLabel(spec)}`);
 				setValue(rawName, spec, inline);
@@ -191,6 +197,7 @@ export function parseArgs<const T extends OptionSpecs>(
 				const spec = specs.options[name!]!;
 				if (spec.type === "boolean") {
 					options[name!] = true;
+					given.add(name!);
 					continue;
 				}
 				const rest = arg.slice(j + 1).replace(/^=/, "");
@@ -220,5 +227,5 @@ export function parseArgs<const T extends OptionSpecs>(
 			declared.length === 0 ? `unexpected argument '${extra}'` : `too many arguments: unexpected '${extra}'`,
 		);
 	}
-	return { options: options as ParsedOptions<T>, positionals };
+	return { options: options as ParsedOptions<T>, positionals, given: given as ReadonlySet<keyof T & string> };
 }

@@ -33,6 +33,8 @@ export interface CommandContext<T extends OptionSpecs> {
 	/** `toolsmith <command>`, for messages. */
 	readonly commandName: string;
 	readonly version: string;
+	/** The options spelled on the command line, to tell an explicit `--no-x` from a default. */
+	readonly given: ReadonlySet<string>;
 }
 
 export interface CommandSpec<T extends OptionSpecs = OptionSpecs> {
@@ -210,18 +212,32 @@ export async function runProgram(program: Program, argv: readonly string[], io: 
 			rootHint,
 		);
 	}
+	return runCommand(program, command, argv.slice(1), io);
+}
+
+/**
+ * Run one command of `program` with its arguments (`--help` among them shows its help) and resolve
+ * to the exit code. Never throws. A program of one command (`create-toolsmith`) calls it directly.
+ */
+export async function runCommand(
+	program: Program,
+	command: CommandSpec<OptionSpecs>,
+	argv: readonly string[],
+	io: CliIO,
+): Promise<number> {
+	const theme = themeFor(io.stdout, io.env);
 	const commandName = `${program.name} ${command.name}`;
-	const rest = argv.slice(1);
-	if (wantsHelp(rest)) {
+	if (wantsHelp(argv)) {
 		io.stdout.write(commandHelp(program, command, theme));
 		return EXIT_OK;
 	}
 	const commandHint = `Run '${commandName} --help' for usage.`;
 	try {
-		const parsed = parseArgs(rest, { options: command.options, positionals: command.positionals ?? [] });
+		const parsed = parseArgs(argv, { options: command.options, positionals: command.positionals ?? [] });
 		return await command.run({
 			options: parsed.options,
 			positionals: parsed.positionals,
+			given: parsed.given,
 			io,
 			theme,
 			errorTheme: themeFor(io.stderr, io.env),

@@ -28,7 +28,18 @@ describe("parseArgs", () => {
 		expect(parseArgs([], specs)).toEqual({
 			options: { env: "node", cwd: undefined, watch: true, verbose: false, quiet: false, extensions: [] },
 			positionals: [],
+			given: new Set(),
 		});
+	});
+
+	it("tells the options given on the command line from defaults", () => {
+		expect([...parseArgs(["--no-watch", "-V", "--env=memory", "-e", "a", "x.ts"], specs).given].sort()).toEqual([
+			"env",
+			"extensions",
+			"verbose",
+			"watch",
+		]);
+		expect(parseArgs(["--watch"], specs).given.has("watch")).toBe(true);
 	});
 
 	it("accepts --flag value, --flag=value, short options and clusters", () => {

@@ -1,0 +1,1 @@
+export { {{toolIdent}} } from "./{{toolFile}}.js";
