@@ -46,6 +46,8 @@ export interface Prompts {
 		options: readonly { value: string; label: string; hint: string }[];
 	}): Promise<string | undefined>;
 	confirm(question: { message: string; initialValue: boolean }): Promise<boolean | undefined>;
+	/** A line of progress, in the prompts' style. */
+	step(message: string): void;
 	/** Shown while `task` runs (an install). */
 	progress<T>(message: string, task: () => Promise<T>): Promise<T>;
 	outro(message: string): void;
@@ -213,7 +215,7 @@ export function createCommand(setup: CreateSetup): CommandSpec {
 				throw error;
 			}
 			const where = displayPath(project.dir, io.cwd);
-			const say = (line: string) => io.stdout.write(`${line}\n`);
+			const say = (line: string) => (prompts ? prompts.step(line) : io.stdout.write(`${line}\n`));
 			say(`Created ${where} from the '${template}' template (${project.files.length} files).`);
 
 			const commands = packageManagerCommands(pm);
@@ -233,12 +235,16 @@ export function createCommand(setup: CreateSetup): CommandSpec {
 				say(code === 0 ? "Initialised a git repository." : "Could not run 'git init' (is git installed?); skipped.");
 			}
 
-			const next = [
-				...(where === "." ? [] : [`cd ${where.includes(" ") ? JSON.stringify(where) : where}`]),
-				...(install ? [] : [commands.install]),
-				`${commands.run} dev    # try the tools; edits reload at once`,
-				`${commands.test}${" ".repeat(Math.max(1, commands.run.length + 5 - commands.test.length))}  # the tests pass as generated`,
+			const steps: [string, string][] = [
+				...(where === "."
+					? []
+					: [[`cd ${where.includes(" ") ? JSON.stringify(where) : where}`, ""] as [string, string]]),
+				...(install ? [] : [[commands.install, ""] as [string, string]]),
+				[`${commands.run} dev`, "# try the tools; edits reload at once"],
+				[commands.test, "# the tests pass as generated"],
 			];
+			const width = Math.max(...steps.map(([command]) => command.length));
+			const next = steps.map(([command, note]) => (note ? `${command.padEnd(width)}  ${note}` : command));
 			if (prompts) prompts.outro(`Next:\n${next.map((line) => `  ${line}`).join("\n")}`);
 			else say(`\nNext:\n${next.map((line) => `  ${line}`).join("\n")}`);
 			return EXIT_OK;

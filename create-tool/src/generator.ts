@@ -324,7 +324,7 @@ export async function generateProject(options: GenerateProjectOptions): Promise<
 		...packageManagerCommands(options.packageManager ?? "npm"),
 		...toolNames(toolName),
 	};
-	const folders = [join(options.templatesDir, BASE)];
+	const folders = [join(options.templatesDir, BASE)].filter((folder) => existsSync(folder));
 	if (template.newTool) folders.push(join(options.templatesDir, TOOL_FRAGMENT));
 	folders.push(join(options.templatesDir, template.name));
 	const files = await render(folders, values);

@@ -52,6 +52,7 @@ const prompts: Prompts = {
 			throw error;
 		}
 	},
+	step: (message) => clack.log.step(message),
 	outro: (message) => clack.outro(message),
 	cancel: (message) => clack.cancel(message),
 };

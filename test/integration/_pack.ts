@@ -1,5 +1,5 @@
 /**
- * `npm pack` of toolsmith, as a user's install would get it, without touching the repository's
+ * `npm pack` of toolsmith (and of create-toolsmith), as a user's install would get it, without touching the repository's
  * `dist/` (other work may be rebuilding it): the package inputs are copied to a temporary folder
  * whose `prepack` builds there. The tarball is kept under `node_modules/.cache`, keyed by a hash of
  * the inputs, so the test files that need it (and later runs with the same sources) pack once.
@@ -17,42 +17,90 @@ const run = promisify(execFile);
 
 export const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
 
-/** Everything `prepack` and `files` read. README.md, LICENSE and package.json are always packed. */
-const PACKAGE_INPUTS = [
-	"package.json",
-	"package-lock.json",
-	"tsconfig.json",
-	"tsup.config.ts",
-	"README.md",
-	"LICENSE",
-	"src",
-	"docs",
-	"schema",
-	"templates",
-	// The generator behind `toolsmith new` is bundled from create-tool's sources.
-	"create-tool/package.json",
-	"create-tool/src",
-] as const;
+interface PackedPackage {
+	/** The package's folder, relative to the repository. */
+	readonly dir: string;
+	/** Everything its `prepack` and `files` read, relative to the repository. */
+	readonly inputs: readonly string[];
+}
+
+const TOOLSMITH: PackedPackage = {
+	dir: ".",
+	// README.md, LICENSE and package.json are always packed.
+	inputs: [
+		"package.json",
+		"package-lock.json",
+		"tsconfig.json",
+		"tsup.config.ts",
+		"README.md",
+		"LICENSE",
+		"src",
+		"docs",
+		"schema",
+		"templates",
+		// The generator behind `toolsmith new` is bundled from create-tool's sources.
+		"create-tool/package.json",
+		"create-tool/src",
+	],
+};
+
+const CREATE_TOOLSMITH: PackedPackage = {
+	dir: "create-tool",
+	// Its prepack copies templates/ and LICENSE in and bundles create-tool/src with the parts of src/ it uses.
+	inputs: [
+		"create-tool/package.json",
+		"create-tool/README.md",
+		"create-tool/tsup.config.ts",
+		"create-tool/scripts",
+		"create-tool/src",
+		"src",
+		"templates",
+		"LICENSE",
+	],
+};
 
 const skipped = (name: string) => name === "node_modules" || name === ".DS_Store";
 
-let packing: Promise<string> | undefined;
+const packing = new Map<PackedPackage, Promise<string>>();
+
+function packCached(pkg: PackedPackage): Promise<string> {
+	let pending = packing.get(pkg);
+	if (!pending) {
+		pending = packOnce(pkg).catch((error: unknown) => {
+			// A failed pack is not remembered: the next caller gets a fresh attempt and its own error.
+			packing.delete(pkg);
+			throw error;
+		});
+		packing.set(pkg, pending);
+	}
+	return pending;
+}
 
 /** The path of a tarball `npm pack` made from the current sources (built once per set of inputs). */
 export function packToolsmith(): Promise<string> {
-	packing ??= packOnce().catch((error: unknown) => {
-		// A failed pack is not remembered: the next caller gets a fresh attempt and its own error.
-		packing = undefined;
-		throw error;
-	});
-	return packing;
+	return packCached(TOOLSMITH);
 }
 
-async function packOnce(): Promise<string> {
-	const inputs = PACKAGE_INPUTS.filter((input) => existsSync(join(repoRoot, input)));
-	const version = (JSON.parse(await readFile(join(repoRoot, "package.json"), "utf8")) as { version: string }).version;
+/** The same for the create-toolsmith package (`create-tool/`). */
+export function packCreateToolsmith(): Promise<string> {
+	return packCached(CREATE_TOOLSMITH);
+}
+
+async function packOnce(pkg: PackedPackage): Promise<string> {
+	const inputs = pkg.inputs.filter((input) => existsSync(join(repoRoot, input)));
+	const manifest = JSON.parse(await readFile(join(repoRoot, pkg.dir, "package.json"), "utf8")) as {
+		name: string;
+		version: string;
+	};
 	const key = await hashInputs(inputs);
-	const cached = join(repoRoot, "node_modules", ".cache", "toolsmith-pack", key, `toolsmith-sdk-${version}.tgz`);
+	const cached = join(
+		repoRoot,
+		"node_modules",
+		".cache",
+		"toolsmith-pack",
+		key,
+		`${manifest.name}-${manifest.version}.tgz`,
+	);
 	if (existsSync(cached)) return cached;
 
 	const work = await mkdtemp(join(tmpdir(), "toolsmith-pack-"));
@@ -70,7 +118,7 @@ async function packOnce(): Promise<string> {
 		const out = join(work, "out");
 		await mkdir(out);
 		await run("npm", ["pack", "--pack-destination", out, "--no-fund", "--no-audit"], {
-			cwd: copy,
+			cwd: join(copy, pkg.dir),
 			maxBuffer: 64 * 1024 * 1024,
 		});
 		const [tarball, ...others] = await readdir(out);

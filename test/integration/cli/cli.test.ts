@@ -42,6 +42,7 @@ describe("toolsmith CLI (child process)", () => {
 
 			Commands:
 			  dev             Try tools at a prompt while their extensions hot-reload
+			  new             Add a tool to this project: its source, a test and a replay fixture
 			  test            Replay fixture files against your tools and print a summary
 			  check           Run the conformance checks on the tools of extensions
 			  replay-session  Replay a recorded pi session through toolsmith's tools and report its fidelity

@@ -15,14 +15,14 @@ describe("runProgram", () => {
 		const help = await run(["--help"]);
 		expect(help.code).toBe(0);
 		expect(help.stdout).toContain("Usage: toolsmith <command> [options]");
-		for (const name of ["dev", "test", "check", "replay-session", "schema"])
+		for (const name of ["dev", "new", "test", "check", "replay-session", "schema"])
 			expect(help.stdout).toContain(`  ${name} `);
 		expect(await run(["-h"])).toEqual(help);
 		expect(await run(["help"])).toEqual(help);
 	});
 
 	it("shows a command's help for <command> --help, -h anywhere before --, and help <command>", async () => {
-		for (const name of ["dev", "test", "check", "replay-session", "schema"]) {
+		for (const name of ["dev", "new", "test", "check", "replay-session", "schema"]) {
 			const help = await run([name, "--help"]);
 			expect(help.code, name).toBe(0);
 			expect(help.stdout, name).toMatch(new RegExp(`^Usage: toolsmith ${name} `));
