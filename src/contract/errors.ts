@@ -5,11 +5,11 @@
  * - `E_TOOL_NOT_FOUND`: a call named a tool that is not active.
  * - `E_INVALID_JSON`: a call's arguments were a string that is not valid JSON.
  * - `E_INVALID_ARGS`: a call's arguments did not match the tool's schema.
- * - `E_PREPARE_FAILED`: `prepareArguments` or the context factory threw.
+ * - `E_PREPARE_FAILED`: `prepareArguments` threw.
  * - `E_BLOCKED`: a `beforeToolCall` hook (or an extension's `tool_call` handler) blocked the call.
  * - `E_ABORTED`: the batch's signal fired before the call could run.
  * - `E_SKIPPED`: `shouldSkipRemaining` stopped the call from running.
- * - `E_TOOL_FAILED`: the tool threw.
+ * - `E_TOOL_FAILED`: the tool threw (or the context factory building its `ctx` did).
  * - `E_BAD_RESULT`: the tool returned something that is not a valid result.
  * - `E_INVALID_TOOL`: a tool definition broke a registration rule.
  * - `E_EXTENSION_LOAD`: an extension could not be loaded.

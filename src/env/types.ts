@@ -34,7 +34,9 @@ export interface DirEntry {
 /** Options shared by operations that can be cancelled. */
 export interface SignalOptions {
 	/** Once aborted, the operation settles with an `aborted` error as soon as it safely can. */
-	readonly signal?: AbortSignal;
+	// `| undefined` so a caller can pass on the signal it was given (`{ signal }`) under
+	// `exactOptionalPropertyTypes`.
+	readonly signal?: AbortSignal | undefined;
 }
 
 export interface FileSystem {
