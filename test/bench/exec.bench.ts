@@ -3,13 +3,15 @@
  * the executor's overhead against a hand-written loop that validates and calls `execute`.
  *
  * Both validators get the same JSON Schema: ours is built with our TypeBox, the peer's with the
- * TypeBox version the peer uses, so each side takes its normal path.
+ * TypeBox version the peer uses, so each side takes its normal path. The hand-written loop checks
+ * arguments with TypeBox's compiled check, as code without an executor would.
+ *
+ * Our side is the built package (`toolsmith-sdk`, that is `dist/index.js`), loaded by Node as a
+ * user's process loads it.
  */
 import type { TSchema } from "@sinclair/typebox";
-import { compileSchema } from "../../src/exec/_validate.js";
-import { executeToolCalls } from "../../src/exec/execute.js";
-import { validateToolArguments } from "../../src/exec/validate.js";
-import { type AgentTool, type ToolCall, Type } from "../../src/index.js";
+import { TypeCompiler } from "@sinclair/typebox/compiler";
+import { type AgentTool, executeToolCalls, type ToolCall, Type, validateToolArguments } from "toolsmith-sdk";
 import { finish, report } from "./_measure.js";
 import { importPeer } from "./_peer.js";
 
@@ -169,7 +171,7 @@ async function executorBench(): Promise<void> {
 			})),
 		);
 	}
-	const { checker } = compileSchema(parameters);
+	const checker = TypeCompiler.Compile(parameters);
 
 	const message = (call: ToolCall, r: { content: unknown; details: unknown }, isError: boolean) => ({
 		role: "toolResult",

@@ -9,16 +9,15 @@
  * first imports the peer's package and loads our Babel, because the peer's import loads Babel
  * eagerly and leaves a large heap (so the collector runs less while transpiling); then only the
  * loaders' own work differs. Warm is a later load of the same folder in the same process (the
- * middle of three). Our side runs from a bundle of `src/node.ts`, as a user would run the built
- * package. Rounds alternate the order of the sides; goals compare the best CPU time of the rounds
- * (the median wall time is printed too).
+ * middle of three). Our side is the built package (`toolsmith-sdk/node`, that is `dist/node.js`),
+ * imported by plain Node as a user's process imports it. Rounds alternate the order of the sides;
+ * goals compare the best CPU time of the rounds (the median wall time is printed too).
  */
 import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { build } from "esbuild";
 import { finish, percentile, report } from "./_measure.js";
 import { peersDir } from "./_peer.js";
 
@@ -102,17 +101,7 @@ console.log(JSON.stringify({ first, total, warm: warms[1] }));
 async function main(): Promise<void> {
 	rmSync(work, { recursive: true, force: true });
 	mkdirSync(work, { recursive: true });
-	const ours = join(work, "toolsmith-node.mjs");
-	await build({
-		entryPoints: [join(repo, "src", "node.ts")],
-		outfile: ours,
-		bundle: true,
-		format: "esm",
-		platform: "node",
-		target: "node20",
-		packages: "external",
-		logLevel: "error",
-	});
+	const ours = fileURLToPath(import.meta.resolve("toolsmith-sdk/node"));
 	const child = join(work, "child.mjs");
 	writeFileSync(child, CHILD);
 	const peer = join(peersDir, "node_modules", "@mariozechner", "pi-coding-agent", "dist", "index.js");

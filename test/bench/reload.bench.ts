@@ -9,17 +9,20 @@
  * Soak: 500 more edits of that file, alternating a valid version and one that does not parse.
  * After each, the tool must answer with the last valid version. The heap (after a full GC) after
  * the soak must stay within 1.5× of the heap after the first 50 reloads of the soak.
+ *
+ * Our side is the built package (`toolsmith-sdk/node`, that is `dist/node.js`), loaded by Node as a
+ * user's process loads it; the extensions it reloads are TypeScript, loaded by its own loader.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { ToolCall } from "../../src/contract/content.js";
+import type { ToolCall } from "toolsmith-sdk";
 import {
 	createExtensionHost,
 	DEFAULT_DEBOUNCE_MS,
 	type ExtensionHost,
 	type ExtensionReloadEvent,
-} from "../../src/node.js";
+} from "toolsmith-sdk/node";
 import { finish, percentile, report, reportValue, time } from "./_measure.js";
 import { importPeer } from "./_peer.js";
 

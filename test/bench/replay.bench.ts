@@ -13,12 +13,14 @@
  * The replay runs much more code than the parse, and the engine takes about fifteen replays to
  * finish compiling it (the first timed replays after five warm-up rounds took two to four times
  * as long as the later ones). Thirty warm-up rounds let both sides reach their steady speed first.
+ *
+ * Both sides come from the built package (`toolsmith-sdk/harness`, that is `dist/harness.js`), loaded
+ * by Node as a user's process loads it.
  */
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { replaySession, type SessionReplayReport } from "../../src/harness/replay-session.js";
-import { parseSession } from "../../src/harness/session.js";
+import { parseSession, replaySession, type SessionReplayReport } from "toolsmith-sdk/harness";
 import { finish, percentile, report } from "./_measure.js";
 
 const here = dirname(fileURLToPath(import.meta.url));

@@ -4,16 +4,23 @@
  * Time ratios are measured in this process (ours first, then the peer's). Memory figures come
  * from a fresh child process per side (`--child`), so one side's heap never inflates the other's:
  * the child reports its RSS before the operation and its peak RSS after it.
+ *
+ * Our tools come from the built package (`toolsmith-sdk` and `toolsmith-sdk/node`, that is `dist/`),
+ * loaded by Node as a user's process loads them, in the parent and in the children alike.
  */
 import { spawnSync } from "node:child_process";
 import { createWriteStream, promises as fs, readFileSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
-import type { ToolContext, ToolDefinition } from "../../src/contract/tool.js";
-import { NodeExecutionEnv } from "../../src/env/node.js";
-import { createBashTool, createEditTool, createReadTool, createWriteTool } from "../../src/tools/index.js";
+import { join } from "node:path";
+import {
+	createBashTool,
+	createEditTool,
+	createReadTool,
+	createWriteTool,
+	type ToolContext,
+	type ToolDefinition,
+} from "toolsmith-sdk";
+import { NodeExecutionEnv } from "toolsmith-sdk/node";
 import { finish, report, reportValue, time } from "./_measure.js";
 import { importPeer } from "./_peer.js";
 
@@ -28,7 +35,6 @@ interface PeerModule {
 }
 
 const MB = 1024 * 1024;
-const here = dirname(fileURLToPath(import.meta.url));
 
 function contextFor(env: NodeExecutionEnv): ToolContext {
 	return {
@@ -124,12 +130,11 @@ async function child(kind: string, side: "ours" | "peer", dir: string): Promise<
 }
 
 function runChild(kind: string, side: "ours" | "peer", dir: string): ChildReport {
-	const jitiCli = join(dirname(createRequire(import.meta.url).resolve("jiti/package.json")), "lib", "jiti-cli.mjs");
-	const result = spawnSync(
-		process.execPath,
-		["--expose-gc", jitiCli, join(here, "tools.bench.ts"), "--child", kind, side, dir],
-		{ encoding: "utf8", maxBuffer: 16 * MB },
-	);
+	// This very script (as `npm run bench` compiled it) again, in child mode.
+	const result = spawnSync(process.execPath, ["--expose-gc", process.argv[1] as string, "--child", kind, side, dir], {
+		encoding: "utf8",
+		maxBuffer: 16 * MB,
+	});
 	const line = result.stdout.trim().split("\n").pop() ?? "";
 	try {
 		return JSON.parse(line) as ChildReport;
