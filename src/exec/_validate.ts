@@ -29,7 +29,7 @@ export interface Compiled {
 	/**
 	 * Whether arguments may be handed to a tool exactly as sent: an object that passes the check,
 	 * is plain JSON without hostile keys, for a schema without defaults to fill in. Built once per
-	 * schema, so callers on a hot path reach it without a module lookup per call.
+	 * schema: which hostile-key check suffices depends on the schema.
 	 */
 	readonly usableAsSent: (raw: unknown) => boolean;
 }
