@@ -112,14 +112,17 @@ export function createCommand(setup: CreateSetup): CommandSpec {
 			"On a terminal it asks for what the flags do not say; otherwise (or with --yes) it uses the",
 			"defaults. The project is written to a temporary folder and moved into place, so an error never",
 			"leaves half a project; an existing folder that is not empty is refused. With npm, pass flags",
-			"after --: npm create toolsmith@latest my-tools -- --template stateful",
+			"after --: npm create toolsmith@latest my-tools -- --template stateful. --version prints the version.",
 		].join("\n"),
 		options: {
 			template: { type: "string", short: "t", valueName: "name", description: "The template (see --list)" },
 			list: { type: "boolean", description: "List the templates and exit" },
 			yes: { type: "boolean", short: "y", description: "Ask nothing: defaults for everything not given" },
 			install: { type: "boolean", default: true, description: "Install the dependencies" },
-			git: { type: "boolean", description: "Initialise a git repository (default: yes, unless inside one)" },
+			git: {
+				type: "boolean",
+				description: "Initialise a git repository, or not with --no-git (default: yes, unless inside one)",
+			},
 			pm: {
 				type: "string",
 				choices: PACKAGE_MANAGERS,

@@ -98,7 +98,36 @@ describe("npm create toolsmith, with flags", () => {
 	it("shows its help and lists its templates", async () => {
 		const help = await create({ argv: ["--help"] });
 		expect(help.code).toBe(0);
-		expect(help.out).toMatch(/^Usage: npm create toolsmith \[directory\] \[options\]/);
+		expect(help.out).toMatchInlineSnapshot(`
+			"Usage: npm create toolsmith [directory] [options]
+
+			Start a project of tools for LLM coding agents, with tests that pass on the first run
+
+			On a terminal it asks for what the flags do not say; otherwise (or with --yes) it uses the
+			defaults. The project is written to a temporary folder and moved into place, so an error never
+			leaves half a project; an existing folder that is not empty is refused. With npm, pass flags
+			after --: npm create toolsmith@latest my-tools -- --template stateful. --version prints the version.
+
+			Arguments:
+			  directory  Where the project goes (default: my-tools)
+
+			Options:
+			  -t, --template <name>        The template (see --list)
+			      --list                   List the templates and exit
+			  -y, --yes                    Ask nothing: defaults for everything not given
+			      --install, --no-install  Install the dependencies (on by default)
+			      --git                    Initialise a git repository, or not with --no-git (default: yes, unless inside one)
+			      --pm <manager>           The package manager for install and the README (default: the one running this)
+			      --toolsmith <spec>       The toolsmith-sdk dependency: a version, a range, a path or a tarball
+			      --tool <name>            The first tool's name (default: word_count)
+			  -h, --help                   Show this help
+
+			Examples:
+			  npm create toolsmith@latest my-tools
+			  npm create toolsmith@latest my-tools -- --template stateful --yes
+			  create-toolsmith my-tools --yes --no-install --toolsmith ../toolsmith-sdk-0.1.0.tgz
+			"
+		`);
 		for (const flag of ["--template", "--list", "--yes", "--no-install", "--git", "--pm", "--toolsmith"]) {
 			expect(help.out).toContain(flag);
 		}

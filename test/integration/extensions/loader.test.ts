@@ -182,6 +182,27 @@ describe("one extension at a time", () => {
 		expect(await run(loaded, "tla")).toEqual({ isError: false, text: "awaited" });
 	});
 
+	it("resolves toolsmith-sdk and its old name toolsmith to the loading instance", async () => {
+		const file = join(dir, "both-names.ts");
+		writeFileSync(
+			file,
+			[
+				'import * as current from "toolsmith-sdk";',
+				'import * as old from "toolsmith";',
+				"export default function (api: import('toolsmith-sdk').ExtensionAPI) {",
+				"\tconst same = current.defineTool === old.defineTool && current.Type === old.Type;",
+				"\tapi.registerTool(old.defineTool({ name: 'names', label: 'names', description: 'Both names.',",
+				"\t\tparameters: current.Type.Object({}),",
+				"\t\tasync execute() { return { content: [{ type: 'text', text: String(same) }], details: {} }; } }));",
+				"}",
+				"",
+			].join("\n"),
+		);
+		const loaded = await loadExtensions([file], { cwd: dir, builtins: false });
+		expect(loaded.diagnostics).toEqual([]);
+		expect(await run(loaded, "names")).toEqual({ isError: false, text: "true" });
+	});
+
 	it("reports a missing import and a module that throws while evaluated", async () => {
 		const missing = join(dir, "missing-dep.ts");
 		writeFileSync(missing, 'import "no-such-package-anywhere";\nexport default () => {};\n');

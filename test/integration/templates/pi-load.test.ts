@@ -5,11 +5,9 @@
  * results for the same call on the same files. Part of `npm run compat:pi`, which requires the peers;
  * elsewhere it is skipped when they are not installed.
  */
-import { execFile } from "node:child_process";
 import { existsSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { NodeExecutionEnv } from "../../../src/env/node.js";
 import { executeToolCalls } from "../../../src/exec/execute.js";
@@ -17,8 +15,8 @@ import { loadExtensions } from "../../../src/extensions/loader.js";
 import { toolSnippet } from "../../../src/prompt/tools-prompt.js";
 import { importPeer, peersDir } from "../../bench/_peer.js";
 import { packCreateToolsmith, packToolsmith } from "../_pack.js";
+import { installCreate, sh, show } from "./_scaffold.js";
 
-const run = promisify(execFile);
 const peersInstalled = existsSync(
 	join(peersDir, "node_modules", "@mariozechner", "pi-coding-agent", "dist", "index.js"),
 );
@@ -59,26 +57,11 @@ describe.runIf(peersInstalled)("the pi-facing templates in the pi coding agent",
 		agentDir = join(work, ".pi-agent");
 		pi = await importPeer<PiModule>("@mariozechner/pi-coding-agent");
 		const [toolsmith, create] = await Promise.all([packToolsmith(), packCreateToolsmith()]);
+		const bin = await installCreate(create, work);
 		for (const c of CASES) {
-			await run(
-				"npm",
-				[
-					"exec",
-					"--yes",
-					`--package=${create}`,
-					"--",
-					"create-toolsmith",
-					c.template,
-					"--template",
-					c.template,
-					"--yes",
-					"--no-git",
-					...(c.install ? [] : ["--no-install"]),
-					"--toolsmith",
-					toolsmith,
-				],
-				{ cwd: work, env: { ...process.env, npm_config_prefer_offline: "true", npm_config_audit: "false" } },
-			);
+			const args = [c.template, "--template", c.template, "--yes", "--no-git", "--toolsmith", toolsmith];
+			const created = await sh(bin, c.install ? args : [...args, "--no-install"], work);
+			if (created.code !== 0) throw new Error(`create-toolsmith failed for ${c.template}:\n${show(created)}`);
 			writeFileSync(join(work, c.template, "notes.txt"), "one two\nthree\n");
 		}
 	}, 400_000);

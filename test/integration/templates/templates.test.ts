@@ -4,7 +4,6 @@
  * cache), then its own `npm test`, a strict type check, `toolsmith check .` and `toolsmith dev .`
  * driven over stdin; for the `tool` template also `toolsmith new`.
  */
-import { execFile } from "node:child_process";
 import { mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -12,6 +11,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { listTemplates } from "../../../create-tool/src/generator.js";
 import { packCreateToolsmith, packToolsmith } from "../_pack.js";
+import { installCreate, type Outcome, sh, show } from "./_scaffold.js";
 
 const templatesDir = fileURLToPath(new URL("../../../templates", import.meta.url));
 
@@ -22,91 +22,51 @@ const DEV_CALLS: Record<string, { readonly tool: string; readonly call: string; 
 	stateful: { tool: "todo", call: 'call todo {"action":"add","text":"try the loop"}', answer: /#1 try the loop/ },
 };
 
-interface Outcome {
-	readonly code: number;
-	readonly stdout: string;
-	readonly stderr: string;
-}
-
-const npmEnv = {
-	...process.env,
-	// The registry is reachable, but what the repository's own install fetched is in the cache.
-	npm_config_prefer_offline: "true",
-	npm_config_audit: "false",
-	npm_config_fund: "false",
-	npm_config_update_notifier: "false",
-	// Colours and a TTY-less vitest do not mix in the assertions.
-	NO_COLOR: "1",
-	FORCE_COLOR: "0",
-};
-
-function sh(
-	command: string,
-	args: readonly string[],
-	cwd: string,
-	input?: string,
-	timeout = 240_000,
-): Promise<Outcome> {
-	return new Promise((done) => {
-		const child = execFile(
-			command,
-			[...args],
-			{ cwd, env: npmEnv, timeout, maxBuffer: 32 * 1024 * 1024 },
-			(error, stdout, stderr) => {
-				const code = error ? (typeof error.code === "number" ? error.code : 1) : 0;
-				done({ code, stdout, stderr });
-			},
-		);
-		if (input !== undefined) child.stdin?.end(input);
-	});
-}
-
-const show = (outcome: Outcome) => `exit ${outcome.code}\n${outcome.stdout}\n${outcome.stderr}`;
+const templates = listTemplates(templatesDir).map((t) => t.name);
 
 let work: string;
 let toolsmithTarball: string;
-let createTarball: string;
+/** Each template's scaffold (create-toolsmith with its install), its first `npm test`, and the time the two took. */
+const firstRuns = new Map<string, Promise<{ created: Outcome; firstTest?: Outcome; seconds: number }>>();
 
 beforeAll(async () => {
 	work = realpathSync(mkdtempSync(join(tmpdir(), "toolsmith-templates-")));
-	[toolsmithTarball, createTarball] = await Promise.all([packToolsmith(), packCreateToolsmith()]);
-}, 300_000);
+	const [tarball, createTarball] = await Promise.all([packToolsmith(), packCreateToolsmith()]);
+	toolsmithTarball = tarball;
+	const create = await installCreate(createTarball, work);
+	// The projects are made side by side: most of it is waiting for npm.
+	for (const template of templates) {
+		firstRuns.set(
+			template,
+			(async () => {
+				const started = performance.now();
+				const created = await sh(
+					create,
+					[`${template}-project`, "--template", template, "--yes", "--no-git", "--toolsmith", toolsmithTarball],
+					work,
+				);
+				if (created.code !== 0) return { created, seconds: 0 };
+				const firstTest = await sh("npm", ["test"], join(work, `${template}-project`));
+				const seconds = (performance.now() - started) / 1000;
+				console.info(`${template}: scaffold, install and first green test in ${seconds.toFixed(1)} s`);
+				return { created, firstTest, seconds };
+			})(),
+		);
+	}
+	await Promise.all(firstRuns.values());
+}, 600_000);
 
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-describe.each(listTemplates(templatesDir).map((t) => t.name))("the %s template", (template) => {
+describe.each(templates)("the %s template", (template) => {
 	const dir = () => join(work, `${template}-project`);
 	const dev = DEV_CALLS[template];
 	let created: Outcome;
-	let firstTest: Outcome;
-	let secondsToGreen = 0;
+	let firstTest: Outcome | undefined;
 
 	beforeAll(async () => {
-		const started = performance.now();
-		// `npm create toolsmith` of a published release, with the packed one in its place.
-		created = await sh(
-			"npm",
-			[
-				"exec",
-				"--yes",
-				`--package=${createTarball}`,
-				"--",
-				"create-toolsmith",
-				`${template}-project`,
-				"--template",
-				template,
-				"--yes",
-				"--no-git",
-				"--toolsmith",
-				toolsmithTarball,
-			],
-			work,
-		);
-		if (created.code !== 0) return;
-		firstTest = await sh("npm", ["test"], dir());
-		secondsToGreen = (performance.now() - started) / 1000;
-		console.info(`${template}: scaffold, install and first green test in ${secondsToGreen.toFixed(1)} s`);
-	}, 400_000);
+		({ created, firstTest } = await firstRuns.get(template)!);
+	});
 
 	it("is scaffolded and installed by create-toolsmith from its tarball", () => {
 		expect(created.code, show(created)).toBe(0);
@@ -119,35 +79,36 @@ describe.each(listTemplates(templatesDir).map((t) => t.name))("the %s template",
 
 	it("passes its own tests on the first run", () => {
 		expect(firstTest?.code, firstTest && show(firstTest)).toBe(0);
-		expect(firstTest.stdout).toMatch(/Test Files\s+\d+ passed/);
-		expect(firstTest.stdout).not.toMatch(/failed/);
+		expect(firstTest?.stdout).toMatch(/Test Files\s+\d+ passed/);
+		expect(firstTest?.stdout).not.toMatch(/failed/);
 	});
 
-	it("type-checks strictly against the packed toolsmith (skipLibCheck false)", async () => {
-		const own = await sh("npx", ["tsc", "--noEmit"], dir());
-		expect(own.code, show(own)).toBe(0);
+	it("type-checks strictly against the packed toolsmith (skipLibCheck false)", { timeout: 180_000 }, async () => {
 		if (template !== "pi-extension") {
 			// The project's own tsconfig is the strict one.
 			expect(readFileSync(join(dir(), "tsconfig.json"), "utf8")).toMatch(/"skipLibCheck": false/);
+			const own = await sh("npx", ["tsc", "--noEmit"], dir());
+			expect(own.code, show(own)).toBe(0);
 			return;
 		}
+		// pi's own dependencies ship declarations that fail on their own (the template's tsconfig skips
+		// declaration files for that reason); every other file — the project's, toolsmith's, pi's API —
+		// must be clean, so the project's own setting passes too.
 		const strict = await sh("npx", ["tsc", "--noEmit", "--skipLibCheck", "false"], dir());
-		// pi's own dependencies ship declarations that fail on their own (the template says so in its
-		// tsconfig); every other file — the project's, toolsmith's, pi's API — must be clean.
 		const files = new Set([...strict.stdout.matchAll(/^(\S+?)\(\d+,\d+\): error/gm)].map((m) => m[1]));
 		expect(files.size, show(strict)).toBeGreaterThan(0);
 		for (const file of files)
 			expect(file, show(strict)).toMatch(/^node_modules\/(@anthropic-ai\/sdk|@google\/genai)\//);
 	});
 
-	it("passes toolsmith check .", async () => {
+	it("passes toolsmith check .", { timeout: 120_000 }, async () => {
 		const check = await sh("npx", ["toolsmith", "check", "."], dir());
 		expect(check.code, show(check)).toBe(0);
 		expect(check.stdout).toMatch(new RegExp(`PASS ${dev!.tool}`));
 		expect(check.stdout).toMatch(/\d+ passed, 0 failed/);
 	});
 
-	it("opens in toolsmith dev ., lists its tools and answers a call", async () => {
+	it("opens in toolsmith dev ., lists its tools and answers a call", { timeout: 120_000 }, async () => {
 		const session = await sh("npx", ["toolsmith", "dev", "."], dir(), `tools\n${dev!.call}\n`, 60_000);
 		expect(session.code, show(session)).toBe(0);
 		expect(session.stdout).toMatch(new RegExp(`^\\s+${dev!.tool}\\s+src/index\\.ts`, "m"));
@@ -156,17 +117,21 @@ describe.each(listTemplates(templatesDir).map((t) => t.name))("the %s template",
 		expect(session.stderr).toBe("");
 	});
 
-	it.runIf(template === "tool")("takes another tool from toolsmith new, and its tests still pass", async () => {
-		const added = await sh("npx", ["toolsmith", "new", "fetch_issue"], dir());
-		expect(added.code, show(added)).toBe(0);
-		expect(added.stdout).toContain("src/tools/fetch-issue.ts");
-		const again = await sh("npx", ["toolsmith", "new", "fetch_issue"], dir());
-		expect(again.code).toBe(1);
-		expect(again.stderr).toContain("exist already");
-		const tests = await sh("npm", ["test"], dir());
-		expect(tests.code, show(tests)).toBe(0);
-		expect(tests.stdout).toContain("fetch-issue.test.ts");
-		const types = await sh("npx", ["tsc", "--noEmit"], dir());
-		expect(types.code, show(types)).toBe(0);
-	});
+	it.runIf(template === "tool")(
+		"takes another tool from toolsmith new, and its tests still pass",
+		{ timeout: 240_000 },
+		async () => {
+			const added = await sh("npx", ["toolsmith", "new", "fetch_issue"], dir());
+			expect(added.code, show(added)).toBe(0);
+			expect(added.stdout).toContain("src/tools/fetch-issue.ts");
+			const again = await sh("npx", ["toolsmith", "new", "fetch_issue"], dir());
+			expect(again.code).toBe(1);
+			expect(again.stderr).toContain("exist already");
+			const tests = await sh("npm", ["test"], dir());
+			expect(tests.code, show(tests)).toBe(0);
+			expect(tests.stdout).toContain("fetch-issue.test.ts");
+			const types = await sh("npx", ["tsc", "--noEmit"], dir());
+			expect(types.code, show(types)).toBe(0);
+		},
+	);
 });

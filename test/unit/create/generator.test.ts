@@ -129,7 +129,8 @@ describe("generateProject", () => {
 				expect(readFileSync(join(dir, file), "utf8"), `${name}/${file}`).not.toMatch(/\{\{\w+\}\}/);
 			}
 			const manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
-			expect(manifest).toMatchObject({ name: "my-tools", type: "module" });
+			expect(manifest).toMatchObject({ name: "my-tools", type: "module", engines: { toolsmith: "^1.1.0" } });
+			expect(Object.keys(manifest.scripts).sort()).toEqual(["build", "check", "dev", "test"]);
 			expect({ ...manifest.dependencies, ...manifest.devDependencies }["toolsmith-sdk"]).toBe("^0.1.0");
 			const readme = readFileSync(join(dir, "README.md"), "utf8").split("\n");
 			expect(readme[0]).toBe("# my-tools");
