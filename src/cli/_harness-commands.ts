@@ -57,9 +57,12 @@ export const checkCommand = defineCommand({
 		"ones on an in-memory env (generated valid and near-miss arguments, abort, result shape, renderers,",
 		"determinism). A project folder whose package.json names its entries (toolsmith.extensions or",
 		"pi.extensions) is one extension package. Every extension diagnostic (error, warning, info) is",
-		"printed on stderr. Exits 1 when a check fails that the baseline does not expect, when the baseline",
-		"has a stale entry, or when any diagnostic is an error (a missing path, a module that does not load",
-		"or has no default-export function, a factory that throws, an invalid tool, incompatible engines).",
+		"printed on stderr. With the project's tsconfig.json and its own typescript, the files checked are",
+		"also searched for conditions that test an env Result (always true) instead of its .ok; each one",
+		"is an error on stderr. Exits 1 when a check fails that the baseline does not expect, when the",
+		"baseline has a stale entry, when a condition tests a Result, or when any diagnostic is an error",
+		"(a missing path, a module that does not load or has no default-export function, a factory that",
+		"throws, an invalid tool, incompatible engines).",
 	].join("\n"),
 	options: {
 		baseline: {
@@ -82,7 +85,7 @@ export const checkCommand = defineCommand({
 		"toolsmith check docs/examples --nondeterministic todo",
 		"toolsmith check ./tools --baseline conformance-baseline.json",
 	],
-	async run({ options, positionals, io, theme }) {
+	async run({ options, positionals, io, theme, errorTheme }) {
 		const { runCheck } = await import("./_harness-run.js");
 		return runCheck({
 			paths: positionals,
@@ -91,6 +94,7 @@ export const checkCommand = defineCommand({
 			verbose: options.verbose,
 			io,
 			theme,
+			errorTheme,
 		});
 	},
 });

@@ -1,4 +1,4 @@
-/** The engines behind `toolsmith test` and `toolsmith replay-session`, imported on first use. */
+/** The engines behind `toolsmith test`, `toolsmith check` and `toolsmith replay-session`, imported on first use. */
 import { readdir, readFile, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { errorMessage } from "../contract/errors.js";
@@ -22,6 +22,7 @@ import { displayPath, formatDiagnostic, formatTable } from "./_format.js";
 import { toDevDiagnostic } from "./_host-node.js";
 import type { CliIO } from "./_io.js";
 import { loadToolsForCommand } from "./_load-tools.js";
+import { checkResultConditions } from "./_result-truthiness.js";
 
 /**
  * A project's own JSON configuration: never a fixture, so a search of the project folder itself
@@ -205,11 +206,17 @@ export interface CheckRun {
 	readonly verbose: boolean;
 	readonly io: CliIO;
 	readonly theme: Theme;
+	/** For what goes to stderr (diagnostics and Result conditions). */
+	readonly errorTheme: Theme;
 }
 
-/** Conformance checks on every tool the extensions register. Exit 1 on an unexpected failure or stale entry. */
+/**
+ * Conformance checks on every tool the extensions register, and the Result conditions of the
+ * project's code. Exit 1 on an unexpected failure, a stale entry, an extension error or a Result
+ * condition.
+ */
 export async function runCheck(run: CheckRun): Promise<number> {
-	const { io, theme } = run;
+	const { io, theme, errorTheme } = run;
 	let baseline: ConformanceBaseline | undefined;
 	if (run.baseline !== undefined) {
 		const path = resolve(io.cwd, run.baseline);
@@ -221,7 +228,9 @@ export async function runCheck(run: CheckRun): Promise<number> {
 	}
 	const loaded = await loadToolsForCommand(run.paths, io.cwd);
 	const failedLoad = loaded.diagnostics.some((d) => d.level === "error");
-	for (const diagnostic of loaded.diagnostics) io.stderr.write(`${formatDiagnostic(diagnostic, io.cwd, theme)}\n`);
+	for (const diagnostic of loaded.diagnostics) {
+		io.stderr.write(`${formatDiagnostic(diagnostic, io.cwd, errorTheme)}\n`);
+	}
 	if (loaded.tools.length === 0) {
 		io.stderr.write(`no tools to check: the extensions at ${run.paths.join(", ")} register none\n`);
 		return EXIT_FAILURE;
@@ -234,11 +243,26 @@ export async function runCheck(run: CheckRun): Promise<number> {
 			EXIT_USAGE,
 		);
 	}
+	// After the usage checks: a typo in a flag should not wait for a type check.
+	const conditions = checkResultConditions(run.paths, io.cwd);
+	for (const { file, line, column, message } of conditions.findings) {
+		const diagnostic = { level: "error", path: file, line, column, message } as const;
+		io.stderr.write(`${formatDiagnostic(diagnostic, io.cwd, errorTheme)}\n`);
+	}
+	const conditionLines = conditions.skipped.map((reason) =>
+		theme.fg("muted", `- Result conditions not checked: ${reason}`),
+	);
+	const found = conditions.findings.length;
+	if (found > 0) {
+		conditionLines.push(
+			`✗ Result conditions: ${found} condition${found === 1 ? " tests" : "s test"} a Result instead of its .ok (listed on stderr)`,
+		);
+	}
 	for (const { definition } of loaded.tools) {
 		const nondeterministic = run.nondeterministic.includes(definition.name);
 		reports.push(await checkTool(definition, { cwd: io.cwd, nondeterministic }));
 	}
 	const summary = applyConformanceBaseline(reports, baseline);
-	io.stdout.write(`${formatConformanceReport(summary, { verbose: run.verbose })}\n`);
-	return summary.pass && !failedLoad ? EXIT_OK : EXIT_FAILURE;
+	io.stdout.write(`${[formatConformanceReport(summary, { verbose: run.verbose }), ...conditionLines].join("\n")}\n`);
+	return summary.pass && !failedLoad && found === 0 ? EXIT_OK : EXIT_FAILURE;
 }
