@@ -5,8 +5,12 @@
 import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type CliRun, runCli } from "./_run.js";
+
+// Every test starts the CLI from source, some of them several times, one after another (side by
+// side they only fight for a two-core machine's CPUs); one start can take seconds there.
+vi.setConfig({ testTimeout: 120_000 });
 
 let root: string;
 
@@ -85,7 +89,7 @@ afterAll(async () => {
 	await rm(root, { recursive: true, force: true });
 });
 
-describe.concurrent("toolsmith test reports every extension problem", () => {
+describe("toolsmith test reports every extension problem", () => {
 	it("passes with healthy extensions and prints nothing on stderr", async () => {
 		const run = await toolsmith(["test", "fixtures", "--extensions", "ext/greet.ts"]);
 		expect(run).toMatchObject({ code: 0, stderr: "" });
@@ -164,7 +168,7 @@ describe.concurrent("toolsmith test reports every extension problem", () => {
 	});
 });
 
-describe.concurrent("a call to an unknown tool", () => {
+describe("a call to an unknown tool", () => {
 	it("fails, lists the tools, names both ways to load an extension and, when there is one, the likely file", async () => {
 		// A project of its own, so the search for likely files sees only what this test wrote.
 		await put("unknown/package.json", '{ "name": "unknown-tools" }\n');
@@ -211,7 +215,7 @@ describe.concurrent("a call to an unknown tool", () => {
 	});
 });
 
-describe.concurrent("toolsmith check reports every extension problem", () => {
+describe("toolsmith check reports every extension problem", () => {
 	it("prints each diagnostic with its position, checks the tools that loaded, and exits 1", async () => {
 		const run = await toolsmith([
 			"check",
@@ -243,7 +247,7 @@ describe.concurrent("toolsmith check reports every extension problem", () => {
 	});
 });
 
-describe.concurrent("a project folder with a manifest", () => {
+describe("a project folder with a manifest", () => {
 	const project = (manifest: Record<string, unknown>) =>
 		JSON.stringify({ name: "my-tools", type: "module", ...manifest }, null, "\t");
 
