@@ -17,7 +17,8 @@ import { build } from "esbuild";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = join(here, "..", "..");
-const out = join(repo, ".tmp", "bench");
+// One folder per run: another run in the same tree must not remove the scripts this one runs.
+const out = join(repo, ".tmp", "bench", String(process.pid));
 
 /** The newest modification time under `path` (a file or a folder), 0 when it does not exist. */
 function newest(path: string): number {
@@ -57,7 +58,6 @@ const files = readdirSync(here)
 	.filter((name) => wanted.length === 0 || wanted.some((w) => name === w || name === `${w}.bench.ts`))
 	.sort();
 
-rmSync(out, { recursive: true, force: true });
 let failed = 0;
 for (const file of files) {
 	console.log(`\n=== ${file} ===`);
@@ -81,5 +81,6 @@ for (const file of files) {
 	const run = spawnSync(process.execPath, ["--expose-gc", script], { stdio: "inherit" });
 	if (run.status !== 0) failed++;
 }
+rmSync(out, { recursive: true, force: true });
 console.log(`\n${files.length - failed} benchmark files passed, ${failed} failed`);
 process.exit(failed > 0 ? 1 : 0);
