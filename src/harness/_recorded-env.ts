@@ -785,18 +785,11 @@ function parseRow(diff: string, from: number, end: number): DiffRow | undefined 
 	return diff.slice(from, end).trim() === GAP ? { kind: "gap", line: 0, text: "" } : undefined;
 }
 
-/**
- * The rows parsed last, with the details they came from: the replay reads one edit's diff twice in
- * a row (what it shows of the file before, then what changed), and parses it once.
- */
-let lastParsed: { readonly details: object; readonly diff: string; readonly rows: readonly DiffRow[] } | undefined;
-
 /** The rows of a recorded edit's `details.diff`, or undefined when there is no such string. */
 function diffRows(details: unknown): readonly DiffRow[] | undefined {
 	if (typeof details !== "object" || details === null) return undefined;
 	const diff = (details as { diff?: unknown }).diff;
 	if (typeof diff !== "string") return undefined;
-	if (lastParsed !== undefined && lastParsed.details === details && lastParsed.diff === diff) return lastParsed.rows;
 	const rows: DiffRow[] = [];
 	for (let from = 0; from <= diff.length; ) {
 		let end = diff.indexOf("\n", from);
@@ -805,7 +798,6 @@ function diffRows(details: unknown): readonly DiffRow[] | undefined {
 		if (row) rows.push(row);
 		from = end + 1;
 	}
-	lastParsed = { details, diff, rows };
 	return rows;
 }
 

@@ -59,10 +59,7 @@ class LineIndex {
 	constructor(
 		readonly text: string,
 		near = 0,
-		/** `splitLength` when the caller knows it already, else -1. */
-		splitLength = -1,
 	) {
-		this.counted = splitLength;
 		this.endsWithNewline = text.endsWith("\n");
 		if (near <= 0) return;
 		let line = 0;
@@ -169,14 +166,16 @@ function myers<T>(a: ArrayLike<T>, b: ArrayLike<T>, maxCost: number): Step[] | u
 	const m = b.length;
 	const max = Math.min(n + m, maxCost);
 	const offset = max + 1;
-	// Every diagonal is written before it is read, except the one round 0 starts from.
-	const v = scratch(0, 2 * max + 3);
-	v[offset + 1] = 0;
-	let trace = scratch(1, 256);
+	const v = new Int32Array(2 * max + 3);
+	let trace = new Int32Array(256);
 	for (let d = 0; d <= max; d++) {
 		const base = roundStart(d);
 		const need = base + 2 * d + 3;
-		if (need > trace.length) trace = grownScratch(1, trace, need);
+		if (need > trace.length) {
+			const grown = new Int32Array(Math.max(need, trace.length * 2));
+			grown.set(trace);
+			trace = grown;
+		}
 		trace.set(v.subarray(offset - d - 1, offset + d + 2), base);
 		for (let k = -d; k <= d; k += 2) {
 			let x: number;
@@ -193,31 +192,6 @@ function myers<T>(a: ArrayLike<T>, b: ArrayLike<T>, maxCost: number): Step[] | u
 		}
 	}
 	return undefined;
-}
-
-/**
- * Buffers for Myers' search, reused from one diff to the next (by slot: 0 for the diagonals, 1
- * for the saved rounds): a new typed array per diff cost more than the search of most small ones.
- * Their contents are left from earlier diffs, so readers write before they read. Buffers above
- * `SCRATCH_KEPT` numbers serve one diff and are not kept.
- */
-const scratchBuffers = [new Int32Array(256), new Int32Array(256)];
-const SCRATCH_KEPT = 1 << 16;
-
-/** A buffer of at least `size` numbers in `slot`. */
-function scratch(slot: number, size: number): Int32Array {
-	const kept = scratchBuffers[slot] as Int32Array;
-	if (size <= kept.length) return kept;
-	const made = new Int32Array(size);
-	if (size <= SCRATCH_KEPT) scratchBuffers[slot] = made;
-	return made;
-}
-
-/** `buffer` (from `scratch(slot, …)`) grown to hold at least `need` numbers, its contents kept. */
-function grownScratch(slot: number, buffer: Int32Array, need: number): Int32Array {
-	const grown = scratch(slot, Math.max(need, buffer.length * 2));
-	grown.set(buffer);
-	return grown;
 }
 
 /** Where round `d` starts in Myers' round buffer (rounds before it hold 3, 5, 7, … diagonals). */
@@ -589,13 +563,6 @@ function unifiedPatch(
 }
 
 /**
- * The text of the last diff's new side and its line count. Edits tend to follow one another in
- * the same file, and then the next diff's old text is this very string: its lines need not be
- * counted again. One text is held, so no more than one file's text is kept alive.
- */
-let lastNew: { readonly text: string; readonly splitLength: number } | undefined;
-
-/**
  * The diff between `oldText` and `newText`, where `newText` is `oldText` with `replacements`
  * applied. Both texts use LF line endings.
  */
@@ -606,15 +573,13 @@ export function diffReplacements(
 	path: string,
 	context = { numbered: 4, patch: 3 },
 ): EditDiff {
-	const known = lastNew !== undefined && lastNew.text === oldText ? lastNew.splitLength : -1;
-	const old = new LineIndex(oldText, replacements[0]?.start ?? 0, known);
+	const old = new LineIndex(oldText, replacements[0]?.start ?? 0);
 	const newEndsWithNewline = newText.endsWith("\n");
 	// The new text is the old one with the replacements applied, so its line count follows from
 	// theirs without scanning the whole new text.
 	let newSplitLength = old.splitLength;
 	for (const r of replacements) newSplitLength += countLineBreaks(r.newText) - countLineBreaks(oldText, r.start, r.end);
 	const newRealCount = newText.length === 0 ? 0 : newEndsWithNewline ? newSplitLength - 1 : newSplitLength;
-	lastNew = { text: newText, splitLength: newSplitLength };
 	const ops = buildOps(old, replacements, newEndsWithNewline);
 	const width = String(Math.max(old.splitLength, newSplitLength)).length;
 	const firstChange = ops.find(isChange);

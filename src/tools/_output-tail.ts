@@ -234,19 +234,12 @@ export class OutputTail {
 		}
 		const tail = truncateTail(text, { maxLines: this.maxLines, maxBytes: this.maxBytes });
 		const truncated = this.totalLines > this.maxLines || this.totalBytes > this.maxBytes;
-		// Written out rather than spread from `tail`: a spread costs more than the rest of a small snapshot.
 		const truncation: TruncationResult = {
-			content: tail.content,
+			...tail,
 			truncated,
 			truncatedBy: truncated ? (tail.truncatedBy ?? (this.totalBytes > this.maxBytes ? "bytes" : "lines")) : null,
 			totalLines: this.totalLines,
 			totalBytes: this.totalBytes,
-			outputLines: tail.outputLines,
-			outputBytes: tail.outputBytes,
-			lastLinePartial: tail.lastLinePartial,
-			firstLineExceedsLimit: tail.firstLineExceedsLimit,
-			maxLines: tail.maxLines,
-			maxBytes: tail.maxBytes,
 		};
 		return { content: tail.content, truncation };
 	}

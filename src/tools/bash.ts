@@ -3,14 +3,10 @@
 import { type Static, Type } from "@sinclair/typebox";
 import type { Theme } from "../contract/render.js";
 import { defineTool, type ToolDefinition } from "../contract/tool.js";
-import type { ExecOptions } from "../env/types.js";
 import { OutputTail } from "./_output-tail.js";
 import { throwIfAborted } from "./_paths.js";
 import { argText, field, previewLines, resultText, titleLine } from "./_render.js";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize, type TruncationResult } from "./truncate.js";
-
-/** An object being filled in: options and details get their optional fields only when set. */
-type Filling<T> = { -readonly [K in keyof T]: T[K] };
 
 export const bashToolParameters = Type.Object({
 	command: Type.String({ description: "The bash command to run" }),
@@ -100,10 +96,13 @@ export function createBashTool(
 			const script = options.commandPrefix ? `${options.commandPrefix}\n${command}` : command;
 			let result: Awaited<ReturnType<typeof ctx.env.exec>>;
 			try {
-				const execOptions: Filling<ExecOptions> = { cwd: ctx.cwd, onStdout: onChunk, onStderr: onChunk };
-				if (seconds !== undefined) execOptions.timeout = seconds;
-				if (signal) execOptions.signal = signal;
-				result = await ctx.env.exec(script, execOptions);
+				result = await ctx.env.exec(script, {
+					cwd: ctx.cwd,
+					...(seconds !== undefined ? { timeout: seconds } : {}),
+					...(signal ? { signal } : {}),
+					onStdout: onChunk,
+					onStderr: onChunk,
+				});
 			} finally {
 				if (timer !== undefined) clearTimeout(timer);
 				timer = undefined;
@@ -142,12 +141,15 @@ export function createBashTool(
 			const text = format("(no output)");
 			const exitCode = result.value.exitCode;
 			if (exitCode !== 0) throw new Error(withStatus(text, `Command exited with code ${exitCode}`));
-			const details: Filling<BashToolDetails> = { exitCode, durationMs };
-			if (truncation.truncated) {
-				details.truncation = truncation;
-				if (fullOutputPath !== undefined) details.fullOutputPath = fullOutputPath;
-			}
-			return { content: [{ type: "text", text }], details };
+			return {
+				content: [{ type: "text", text }],
+				details: {
+					exitCode,
+					durationMs,
+					...(truncation.truncated ? { truncation } : {}),
+					...(truncation.truncated && fullOutputPath !== undefined ? { fullOutputPath } : {}),
+				},
+			};
 		},
 		renderCall(args, theme: Theme) {
 			const command = field(args, "command");

@@ -430,9 +430,7 @@ export function createReadTool(
 			const total = scan.exact ? scan.totalLines : undefined;
 			const page = await pageText(ctx.env, absolutePath, displayPath, first, scan, signal);
 			const truncated = scan.stop === "lines" || scan.stop === "bytes" || scan.stop === "firstLine";
-			// Filled in field by field: spreads cost more than the rest of reading a small file.
-			const details: { -readonly [K in keyof ReadToolDetails]: ReadToolDetails[K] } = { fileSize };
-			if (total !== undefined) details.totalLines = total;
+			const details: ReadToolDetails = { fileSize, ...(total !== undefined ? { totalLines: total } : {}) };
 			if (!truncated) {
 				let text = page;
 				if (scan.stop === "limit") {
@@ -467,8 +465,7 @@ export function createReadTool(
 				const budget = scan.stop === "bytes" ? ` (${formatSize(maxBytes)} limit)` : "";
 				text = `${page}\n\n[Showing lines ${firstShown}-${last} ${of}${budget}. Use offset=${last + 1} to continue.]`;
 			}
-			details.truncation = truncation;
-			return { content: [{ type: "text", text }], details };
+			return { content: [{ type: "text", text }], details: { ...details, truncation } };
 		},
 		renderCall(args, theme: Theme) {
 			const offset = field(args, "offset");
