@@ -209,7 +209,10 @@ export function createExtensionRuntime(options: ExtensionRuntimeOptions): Extens
 	const stateOf = (path: string): ExtensionState => {
 		const values = (): Map<string, unknown> => {
 			let map = kept.get(path);
-			if (!map) kept.set(path, (map = new Map()));
+			if (!map) {
+				map = new Map();
+				kept.set(path, map);
+			}
 			return map;
 		};
 		return {
