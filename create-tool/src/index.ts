@@ -7,7 +7,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import * as clack from "@clack/prompts";
 import { runCommand } from "../../src/cli/_command.js";
-import type { CliIO } from "../../src/cli/_io.js";
+import { processIO } from "../../src/cli/_io.js";
 import { createCommand, createProgram, type Prompts } from "./create.js";
 import { packageRoot } from "./generator.js";
 
@@ -57,17 +57,7 @@ const prompts: Prompts = {
 	cancel: (message) => clack.cancel(message),
 };
 
-const io: CliIO = {
-	stdout: process.stdout,
-	stderr: process.stderr,
-	stdin: process.stdin,
-	env: process.env,
-	cwd: process.cwd(),
-	onInterrupt(handler) {
-		process.on("SIGINT", handler);
-		return () => process.off("SIGINT", handler);
-	},
-};
+const io = processIO();
 
 const argv = process.argv.slice(2);
 const command = createCommand({ templatesDir, toolsmithVersion: version, prompts });

@@ -51,3 +51,18 @@ export function outputWidth(stream: CliOutput, env: Readonly<Record<string, stri
 	const fromEnv = Number.parseInt(env.COLUMNS ?? "", 10);
 	return Number.isFinite(fromEnv) && fromEnv > 0 ? fromEnv : 100;
 }
+
+/** The real process as a `CliIO`: for the executables (`toolsmith`, `create-toolsmith`) only. */
+export function processIO(): CliIO {
+	return {
+		stdout: process.stdout,
+		stderr: process.stderr,
+		stdin: process.stdin,
+		env: process.env,
+		cwd: process.cwd(),
+		onInterrupt(handler) {
+			process.on("SIGINT", handler);
+			return () => process.off("SIGINT", handler);
+		},
+	};
+}
