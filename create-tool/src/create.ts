@@ -4,7 +4,7 @@
  */
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { basename, dirname, resolve } from "node:path";
+import { dirname, resolve } from "node:path";
 import { UsageError } from "../../src/cli/_args.js";
 import {
 	CommandError,
@@ -20,15 +20,13 @@ import {
 	displayPath,
 	GeneratorError,
 	generateProject,
-	isFreeTarget,
 	listTemplates,
 	PACKAGE_MANAGERS,
 	type PackageManager,
 	packageManagerCommands,
 	packageManagerFromAgent,
-	packageNameProblem,
-	suggestPackageName,
 	type TemplateInfo,
+	targetRefusal,
 	toolNameProblem,
 	toolsmithDependencySpec,
 } from "./generator.js";
@@ -91,17 +89,6 @@ const DEFAULT_DIRECTORY = "my-tools";
 
 function templateUsage(name: string, templates: readonly TemplateInfo[]): UsageError {
 	return new UsageError(`unknown template '${name}': use one of ${templates.map((t) => `'${t.name}'`).join(", ")}`);
-}
-
-/** Why `dir` cannot take a new project, for the prompt's validation (the generator refuses the same). */
-function targetProblem(dir: string): string | undefined {
-	const packageName = basename(dir);
-	const nameProblem = packageNameProblem(packageName);
-	if (nameProblem) {
-		return `'${packageName}' cannot be a package name (${nameProblem}); try '${suggestPackageName(packageName)}'`;
-	}
-	if (!isFreeTarget(dir)) return `${dir} exists and is not an empty folder`;
-	return undefined;
 }
 
 export function createCommand(setup: CreateSetup): CommandSpec {
@@ -171,7 +158,7 @@ export function createCommand(setup: CreateSetup): CommandSpec {
 					message: "Where should the project go?",
 					placeholder: DEFAULT_DIRECTORY,
 					validate: (value) => {
-						return targetProblem(resolve(io.cwd, value.trim() || DEFAULT_DIRECTORY));
+						return targetRefusal(resolve(io.cwd, value.trim() || DEFAULT_DIRECTORY))?.message;
 					},
 				});
 				if (directory === undefined) return cancelled();

@@ -248,13 +248,39 @@ async function writeAll(root: string, files: ReadonlyMap<string, string>): Promi
 }
 
 /** Whether `dir` is missing or an empty folder: where a new project may go. */
-export function isFreeTarget(dir: string): boolean {
+function isFreeTarget(dir: string): boolean {
 	try {
 		if (!lstatSync(dir).isDirectory()) return false;
 	} catch {
 		return true;
 	}
 	return readdirSync(dir).length === 0;
+}
+
+/**
+ * Why a new project named `packageName` cannot go into `dir` (the name, or a folder that is not
+ * empty), or `undefined`. `generateProject` refuses the same; `create` asks it while a name is typed.
+ */
+export function targetRefusal(dir: string, packageName: string = basename(dir)): GeneratorError | undefined {
+	const problem = packageNameProblem(packageName);
+	if (problem) {
+		return new GeneratorError(
+			"E_INVALID_PACKAGE_NAME",
+			`'${packageName}' cannot be a package name (${problem}); try '${suggestPackageName(packageName)}'`,
+		);
+	}
+	if (!isFreeTarget(dir)) {
+		return new GeneratorError(
+			"E_TARGET_NOT_EMPTY",
+			`${dir} already exists and is not an empty folder; choose another name, or empty it first`,
+		);
+	}
+	return undefined;
+}
+
+function toolNameRefusal(name: string): GeneratorError | undefined {
+	const problem = toolNameProblem(name);
+	return problem ? new GeneratorError("E_INVALID_TOOL_NAME", `'${name}' cannot name a tool (${problem})`) : undefined;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -300,22 +326,9 @@ export async function generateProject(options: GenerateProjectOptions): Promise<
 		);
 	}
 	const packageName = options.packageName ?? basename(dir);
-	const problem = packageNameProblem(packageName);
-	if (problem) {
-		throw new GeneratorError(
-			"E_INVALID_PACKAGE_NAME",
-			`'${packageName}' cannot be a package name (${problem}); try '${suggestPackageName(packageName)}'`,
-		);
-	}
 	const toolName = options.toolName ?? DEFAULT_TOOL_NAME;
-	const toolProblem = template.newTool ? toolNameProblem(toolName) : undefined;
-	if (toolProblem) throw new GeneratorError("E_INVALID_TOOL_NAME", `'${toolName}' cannot name a tool (${toolProblem})`);
-	if (!isFreeTarget(dir)) {
-		throw new GeneratorError(
-			"E_TARGET_NOT_EMPTY",
-			`${dir} already exists and is not an empty folder; choose another name, or empty it first`,
-		);
-	}
+	const refusal = targetRefusal(dir, packageName) ?? (template.newTool ? toolNameRefusal(toolName) : undefined);
+	if (refusal) throw refusal;
 
 	const values: Values = {
 		packageName,
@@ -378,8 +391,8 @@ const REGISTRY = "src/tools/index.ts";
  */
 export async function addTool(options: AddToolOptions): Promise<AddedTool> {
 	const projectDir = resolve(options.projectDir);
-	const problem = toolNameProblem(options.toolName);
-	if (problem) throw new GeneratorError("E_INVALID_TOOL_NAME", `'${options.toolName}' cannot name a tool (${problem})`);
+	const refusal = toolNameRefusal(options.toolName);
+	if (refusal) throw refusal;
 	if (!existsSync(join(projectDir, "package.json"))) {
 		throw new GeneratorError(
 			"E_NOT_A_PROJECT",
