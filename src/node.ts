@@ -5,7 +5,7 @@ export {
 	type DiscoverOptions,
 	type DiscoveryResult,
 	discoverExtensions,
-} from "./extensions/discovery.js";
+} from "./extensions/node-discovery.js";
 export {
 	createExtensionHost,
 	DEFAULT_DEBOUNCE_MS,
@@ -17,7 +17,7 @@ export {
 	type ExtensionHostReady,
 	type ExtensionReloadEvent,
 	type ExtensionReloadListener,
-} from "./extensions/host.js";
+} from "./extensions/node-host.js";
 export {
 	type ImportExtensionResult,
 	importExtension,
@@ -26,6 +26,6 @@ export {
 	type LoadExtensionsResult,
 	loadExtension,
 	loadExtensions,
-} from "./extensions/loader.js";
-export { type PiExtensionAPI, type ToPiExtensionOptions, toPiExtension } from "./extensions/pi-package.js";
+} from "./extensions/node-loader.js";
+export { type PiExtensionAPI, type ToPiExtensionOptions, toPiExtension } from "./extensions/node-pi-package.js";
 export { checkEngines } from "./extensions/version.js";

@@ -10,7 +10,7 @@ import { errorMessage } from "../contract/errors.js";
 import type { ToolExecutionEvent } from "../contract/events.js";
 import type { Theme } from "../contract/render.js";
 import type { AgentToolResult } from "../contract/tool.js";
-import { type RenderedBlock, renderToolCall, renderToolResult } from "../render/host.js";
+import { type RenderedBlock, renderToolCall, renderToolResult } from "../render/renderer.js";
 import { CommandError, defineCommand, EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK } from "./_command.js";
 import { displayPath, formatCommandList, formatDiagnostic, formatReload, formatToolsTable } from "./_format.js";
 import { createDevHost, type DevDiagnostic, type DevHost, type DevHostFactory } from "./_host.js";

@@ -6,7 +6,7 @@ import { MemoryExecutionEnv } from "../env/memory.js";
 import { NodeExecutionEnv } from "../env/node.js";
 import type { ExecutionEnv } from "../env/types.js";
 import type { ExtensionDiagnostic } from "../extensions/api.js";
-import { createExtensionHost, type ExtensionReloadEvent } from "../extensions/host.js";
+import { createExtensionHost, type ExtensionReloadEvent } from "../extensions/node-host.js";
 import type { ToolEntry } from "../extensions/registry.js";
 import type { DevDiagnostic, DevHost, DevHostFactory, DevReloadEvent, DevToolEntry } from "./_host.js";
 

@@ -2,7 +2,7 @@
 import { resolve } from "node:path";
 import type { ToolDefinition } from "../contract/tool.js";
 import { MemoryExecutionEnv } from "../env/memory.js";
-import { loadExtensions } from "../extensions/loader.js";
+import { loadExtensions } from "../extensions/node-loader.js";
 import type { DevDiagnostic } from "./_host.js";
 import { toDevDiagnostic } from "./_host-node.js";
 

@@ -5,7 +5,7 @@ import { errorMessage } from "../contract/errors.js";
 import type { ToolDefinition } from "../contract/tool.js";
 import { MemoryExecutionEnv } from "../env/memory.js";
 import type { ExtensionDiagnostic } from "../extensions/api.js";
-import { loadExtensions } from "../extensions/loader.js";
+import { loadExtensions } from "../extensions/node-loader.js";
 import {
 	applyConformanceBaseline,
 	type CheckToolOptions,

@@ -1,7 +1,7 @@
 /** `createTestHarness`: the harness core plus extension files loaded through the real loader (Node only). */
 import { resolve } from "node:path";
 import type { ToolDefinition } from "../contract/tool.js";
-import { loadExtensions } from "../extensions/loader.js";
+import { loadExtensions } from "../extensions/node-loader.js";
 import {
 	finishHarness,
 	type HarnessArguments,

@@ -6,7 +6,7 @@ import { type Dirent, existsSync, realpathSync } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
 import { dirname, join, parse, relative, resolve, sep } from "node:path";
 import { errorMessage } from "../contract/errors.js";
-import { discoverExtensions } from "../extensions/discovery.js";
+import { discoverExtensions } from "../extensions/node-discovery.js";
 import { parseReplayFixtureText, type ReplayFixture, ReplayFixtureError } from "./fixture.js";
 import type { InlineExtension } from "./harness.js";
 import { createTestHarness } from "./node-harness.js";

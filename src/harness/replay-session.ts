@@ -17,7 +17,7 @@ import { type AgentTool, type ToolDefinition, wrapToolDefinitions } from "../con
 import { executeToolCalls } from "../exec/index.js";
 import { createBuiltinTools } from "../tools/index.js";
 import { headlessContextFactory } from "./_context.js";
-import { normaliseResultText } from "./_normalise.js";
+import { normaliseResultText } from "./_normalize.js";
 import {
 	changedLinesFromDiff,
 	FileLines,
@@ -714,7 +714,7 @@ export async function replaySession(
 	return new SessionReplayer(session, options).run();
 }
 
-export { NORMALISATION_RULES } from "./_normalise.js";
+export { NORMALISATION_RULES } from "./_normalize.js";
 
 function pad(text: string | number, width: number, right = false): string {
 	const value = String(text);

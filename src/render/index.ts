@@ -10,7 +10,7 @@ export {
 	renderToolCall,
 	renderToolResult,
 	sanitizeText,
-} from "./host.js";
+} from "./renderer.js";
 export {
 	type AnsiColor,
 	type AnsiColorName,

@@ -13,26 +13,21 @@ import { describe, expect, it } from "vitest";
 
 const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 
-/** Files (relative to the project) that must stay runtime-neutral, by path prefix. */
-const NEUTRAL_PREFIXES = [
-	"src/index.ts",
-	"src/contract/",
-	"src/env/index.ts",
-	"src/env/types",
-	"src/env/memory",
-	"src/env/_memory",
-	"src/env/_path",
-	"src/env/_errors",
-	"src/env/_byte-pool",
-	"src/env/mutation-queue",
-	"src/tools/",
-	"src/exec/",
-	"src/prompt/",
-	"src/providers/",
-	"src/render/",
-	"src/extensions/registry",
-	"src/extensions/api",
-];
+/**
+ * The one convention marking Node-only modules: a file or folder under `src/` whose name starts with
+ * `node` (`node.ts`, `node-host.ts`, `_node-jiti.ts`, `node-compat/`), the `toolsmith` bin in
+ * `src/cli/`, and the entries of the Node-only package exports. Everything else is runtime-neutral.
+ */
+const NODE_ONLY_ENTRIES = new Set(["src/node.ts", "src/harness/index.ts", "src/harness/vitest.ts"]);
+
+/** Whether a project-relative source path is Node-only by the convention above. */
+function isNodeOnlyModule(path: string): boolean {
+	if (NODE_ONLY_ENTRIES.has(path) || path.startsWith("src/cli/")) return true;
+	return path
+		.split("/")
+		.slice(1)
+		.some((segment) => /^_?node(?:[-.]|$)/.test(segment));
+}
 
 /** Packages that only work on Node (beyond the built-in modules). */
 const NODE_ONLY_PACKAGES = new Set(["jiti", "chokidar", "fsevents", "esbuild", "tsx", "vitest", "tsup"]);
@@ -63,8 +58,15 @@ function resolveRelative(from: string, specifier: string): string | undefined {
 	return undefined;
 }
 
-/** Walk relative imports from `roots`; report each Node-only import with the chain that reaches it. */
-function findNodeImports(roots: readonly string[], shown: (file: string) => string): string[] {
+/**
+ * Walk relative imports from `roots`; report each Node-only import (a package, or a module that is
+ * Node-only by name) with the chain that reaches it.
+ */
+function findNodeImports(
+	roots: readonly string[],
+	shown: (file: string) => string,
+	nodeOnlyModule: (file: string) => boolean = () => false,
+): string[] {
 	const problems: string[] = [];
 	const seen = new Set<string>();
 	const queue = roots.map((file) => ({ file, chain: [shown(file)] }));
@@ -77,7 +79,8 @@ function findNodeImports(roots: readonly string[], shown: (file: string) => stri
 				problems.push(`${chain.join(" → ")} imports "${specifier}"`);
 			} else if (specifier.startsWith(".")) {
 				const target = resolveRelative(file, specifier);
-				if (target) queue.push({ file: target, chain: [...chain, shown(target)] });
+				if (target && nodeOnlyModule(target)) problems.push(`${chain.join(" → ")} imports "${specifier}" (Node-only)`);
+				else if (target) queue.push({ file: target, chain: [...chain, shown(target)] });
 			}
 		}
 	}
@@ -96,19 +99,33 @@ function sourceFiles(folder: string): string[] {
 
 describe("layering", () => {
 	const show = (file: string) => relative(projectRoot, file);
-	const neutral = sourceFiles(join(projectRoot, "src")).filter((file) =>
-		NEUTRAL_PREFIXES.some((prefix) => show(file).startsWith(prefix)),
-	);
+	const all = sourceFiles(join(projectRoot, "src"));
+	const neutral = all.filter((file) => !isNodeOnlyModule(show(file)));
 
-	it("covers the runtime-neutral entry and the memory env", () => {
+	it("covers the runtime-neutral entry, the memory env and the neutral parts of every folder", () => {
 		const names = neutral.map(show);
-		expect(names).toContain("src/index.ts");
-		expect(names).toContain("src/env/memory.ts");
-		expect(names).toContain("src/contract/index.ts");
+		for (const name of ["src/index.ts", "src/env/memory.ts", "src/contract/index.ts", "src/harness/replay.ts"]) {
+			expect(names).toContain(name);
+		}
+		for (const name of ["src/env/node.ts", "src/extensions/node-host.ts", "src/harness/node-harness.ts"]) {
+			expect(names).not.toContain(name);
+		}
+		expect(neutral.length).toBeGreaterThan(all.length / 2);
 	});
 
-	it("keeps runtime-neutral code free of node: modules and Node-only packages", () => {
-		expect(findNodeImports(neutral, show)).toEqual([]);
+	it("keeps every module not named Node-only free of node: modules, Node-only packages and Node-only modules", () => {
+		expect(findNodeImports(neutral, show, (file) => isNodeOnlyModule(show(file)))).toEqual([]);
+	});
+
+	it("marks Node-only modules by name: node.ts, node-*, _node-*, node-*/ folders, the bin and the Node entries", () => {
+		expect(isNodeOnlyModule("src/env/node.ts")).toBe(true);
+		expect(isNodeOnlyModule("src/env/_node-process.ts")).toBe(true);
+		expect(isNodeOnlyModule("src/extensions/node-compat/pi-ai.ts")).toBe(true);
+		expect(isNodeOnlyModule("src/cli/_args.ts")).toBe(true);
+		expect(isNodeOnlyModule("src/harness/vitest.ts")).toBe(true);
+		expect(isNodeOnlyModule("src/harness/replay.ts")).toBe(false);
+		expect(isNodeOnlyModule("src/tools/_normalize-node.ts")).toBe(false);
+		expect(isNodeOnlyModule("src/nodes/x.ts")).toBe(false);
 	});
 
 	it("detects a Node import reached through relative imports, in every import form", async () => {
@@ -124,8 +141,15 @@ describe("layering", () => {
 				'export type C = 1;\nconst p = () => import("child_process");\nimport "jiti";\nimport x from "path";\nexport { p, x };\n',
 			);
 			await fs.writeFile(join(dir, "d.ts"), 'import { Type } from "@sinclair/typebox";\nexport const d = Type;\n');
-			const found = findNodeImports([join(dir, "entry.ts"), join(dir, "d.ts")], (file) => relative(dir, file));
+			await fs.writeFile(join(dir, "e.ts"), 'import { n } from "./node-n.js";\nexport const e = n;\n');
+			await fs.writeFile(join(dir, "node-n.ts"), "export const n = 1;\n");
+			const found = findNodeImports(
+				[join(dir, "entry.ts"), join(dir, "d.ts"), join(dir, "e.ts")],
+				(file) => relative(dir, file),
+				(file) => relative(dir, file).startsWith("node-"),
+			);
 			expect(found).toEqual([
+				'e.ts imports "./node-n.js" (Node-only)',
 				'entry.ts → b.ts imports "node:fs/promises"',
 				'entry.ts → c.ts imports "child_process"',
 				'entry.ts → c.ts imports "jiti"',

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { discoverExtensions } from "../../../src/extensions/discovery.js";
+import { discoverExtensions } from "../../../src/extensions/node-discovery.js";
 
 let root: string;
 

@@ -7,7 +7,7 @@ import type { ToolCall } from "../../../src/contract/content.js";
 import { MemoryExecutionEnv } from "../../../src/env/memory.js";
 import { executeToolCalls } from "../../../src/exec/execute.js";
 import type { ExtensionDiagnostic } from "../../../src/extensions/api.js";
-import { type LoadExtensionsResult, loadExtension, loadExtensions } from "../../../src/extensions/loader.js";
+import { type LoadExtensionsResult, loadExtension, loadExtensions } from "../../../src/extensions/node-loader.js";
 
 const fixtures = realpathSync(fileURLToPath(new URL("../../fixtures/extensions", import.meta.url)));
 const rel = (path: string) => (path.startsWith(fixtures) ? path.slice(fixtures.length + 1) : path);

@@ -12,7 +12,7 @@ import type { ToolCall } from "../../../src/contract/content.js";
 import type { RenderComponent } from "../../../src/contract/render.js";
 import { NodeExecutionEnv } from "../../../src/env/node.js";
 import { executeToolCalls } from "../../../src/exec/execute.js";
-import { type LoadExtensionsResult, loadExtensions } from "../../../src/extensions/loader.js";
+import { type LoadExtensionsResult, loadExtensions } from "../../../src/extensions/node-loader.js";
 import { plainTheme } from "../../../src/render/theme.js";
 
 const examples = realpathSync(fileURLToPath(new URL("../../fixtures/pi-examples", import.meta.url)));

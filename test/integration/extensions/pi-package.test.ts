@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { Type } from "../../../src/contract/schema.js";
 import { defineTool, type ToolContext } from "../../../src/contract/tool.js";
 import type { ExtensionContext } from "../../../src/extensions/api.js";
-import { type PiExtensionAPI, toPiExtension } from "../../../src/extensions/pi-package.js";
+import { type PiExtensionAPI, toPiExtension } from "../../../src/extensions/node-pi-package.js";
 
 type Registered = Parameters<PiExtensionAPI["registerTool"]>[0];
 

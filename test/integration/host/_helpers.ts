@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import type { ToolCall } from "../../../src/contract/content.js";
-import type { ExtensionHost, ExtensionReloadEvent } from "../../../src/extensions/host.js";
+import type { ExtensionHost, ExtensionReloadEvent } from "../../../src/extensions/node-host.js";
 
 /** A fresh folder under the system temp dir (real path), removed by `cleanup`. */
 export function tempDir(prefix: string): { dir: string; cleanup: () => void } {

@@ -9,7 +9,11 @@ import { MemoryExecutionEnv } from "../../../src/env/memory.js";
 import { NodeExecutionEnv } from "../../../src/env/node.js";
 import type { ExecutionEnv } from "../../../src/env/types.js";
 import type { ExtensionDiagnostic } from "../../../src/extensions/api.js";
-import { createExtensionHost, type ExtensionHost, type ExtensionHostOptions } from "../../../src/extensions/host.js";
+import {
+	createExtensionHost,
+	type ExtensionHost,
+	type ExtensionHostOptions,
+} from "../../../src/extensions/node-host.js";
 import { answer, brief, call, tempDir, toolSource, write } from "./_helpers.js";
 
 type Probe = { events: string[]; release?: () => void; waiting?: boolean };

@@ -6,7 +6,7 @@ import { renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ExtensionDiagnostic } from "../../../src/extensions/api.js";
-import { createExtensionHost, type ExtensionHost } from "../../../src/extensions/host.js";
+import { createExtensionHost, type ExtensionHost } from "../../../src/extensions/node-host.js";
 import { answer, brief, call, nextReload, tempDir, toolSource, write } from "./_helpers.js";
 
 type Probe = { loads: Record<string, number>; events: string[]; release?: () => void };

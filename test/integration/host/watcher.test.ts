@@ -2,7 +2,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createFileWatcher, type FileChangeKind, type FileWatcher } from "../../../src/extensions/watcher.js";
+import { createFileWatcher, type FileChangeKind, type FileWatcher } from "../../../src/extensions/node-watcher.js";
 import { tempDir, write } from "./_helpers.js";
 
 let dir: string;

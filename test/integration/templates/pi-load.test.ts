@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { NodeExecutionEnv } from "../../../src/env/node.js";
 import { executeToolCalls } from "../../../src/exec/execute.js";
-import { loadExtensions } from "../../../src/extensions/loader.js";
+import { loadExtensions } from "../../../src/extensions/node-loader.js";
 import { toolSnippet } from "../../../src/prompt/tools-prompt.js";
 import { importPeer, peersDir } from "../../bench/_peer.js";
 import { packCreateToolsmith, packToolsmith } from "../_pack.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { normaliseResultText } from "../../../src/harness/_normalise.js";
+import { normaliseResultText } from "../../../src/harness/_normalize.js";
 import { changedLinesFromDiff, pageFromRead } from "../../../src/harness/_recorded-env.js";
 import { commandMayWrite } from "../../../src/harness/_shell-effects.js";
 

@@ -10,7 +10,7 @@ import type { AgentToolResult, AgentToolUpdateCallback, ToolDefinition, ToolUI }
 import { NodeExecutionEnv } from "../env/node.js";
 import type { ExecutionEnv } from "../env/types.js";
 import { toolSnippet } from "../prompt/tools-prompt.js";
-import { renderToolCall, renderToolResult } from "../render/host.js";
+import { renderToolCall, renderToolResult } from "../render/renderer.js";
 import type {
 	ExtensionAPI,
 	ExtensionContext,

@@ -12,9 +12,9 @@ import type { ToolDefinition } from "../contract/tool.js";
 import { NodeExecutionEnv } from "../env/node.js";
 import type { ExecutionEnv } from "../env/types.js";
 import { createBuiltinTools } from "../tools/index.js";
-import { importFresh } from "./_jiti.js";
+import { importFresh } from "./_node-jiti.js";
 import type { DiagnosticListener, ExtensionDiagnostic, ExtensionFactory, ExtensionLogger } from "./api.js";
-import { type DiscoveredExtension, discoverExtensions } from "./discovery.js";
+import { type DiscoveredExtension, discoverExtensions } from "./node-discovery.js";
 import type { ToolRegistry } from "./registry.js";
 import { createExtensionRuntime, type ExtensionRuntime, type LoadedExtension } from "./runtime.js";
 import { checkEngines } from "./version.js";
@@ -68,14 +68,14 @@ export interface LoadExtensionResult {
 	readonly durationMs: number;
 }
 
-type CompatModule = typeof import("./compat/index.js");
+type CompatModule = typeof import("./node-compat/index.js");
 let compatModule: Promise<CompatModule> | undefined;
 let virtualModules: Record<string, unknown> | undefined;
 let compatEnv: ExecutionEnv | undefined;
 
 /** The compat modules, loaded once on first use, pointed at the env of the latest Node host. */
 async function compat(env: ExecutionEnv): Promise<Record<string, unknown>> {
-	compatModule ??= import("./compat/index.js");
+	compatModule ??= import("./node-compat/index.js");
 	const mod = await compatModule;
 	virtualModules ??= { ...mod.VIRTUAL_MODULES };
 	if (env.kind === "node" && env !== compatEnv) {

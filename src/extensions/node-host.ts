@@ -28,8 +28,9 @@ import type {
 } from "../exec/types.js";
 import { createBuiltinTools } from "../tools/index.js";
 import type { ExtensionDiagnostic, ExtensionLogger } from "./api.js";
-import { type DiscoveredExtension, discoverExtensions } from "./discovery.js";
-import { importExtension } from "./loader.js";
+import { type DiscoveredExtension, discoverExtensions } from "./node-discovery.js";
+import { importExtension } from "./node-loader.js";
+import { createFileWatcher, DEFAULT_DEBOUNCE_MS, type FileChangeKind, type FileWatcher } from "./node-watcher.js";
 import { type ToolRegistry, validateToolDefinition } from "./registry.js";
 import {
 	createExtensionRuntime,
@@ -37,9 +38,8 @@ import {
 	type ExtensionRuntime,
 	type LoadedExtension,
 } from "./runtime.js";
-import { createFileWatcher, DEFAULT_DEBOUNCE_MS, type FileChangeKind, type FileWatcher } from "./watcher.js";
 
-export { DEFAULT_DEBOUNCE_MS } from "./watcher.js";
+export { DEFAULT_DEBOUNCE_MS } from "./node-watcher.js";
 
 /** Default bound for `session_shutdown` handlers (per handler), in milliseconds. */
 export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 3_000;
