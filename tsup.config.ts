@@ -4,6 +4,7 @@ import { defineConfig } from "tsup";
 export default defineConfig({
 	entry: {
 		index: "src/index.ts",
+		runtime: "src/runtime.ts",
 		node: "src/node.ts",
 		harness: "src/harness/index.ts",
 		vitest: "src/harness/vitest.ts",

@@ -1,12 +1,260 @@
 /**
- * toolsmith: the runtime-neutral entry. Nothing reachable from here imports a `node:` module, so
- * tools, the executor and the memory env run in workers, browsers and edge runtimes too.
+ * toolsmith-sdk: the runtime-neutral entry, for tool authors and the hosts that run their tools.
+ * Every export is named here and listed in docs/api.md. Nothing reachable from here imports a
+ * `node:` module, so tools, the executor and the memory env run in workers, browsers and edge
+ * runtimes too.
  */
-export * from "./contract/index.js";
-export * from "./env/index.js";
-export * from "./exec/index.js";
-export * from "./extensions/index.js";
-export * from "./prompt/index.js";
-export * from "./providers/index.js";
-export * from "./render/index.js";
-export * from "./tools/index.js";
+export type {
+	ImageContent,
+	TextContent,
+	ToolCall,
+	ToolResultContent,
+	ToolResultMessage,
+	Usage,
+} from "./contract/content.js";
+export {
+	ToolsmithError,
+	type ToolsmithErrorCode,
+} from "./contract/errors.js";
+export type {
+	ToolExecutionEndEvent,
+	ToolExecutionEvent,
+	ToolExecutionEventListener,
+	ToolExecutionStartEvent,
+	ToolExecutionUpdateEvent,
+} from "./contract/events.js";
+export type {
+	RenderComponent,
+	RenderContext,
+	RenderOutput,
+	RenderResultOptions,
+	Theme,
+	ThemeColor,
+} from "./contract/render.js";
+export {
+	ExecutionError,
+	type ExecutionErrorCode,
+	err,
+	FileError,
+	type FileErrorCode,
+	ok,
+	type Result,
+	unwrap,
+} from "./contract/result.js";
+export {
+	type Static,
+	StringEnum,
+	type TObject,
+	type TSchema,
+	Type,
+} from "./contract/schema.js";
+export {
+	type AgentTool,
+	type AgentToolResult,
+	type AgentToolUpdateCallback,
+	defineTool,
+	type ExtensionInfo,
+	type ToolCallInfo,
+	type ToolContext,
+	type ToolContextFactory,
+	type ToolDefinition,
+	type ToolDefinitionInput,
+	type ToolExecutionMode,
+	type ToolUI,
+	toolDefinitionFromAgentTool,
+	wrapToolDefinition,
+	wrapToolDefinitions,
+} from "./contract/tool.js";
+export {
+	type CommandLogEntry,
+	MemoryExecutionEnv,
+	type MemoryExecutionEnvOptions,
+	type MemorySeedFile,
+	type ScriptedChunk,
+	type ScriptedCommand,
+	type ScriptedOutput,
+	type ScriptedRunContext,
+} from "./env/memory.js";
+export { withFileMutationQueue } from "./env/mutation-queue.js";
+export type {
+	DirEntry,
+	ExecOptions,
+	ExecResult,
+	ExecutionEnv,
+	FileInfo,
+	FileKind,
+	FileSystem,
+	Shell,
+	SignalOptions,
+} from "./env/types.js";
+export {
+	ToolArgumentsError,
+	type ValidationIssue,
+} from "./exec/errors.js";
+export { executeToolCalls } from "./exec/execute.js";
+export type {
+	AfterToolCallContext,
+	AfterToolCallResult,
+	BeforeToolCallResult,
+	ExecuteToolCallsConfig,
+	ExecuteToolCallsResult,
+	ToolCallHookContext,
+	ToolErrorDetails,
+} from "./exec/types.js";
+export {
+	assertToolArguments,
+	type ParsedArguments,
+	parseToolArguments,
+	type ValidatableTool,
+	validateToolArguments,
+} from "./exec/validate.js";
+export {
+	API_VERSION,
+	type DiagnosticListener,
+	type DiagnosticSeverity,
+	defineExtension,
+	type EventBus,
+	type ExtensionAPI,
+	type ExtensionContext,
+	type ExtensionDiagnostic,
+	type ExtensionDiagnosticCode,
+	type ExtensionEventMap,
+	type ExtensionEventName,
+	type ExtensionEventResultMap,
+	type ExtensionExecOptions,
+	type ExtensionExecResult,
+	type ExtensionFactory,
+	type ExtensionHandler,
+	type ExtensionLogger,
+	type ExtensionState,
+	type RegisteredCommand,
+	type RegisteredFlag,
+	type SessionShutdownEvent,
+	type SessionStartEvent,
+	type ToolCallEvent,
+	type ToolCallEventResult,
+	type ToolInfo,
+	type ToolResultEvent,
+	type ToolResultEventResult,
+} from "./extensions/api.js";
+export {
+	type BuildToolsPromptOptions,
+	buildToolsPrompt,
+	type PromptTool,
+	toolSnippet,
+} from "./prompt/tools-prompt.js";
+export {
+	type AnthropicToolResultBlock,
+	type AnthropicToolResultContent,
+	GOOGLE_SYNTHETIC_ID_PREFIX,
+	type GoogleFunctionResponsePart,
+	type OpenAIChatToolMessage,
+	type OpenAIResponsesOutputPart,
+	type OpenAIResponsesToolOutput,
+	type ProviderToolResults,
+	parseToolCalls,
+	toProviderToolResult,
+} from "./providers/calls.js";
+export {
+	checkToolName,
+	type ToolNameReport,
+	type ToolNameVerdict,
+} from "./providers/names.js";
+export { compileToolSchema } from "./providers/schema.js";
+export {
+	type AnthropicTool,
+	type ConvertToolsOptions,
+	compatibilityReport,
+	type GoogleFunctionDeclaration,
+	type GoogleTools,
+	type OpenAIChatTool,
+	type OpenAIResponsesTool,
+	type ProviderTool,
+	type ToolCompatibility,
+	toAnthropicTools,
+	toGoogleTools,
+	toOpenAIChatTools,
+	toOpenAIResponsesTools,
+} from "./providers/tools.js";
+export {
+	type CompiledToolSchema,
+	type CompileSchemaOptions,
+	type SchemaError,
+	type SchemaErrorKind,
+	type SchemaRewrite,
+	type SchemaRewriteKind,
+	TOOL_PROVIDERS,
+	type ToolProvider,
+} from "./providers/types.js";
+export {
+	type RenderableTool,
+	type RenderedBlock,
+	type RenderOverflow,
+	type RenderToLinesOptions,
+	type RenderToolResultOptions,
+	renderToLines,
+	renderToolCall,
+	renderToolResult,
+	sanitizeText,
+} from "./render/renderer.js";
+export {
+	type AnsiColor,
+	type AnsiColorName,
+	type AnsiThemeOptions,
+	ansiTheme,
+	createAnsiTheme,
+	DEFAULT_ANSI_BACKGROUNDS,
+	DEFAULT_ANSI_COLORS,
+	plainTheme,
+} from "./render/theme.js";
+export {
+	expandTabs,
+	graphemeWidth,
+	stripAnsi,
+	truncateToWidth,
+	visibleWidth,
+} from "./render/width.js";
+export {
+	type BashToolDetails,
+	type BashToolOptions,
+	type BashToolParams,
+	bashToolParameters,
+	createBashTool,
+} from "./tools/bash.js";
+export {
+	type BuiltinToolsOptions,
+	createBuiltinTools,
+} from "./tools/builtins.js";
+export {
+	createEditTool,
+	type EditToolDetails,
+	type EditToolOptions,
+	type EditToolParams,
+	editToolParameters,
+	prepareEditArguments,
+} from "./tools/edit.js";
+export {
+	createReadTool,
+	type ReadToolDetails,
+	type ReadToolOptions,
+	type ReadToolParams,
+	readToolParameters,
+} from "./tools/read.js";
+export {
+	DEFAULT_MAX_BYTES,
+	DEFAULT_MAX_LINE_CHARS,
+	DEFAULT_MAX_LINES,
+	formatSize,
+	type TruncationOptions,
+	type TruncationResult,
+	truncateHead,
+	truncateLine,
+	truncateTail,
+} from "./tools/truncate.js";
+export {
+	createWriteTool,
+	type WriteToolDetails,
+	type WriteToolOptions,
+	type WriteToolParams,
+	writeToolParameters,
+} from "./tools/write.js";

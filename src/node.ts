@@ -1,4 +1,8 @@
-/** toolsmith/node: the parts that need Node.js (the real disk and processes, the loader, the watcher). */
+/**
+ * toolsmith-sdk/node: the parts that need Node.js — the real disk and processes, finding and loading
+ * extensions from disk, the extension host with hot reload, and serving an extension to pi. Every
+ * export is named here and listed in docs/api.md.
+ */
 export { NodeExecutionEnv, type NodeExecutionEnvOptions } from "./env/node.js";
 export {
 	type DiscoveredExtension,

@@ -5,6 +5,7 @@ export interface TextContent {
 	readonly text: string;
 }
 
+/** An image in a tool result: base64 data and its MIME type. */
 export interface ImageContent {
 	readonly type: "image";
 	/** Base64-encoded bytes, without a `data:` prefix. */

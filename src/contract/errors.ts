@@ -31,6 +31,7 @@ export type ToolsmithErrorCode =
 	| "E_NOT_READY"
 	| "E_INCOMPATIBLE";
 
+/** The error toolsmith throws for misuse (an invalid tool, a name clash, an incompatible extension); `code` says which kind, the message says what to do. */
 export class ToolsmithError extends Error {
 	override readonly name = "ToolsmithError";
 	readonly code: ToolsmithErrorCode;

@@ -30,6 +30,7 @@ export interface ToolExecutionEndEvent {
 	readonly isError: boolean;
 }
 
+/** Any of the events a batch emits while it runs: start, update, end. */
 export type ToolExecutionEvent = ToolExecutionStartEvent | ToolExecutionUpdateEvent | ToolExecutionEndEvent;
 
 /**

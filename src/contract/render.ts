@@ -40,6 +40,7 @@ export interface RenderComponent {
 /** A renderer may return a string (split on newlines), lines, or a component. */
 export type RenderOutput = string | readonly string[] | RenderComponent;
 
+/** How `renderResult` is asked to draw: expanded or as a preview, final or partial. */
 export interface RenderResultOptions {
 	/** The user asked for the full output rather than a preview. */
 	readonly expanded: boolean;

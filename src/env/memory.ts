@@ -124,6 +124,7 @@ export interface CommandLogEntry {
 	readonly running: boolean;
 }
 
+/** Options for `MemoryExecutionEnv`: the starting files, folders and symlinks, read-only paths, the clock, and the scripted commands. */
 export interface MemoryExecutionEnvOptions {
 	/** Absolute working folder, created if missing. Default `/project`. */
 	readonly cwd?: string;

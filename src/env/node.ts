@@ -34,6 +34,7 @@ import { defaultShell, groupAlive, signalGroup } from "./_node-process.js";
 import { basename, dirname, resolvePath } from "./_path.js";
 import type { DirEntry, ExecOptions, ExecResult, ExecutionEnv, FileInfo, FileKind, SignalOptions } from "./types.js";
 
+/** Options for `NodeExecutionEnv`: its working folder, shell, environment variables and temp folder. */
 export interface NodeExecutionEnvOptions {
 	/** The working folder. Default `process.cwd()`. */
 	readonly cwd?: string;

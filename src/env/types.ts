@@ -15,6 +15,7 @@ import type { ExecutionError, FileError, Result } from "../contract/result.js";
 /** What a path points at. */
 export type FileKind = "file" | "directory" | "symlink";
 
+/** What `stat` and `lstat` report of a path: kind, size, modification time and permission bits. */
 export interface FileInfo {
 	readonly kind: FileKind;
 	/** Size in bytes (for a symlink seen without following it: the length of its target). */
@@ -25,6 +26,7 @@ export interface FileInfo {
 	readonly mode?: number;
 }
 
+/** One entry of a folder listing: its name and its own kind. */
 export interface DirEntry {
 	readonly name: string;
 	/** The entry's own kind: a symlink is reported as `symlink`, not as its target's kind. */
@@ -39,6 +41,7 @@ export interface SignalOptions {
 	readonly signal?: AbortSignal | undefined;
 }
 
+/** The file half of an `ExecutionEnv`: paths, reading (whole, by range, by line), writing, listing, temp files. Every method returns a `Result`; none throws for an expected failure. */
 export interface FileSystem {
 	/** The folder relative paths are resolved against. Absolute, no trailing slash (except `/`). */
 	readonly cwd: string;
@@ -105,6 +108,7 @@ export interface FileSystem {
 	createTempDir(options?: { readonly prefix?: string }): Promise<Result<string, FileError>>;
 }
 
+/** Options for `exec`: working folder, extra environment variables, timeout, output callbacks, cancellation. */
 export interface ExecOptions extends SignalOptions {
 	/** Working folder; defaults to the env's `cwd`. Relative values resolve against it. */
 	readonly cwd?: string;
@@ -133,6 +137,7 @@ export interface ExecOptions extends SignalOptions {
 	readonly captureOutput?: boolean;
 }
 
+/** How a command ended: its exit code, the output if it was captured, and how long it ran. */
 export interface ExecResult {
 	/** The exit code; a process ended by a signal reports `128 + signal number`. */
 	readonly exitCode: number;
@@ -143,6 +148,7 @@ export interface ExecResult {
 	readonly durationMs: number;
 }
 
+/** The process half of an `ExecutionEnv`: running a command through the env's shell. */
 export interface Shell {
 	/**
 	 * Run `command` through the env's shell. Resolves with the exit code (any code, including

@@ -27,11 +27,13 @@ export interface AfterToolCallResult {
 	readonly terminate?: boolean;
 }
 
+/** What `afterToolCall` receives: the call, its validated arguments, and the result it produced. */
 export interface AfterToolCallContext extends ToolCallHookContext {
 	readonly result: AgentToolResult<unknown>;
 	readonly isError: boolean;
 }
 
+/** Configuration of one `executeToolCalls` batch: the tools, the scheduling mode, the hooks, cancellation and the event listener. */
 export interface ExecuteToolCallsConfig {
 	/** The tools the batch may call (by name). */
 	readonly tools: readonly AgentTool[];
@@ -62,6 +64,7 @@ export interface ExecuteToolCallsConfig {
 	readonly shouldSkipRemaining?: () => boolean;
 }
 
+/** What `executeToolCalls` resolves with: one result message per call, in source order, and whether the batch asked to stop. */
 export interface ExecuteToolCallsResult {
 	/** One message per tool call, in source order. */
 	readonly results: ToolResultMessage[];

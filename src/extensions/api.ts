@@ -56,6 +56,7 @@ export type ExtensionDiagnosticCode =
 	| "I_BUILTIN_OVERRIDDEN"
 	| "I_EVENT_NOT_EMITTED";
 
+/** How bad a diagnostic is: `error` (something did not load or run), `warning` (it did, with a problem), `info` (a note). */
 export type DiagnosticSeverity = "error" | "warning" | "info";
 
 /** One problem found while discovering, loading or running extensions. Never thrown: collected. */
@@ -152,6 +153,7 @@ export interface ExtensionEventResultMap {
 	tool_result: ToolResultEventResult | undefined;
 }
 
+/** The name of an event extensions can handle with `api.on`. */
 export type ExtensionEventName = keyof ExtensionEventMap;
 
 /**
@@ -183,6 +185,7 @@ export interface EventBus {
 	on(channel: string, handler: (data: unknown) => void): () => void;
 }
 
+/** Options for `api.exec`: cancellation, a timeout in milliseconds, and the working folder. */
 export interface ExtensionExecOptions {
 	readonly signal?: AbortSignal;
 	/** Milliseconds before the process tree is killed (the reference API's unit). */
@@ -191,6 +194,7 @@ export interface ExtensionExecOptions {
 	readonly cwd?: string;
 }
 
+/** What `api.exec` resolves with: the output, the exit code, and whether the command was killed. */
 export interface ExtensionExecResult {
 	readonly stdout: string;
 	readonly stderr: string;
@@ -210,6 +214,7 @@ export interface ToolInfo {
 	readonly active: boolean;
 }
 
+/** A command an extension registered with `api.registerCommand`, as hosts see it. */
 export interface RegisteredCommand {
 	readonly name: string;
 	readonly description?: string;
@@ -219,6 +224,7 @@ export interface RegisteredCommand {
 	readonly path: string;
 }
 
+/** A flag an extension registered with `api.registerFlag`, as hosts see it. */
 export interface RegisteredFlag {
 	readonly name: string;
 	readonly description?: string;

@@ -22,11 +22,13 @@ export interface DiscoveredExtension {
 	readonly engines?: string;
 }
 
+/** What `discoverExtensions` found: the extension entries, and the problems met on the way. */
 export interface DiscoveryResult {
 	readonly extensions: DiscoveredExtension[];
 	readonly diagnostics: ExtensionDiagnostic[];
 }
 
+/** Options for `discoverExtensions`: the folder relative paths resolve against. */
 export interface DiscoverOptions {
 	/** Relative paths resolve against it; `process.cwd()` by default. */
 	readonly cwd?: string;

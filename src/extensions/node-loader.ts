@@ -11,7 +11,7 @@ import { dirname, resolve } from "node:path";
 import type { ToolDefinition } from "../contract/tool.js";
 import { NodeExecutionEnv } from "../env/node.js";
 import type { ExecutionEnv } from "../env/types.js";
-import { createBuiltinTools } from "../tools/index.js";
+import { createBuiltinTools } from "../tools/builtins.js";
 import { importFresh } from "./_node-jiti.js";
 import type { DiagnosticListener, ExtensionDiagnostic, ExtensionFactory, ExtensionLogger } from "./api.js";
 import { type DiscoveredExtension, discoverExtensions } from "./node-discovery.js";
@@ -19,6 +19,7 @@ import type { ToolRegistry } from "./registry.js";
 import { createExtensionRuntime, type ExtensionRuntime, type LoadedExtension } from "./runtime.js";
 import { checkEngines } from "./version.js";
 
+/** Options for `loadExtensions`: the working folder, the env, the runtime and registry to load into, the built-ins, the load time limit, a logger and a diagnostic listener. */
 export interface LoadExtensionsOptions {
 	/**
 	 * Relative extension paths resolve against it, and the default env works in it. With an `env`,
@@ -41,6 +42,7 @@ export interface LoadExtensionsOptions {
 	readonly onDiagnostic?: DiagnosticListener;
 }
 
+/** What `loadExtensions` produced: the loaded extensions, every diagnostic, the registry and the runtime. */
 export interface LoadExtensionsResult {
 	/** The extensions that loaded, in load order. */
 	readonly extensions: LoadedExtension[];
@@ -51,6 +53,7 @@ export interface LoadExtensionsResult {
 	readonly runtime: ExtensionRuntime;
 }
 
+/** What `importExtension` produced: the factory, the local modules it pulled in, diagnostics and timing. */
 export interface ImportExtensionResult {
 	/** The default export, when the module loaded and it is a function. */
 	readonly factory: ExtensionFactory | undefined;
@@ -60,6 +63,7 @@ export interface ImportExtensionResult {
 	readonly durationMs: number;
 }
 
+/** What `loadExtension` produced: the version now active (if the load succeeded), its modules, diagnostics and timing. */
 export interface LoadExtensionResult {
 	/** The version now active, or undefined when this load failed (a previous version stays active). */
 	readonly extension: LoadedExtension | undefined;

@@ -108,6 +108,7 @@ export interface PiExtensionAPI {
 	readonly events: ExtensionAPI["events"];
 }
 
+/** Options for `toPiExtension`. */
 export interface ToPiExtensionOptions {
 	/** What `ctx.extension.path` says under pi (pi does not tell an extension its path). Default `"pi"`. */
 	readonly path?: string;

@@ -50,6 +50,7 @@ export interface FileWatcher {
 	close(): Promise<void>;
 }
 
+/** Milliseconds the watcher waits after the last change of a burst before it delivers the batch of changed paths. */
 export const DEFAULT_DEBOUNCE_MS = 10;
 
 type ChokidarWatcher = import("chokidar").FSWatcher;

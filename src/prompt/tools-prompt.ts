@@ -8,6 +8,7 @@ export interface PromptTool {
 	readonly promptGuidelines?: readonly string[];
 }
 
+/** Options for `buildToolsPrompt`: which of the tools passed the model may call now. */
 export interface BuildToolsPromptOptions {
 	/**
 	 * Names of the tools the model may call now. When given, only these tools are listed and only

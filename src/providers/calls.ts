@@ -128,22 +128,26 @@ export function parseToolCalls(response: unknown, provider: ToolProvider): ToolC
 	}
 }
 
+/** A `tool` message of the OpenAI Chat Completions API. */
 export interface OpenAIChatToolMessage {
 	readonly role: "tool";
 	readonly tool_call_id: string;
 	readonly content: string;
 }
 
+/** One part of an OpenAI Responses `function_call_output`: text or an image. */
 export type OpenAIResponsesOutputPart =
 	| { readonly type: "input_text"; readonly text: string }
 	| { readonly type: "input_image"; readonly image_url: string };
 
+/** A `function_call_output` item of the OpenAI Responses API. */
 export interface OpenAIResponsesToolOutput {
 	readonly type: "function_call_output";
 	readonly call_id: string;
 	readonly output: string | OpenAIResponsesOutputPart[];
 }
 
+/** Content inside an Anthropic `tool_result` block: text or a base64 image. */
 export type AnthropicToolResultContent =
 	| { readonly type: "text"; readonly text: string }
 	| {
@@ -151,6 +155,7 @@ export type AnthropicToolResultContent =
 			readonly source: { readonly type: "base64"; readonly media_type: string; readonly data: string };
 	  };
 
+/** A `tool_result` content block of the Anthropic Messages API. */
 export interface AnthropicToolResultBlock {
 	readonly type: "tool_result";
 	readonly tool_use_id: string;
@@ -158,6 +163,7 @@ export interface AnthropicToolResultBlock {
 	readonly is_error?: true;
 }
 
+/** A `functionResponse` part of the Google Gemini API. */
 export interface GoogleFunctionResponsePart {
 	readonly functionResponse: {
 		readonly id?: string;
@@ -167,6 +173,7 @@ export interface GoogleFunctionResponsePart {
 	};
 }
 
+/** The tool result type of each provider, by provider name: what `toProviderToolResult` returns. */
 export interface ProviderToolResults {
 	readonly "openai-chat": OpenAIChatToolMessage;
 	readonly "openai-responses": OpenAIResponsesToolOutput;

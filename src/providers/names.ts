@@ -8,6 +8,7 @@ export interface ToolNameVerdict {
 	readonly problem?: string;
 }
 
+/** Whether each provider (and MCP) accepts a tool name, and why not where it does not. */
 export interface ToolNameReport {
 	readonly openai: ToolNameVerdict;
 	readonly anthropic: ToolNameVerdict;

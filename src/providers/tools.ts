@@ -12,6 +12,7 @@ export interface ProviderTool {
 	readonly parameters: TSchema | Record<string, unknown>;
 }
 
+/** Options for the provider converters: what to do with a tool the provider would reject, and OpenAI strict mode. */
 export interface ConvertToolsOptions {
 	/**
 	 * What to do with a tool the provider would reject (a bad name or a schema error):
@@ -21,6 +22,7 @@ export interface ConvertToolsOptions {
 	readonly invalid?: "throw" | "omit";
 }
 
+/** A tool as the OpenAI Chat Completions API takes it. */
 export interface OpenAIChatTool {
 	readonly type: "function";
 	readonly function: {
@@ -31,6 +33,7 @@ export interface OpenAIChatTool {
 	};
 }
 
+/** A tool as the OpenAI Responses API takes it. */
 export interface OpenAIResponsesTool {
 	readonly type: "function";
 	readonly name: string;
@@ -39,12 +42,14 @@ export interface OpenAIResponsesTool {
 	readonly strict: boolean;
 }
 
+/** A tool as the Anthropic Messages API takes it. */
 export interface AnthropicTool {
 	readonly name: string;
 	readonly description: string;
 	readonly input_schema: Record<string, unknown>;
 }
 
+/** A function declaration as the Google Gemini API takes it. */
 export interface GoogleFunctionDeclaration {
 	readonly name: string;
 	readonly description: string;

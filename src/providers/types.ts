@@ -61,6 +61,7 @@ export type SchemaErrorKind =
 	| "unsupported-const"
 	| "limit-exceeded";
 
+/** A lossy change `compileToolSchema` made to fit the provider's dialect, and where. */
 export interface SchemaRewrite {
 	/** JSON pointer into the tool's own schema (`""` is the root). */
 	readonly path: string;
@@ -68,12 +69,14 @@ export interface SchemaRewrite {
 	readonly message: string;
 }
 
+/** A construct in a tool's schema the provider cannot take, where it is, and why. */
 export interface SchemaError {
 	readonly path: string;
 	readonly kind: SchemaErrorKind;
 	readonly message: string;
 }
 
+/** A tool's parameter schema in one provider's JSON Schema dialect, with every lossy rewrite and every error found on the way. */
 export interface CompiledToolSchema {
 	/** Plain JSON (no TypeBox symbols) in the provider's dialect, as far as it could be made. */
 	readonly schema: Record<string, unknown>;
@@ -83,6 +86,7 @@ export interface CompiledToolSchema {
 	readonly errors: readonly SchemaError[];
 }
 
+/** Options for `compileToolSchema`. */
 export interface CompileSchemaOptions {
 	/** OpenAI strict mode (structured outputs for function arguments). Ignored by other providers. */
 	readonly strict?: boolean;

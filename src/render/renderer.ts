@@ -12,6 +12,7 @@ import { expandTabs, stripAnsi, truncateToWidth } from "./width.js";
 /** What to do with lines wider than the width: cut them (with `…`), or keep them as they are. */
 export type RenderOverflow = "truncate" | "keep";
 
+/** Options for `renderToLines`: what to do with lines wider than the width. */
 export interface RenderToLinesOptions {
 	/** `truncate` (default) cuts each line to `width` columns; `keep` leaves long lines alone. */
 	readonly overflow?: RenderOverflow;
@@ -29,6 +30,7 @@ export interface RenderedBlock {
 /** The part of a definition the host needs: a name and, maybe, renderers. */
 export type RenderableTool = Pick<ToolDefinition, "name" | "renderCall" | "renderResult">;
 
+/** Options for `renderToolResult`: overflow, and how many lines the fallback preview shows. */
 export interface RenderToolResultOptions extends RenderToLinesOptions {
 	/** Lines of text content the fallback shows when not expanded (default 10). */
 	readonly previewLines?: number;

@@ -39,6 +39,7 @@ export type AnsiColorName =
  */
 export type AnsiColor = AnsiColorName | "default" | number | `#${string}`;
 
+/** Options for `createAnsiTheme`: its name and the colors and backgrounds per role. */
 export interface AnsiThemeOptions {
 	/** Shown as `Theme.name`; `"ansi"` by default. */
 	readonly name?: string;

@@ -8,13 +8,16 @@ import { throwIfAborted } from "./_paths.js";
 import { argText, field, previewLines, resultText, titleLine } from "./_render.js";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize, type TruncationResult } from "./truncate.js";
 
+/** The TypeBox schema of the `bash` tool's arguments: `command`, and an optional `timeout` in seconds. */
 export const bashToolParameters = Type.Object({
 	command: Type.String({ description: "The bash command to run" }),
 	timeout: Type.Optional(Type.Number({ description: "Seconds before the command is killed (no timeout by default)" })),
 });
 
+/** The arguments of a `bash` call. */
 export type BashToolParams = Static<typeof bashToolParameters>;
 
+/** The `details` of a `bash` result: exit code, duration, truncation, and the file holding the full output. */
 export interface BashToolDetails {
 	/** The exit code; undefined in partial updates (the command is still running). */
 	readonly exitCode: number | undefined;
@@ -26,6 +29,7 @@ export interface BashToolDetails {
 	readonly fullOutputPath?: string;
 }
 
+/** Options for `createBashTool`: output budgets, a command prefix, how often updates are sent, and the spill file's name prefix. */
 export interface BashToolOptions {
 	/** Line budget of the returned tail. Default `DEFAULT_MAX_LINES` (2000). */
 	readonly maxLines?: number;

@@ -20,6 +20,7 @@ const replacementSchema = Type.Object(
 	{ additionalProperties: false },
 );
 
+/** The TypeBox schema of the `edit` tool's arguments: `path` and one or more `{ oldText, newText }` replacements. */
 export const editToolParameters = Type.Object(
 	{
 		path: Type.String({ description: "File to edit, relative to the working folder or absolute" }),
@@ -32,8 +33,10 @@ export const editToolParameters = Type.Object(
 	{ additionalProperties: false },
 );
 
+/** The arguments of an `edit` call. */
 export type EditToolParams = Static<typeof editToolParameters>;
 
+/** The `details` of an `edit` result: the change as a numbered diff and as a unified patch, and the first changed line. */
 export interface EditToolDetails {
 	/** Numbered diff with context lines: `+NN added`, `-NN removed`, ` NN context`. */
 	readonly diff: string;

@@ -11,14 +11,17 @@ import { argText, field, previewLines, resultText, titleLine } from "./_render.j
 import { toBase64, utf8Length, utf8LengthBetween } from "./_utf8.js";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize, type TruncationResult } from "./truncate.js";
 
+/** The TypeBox schema of the `read` tool's arguments: `path`, and optional `offset` and `limit` in lines. */
 export const readToolParameters = Type.Object({
 	path: Type.String({ description: "File to read, relative to the working folder or absolute" }),
 	offset: Type.Optional(Type.Number({ description: "First line to show, counting from 1" })),
 	limit: Type.Optional(Type.Number({ description: "How many lines to show at most" })),
 });
 
+/** The arguments of a `read` call. */
 export type ReadToolParams = Static<typeof readToolParameters>;
 
+/** The `details` of a `read` result: the file size, the truncation of the page when it was cut, and what was done with an image. */
 export interface ReadToolDetails {
 	/**
 	 * Set when the page was cut by the line or byte budget. `totalLines` and `totalBytes` describe
@@ -34,6 +37,7 @@ export interface ReadToolDetails {
 	readonly image?: { readonly mimeType: string; readonly bytes: number; readonly omitted: boolean };
 }
 
+/** Options for `createReadTool`: page budgets, the size up to which files get an exact line count, and the largest image returned. */
 export interface ReadToolOptions {
 	/** Line budget of one page. Default `DEFAULT_MAX_LINES` (2000). */
 	readonly maxLines?: number;

@@ -14,6 +14,7 @@ export const DEFAULT_MAX_BYTES = 50 * 1024;
 /** Default character budget of `truncateLine`. */
 export const DEFAULT_MAX_LINE_CHARS = 500;
 
+/** Budgets for the truncation helpers: lines and UTF-8 bytes. */
 export interface TruncationOptions {
 	/** Line budget; `DEFAULT_MAX_LINES` when absent. */
 	readonly maxLines?: number;

@@ -8,13 +8,16 @@ import { abortedError, resolveToolPath, throwIfAborted } from "./_paths.js";
 import { argText, field, previewLines, resultText, titleLine } from "./_render.js";
 import { encodeUtf8 } from "./_utf8.js";
 
+/** The TypeBox schema of the `write` tool's arguments: `path` and the whole new `content`. */
 export const writeToolParameters = Type.Object({
 	path: Type.String({ description: "File to write, relative to the working folder or absolute" }),
 	content: Type.String({ description: "The complete new content of the file" }),
 });
 
+/** The arguments of a `write` call. */
 export type WriteToolParams = Static<typeof writeToolParameters>;
 
+/** The `details` of a `write` result: bytes written and the absolute path. */
 export interface WriteToolDetails {
 	/** UTF-8 bytes written. */
 	readonly bytes: number;

@@ -32,7 +32,9 @@ function newest(path: string): number {
 
 /** Why `dist/` must be rebuilt, or undefined when it is newer than everything it is built from. */
 function staleness(): string | undefined {
-	const outputs = ["index.js", "node.js", "harness.js", "vitest.js", "cli.js"].map((name) => join(repo, "dist", name));
+	const outputs = ["index.js", "runtime.js", "node.js", "harness.js", "vitest.js", "cli.js"].map((name) =>
+		join(repo, "dist", name),
+	);
 	const missing = outputs.find((file) => !existsSync(file));
 	if (missing) return `${missing.slice(repo.length + 1)} is missing`;
 	const built = Math.min(...outputs.map((file) => statSync(file).mtimeMs));

@@ -8,7 +8,10 @@ import { join, resolve } from "node:path";
 import type { AgentTool, ToolContext, ToolDefinition } from "../../contract/tool.js";
 import { wrapToolDefinition } from "../../contract/tool.js";
 import { withFileMutationQueue as queueOnEnv } from "../../env/mutation-queue.js";
-import { createBashTool, createEditTool, createReadTool, createWriteTool } from "../../tools/index.js";
+import { createBashTool } from "../../tools/bash.js";
+import { createEditTool } from "../../tools/edit.js";
+import { createReadTool } from "../../tools/read.js";
+import { createWriteTool } from "../../tools/write.js";
 import { createHeadlessUI } from "../_ui.js";
 import { compatEnv, envForCwd } from "./_state.js";
 
@@ -21,7 +24,7 @@ export {
 	truncateHead,
 	truncateLine,
 	truncateTail,
-} from "../../tools/index.js";
+} from "../../tools/truncate.js";
 
 /** Options of the reference factories; toolsmith passes the ones its tools know (limits) through. */
 type FactoryOptions = Record<string, unknown> | undefined;

@@ -1,6 +1,7 @@
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { defineTool, Type } from "../../../src/contract/index.js";
+import { Type } from "../../../src/contract/schema.js";
+import { defineTool } from "../../../src/contract/tool.js";
 import { createMemoryHarness } from "../../../src/harness/harness.js";
 import { createTestHarness } from "../../../src/harness/node-harness.js";
 

@@ -6,7 +6,7 @@ import { NodeExecutionEnv } from "../../../src/env/node.js";
 import { parseReplayFixture } from "../../../src/harness/fixture.js";
 import { recordingEnv } from "../../../src/harness/record.js";
 import { replay } from "../../../src/harness/replay.js";
-import { createBuiltinTools } from "../../../src/tools/index.js";
+import { createBuiltinTools } from "../../../src/tools/builtins.js";
 
 let dir: string;
 

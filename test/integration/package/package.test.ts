@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { packToolsmith, repoRoot } from "../_pack.js";
+import { collectExports } from "../../../scripts/api-reference.js";
 import { declarationImportProblems, declarationSpecifiers } from "./_declarations.js";
 
 interface Run {
@@ -200,6 +201,21 @@ describe.concurrent("in a fresh project", () => {
 			packageJsonExists: true,
 			missingExists: false,
 		});
+	});
+
+	it("exports at run time exactly the values docs/api.md lists, entry by entry", async ({ expect }) => {
+		const listed = collectExports();
+		// toolsmith-sdk/vitest needs vitest, which this project does not install; its types are checked above.
+		const specifiers = [...listed.keys()].filter((specifier) => specifier !== "toolsmith-sdk/vitest");
+		const script = `const out = {}; for (const s of ${JSON.stringify(specifiers)}) out[s] = Object.keys(await import(s)).sort(); console.log(JSON.stringify(out));`;
+		const result = await run(process.execPath, ["--input-type=module", "-e", script], consumer);
+		expect(result.code, transcript(result)).toBe(0);
+		const values = (specifier: string) =>
+			(listed.get(specifier) ?? [])
+				.filter((item) => ["class", "function", "const", "enum"].includes(item.kind))
+				.map((item) => item.name)
+				.sort();
+		expect(JSON.parse(result.stdout)).toEqual(Object.fromEntries(specifiers.map((s) => [s, values(s)])));
 	});
 
 	it("installs the toolsmith bin, which answers --version and --help", async ({ expect }) => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ExecutionError, err, FileError, ok, unwrap } from "../../../src/contract/index.js";
+import { ExecutionError, err, FileError, ok, unwrap } from "../../../src/contract/result.js";
 
 describe("Result", () => {
 	it("unwraps values and throws errors", () => {

@@ -1,16 +1,14 @@
 import { describe, expect, expectTypeOf, it } from "vitest";
+import { errorMessage } from "../../../src/contract/errors.js";
+import { type Static, StringEnum, Type } from "../../../src/contract/schema.js";
 import {
 	type AgentToolResult,
 	defineTool,
-	errorMessage,
-	type Static,
-	StringEnum,
 	type ToolContext,
-	Type,
 	toolDefinitionFromAgentTool,
 	wrapToolDefinition,
 	wrapToolDefinitions,
-} from "../../../src/contract/index.js";
+} from "../../../src/contract/tool.js";
 import type { ExecutionEnv } from "../../../src/env/types.js";
 
 const fakeEnv = { kind: "fake", cwd: "/work" } as unknown as ExecutionEnv;

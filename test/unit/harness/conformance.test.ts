@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { defineTool, type ToolDefinition, Type } from "../../../src/contract/index.js";
+import { Type } from "../../../src/contract/schema.js";
+import { defineTool, type ToolDefinition } from "../../../src/contract/tool.js";
 import {
 	applyConformanceBaseline,
 	CONFORMANCE_CHECKS,
@@ -9,7 +10,7 @@ import {
 	parseConformanceBaseline,
 	type ToolConformanceReport,
 } from "../../../src/harness/conformance.js";
-import { createBuiltinTools } from "../../../src/tools/index.js";
+import { createBuiltinTools } from "../../../src/tools/builtins.js";
 
 function statusOf(report: ToolConformanceReport): Record<string, string> {
 	return Object.fromEntries(report.checks.map((c) => [c.id, c.status]));

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { defineTool, Type } from "../../../src/contract/index.js";
+import { Type } from "../../../src/contract/schema.js";
+import { defineTool } from "../../../src/contract/tool.js";
 import type { ExtensionAPI } from "../../../src/extensions/api.js";
 import { parseReplayFixture } from "../../../src/harness/fixture.js";
 import { createMemoryHarness } from "../../../src/harness/harness.js";

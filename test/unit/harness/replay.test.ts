@@ -1,7 +1,8 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { defineTool, Type } from "../../../src/contract/index.js";
+import { Type } from "../../../src/contract/schema.js";
+import { defineTool } from "../../../src/contract/tool.js";
 import {
 	jsonPointerToPath,
 	parseReplayFixture,

@@ -2,7 +2,8 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { createMemoryHarness } from "../../../src/harness/harness.js";
 import { describeConformance, toolsmithMatchers } from "../../../src/harness/vitest.js";
-import { createBuiltinTools, createWriteTool } from "../../../src/tools/index.js";
+import { createBuiltinTools } from "../../../src/tools/builtins.js";
+import { createWriteTool } from "../../../src/tools/write.js";
 
 const shout = fileURLToPath(new URL("../../fixtures/replay/extensions/shout.ts", import.meta.url));
 

@@ -1,15 +1,15 @@
 import { describe, expect, it } from "vitest";
-import type { AgentToolResult, RenderComponent, Theme } from "../../../src/contract/index.js";
+import type { RenderComponent, Theme } from "../../../src/contract/render.js";
+import type { AgentToolResult } from "../../../src/contract/tool.js";
 import {
-	ansiTheme,
-	plainTheme,
 	type RenderableTool,
 	renderToLines,
 	renderToolCall,
 	renderToolResult,
 	sanitizeText,
-	stripAnsi,
-} from "../../../src/render/index.js";
+} from "../../../src/render/renderer.js";
+import { ansiTheme, plainTheme } from "../../../src/render/theme.js";
+import { stripAnsi } from "../../../src/render/width.js";
 
 const text = (t: string): AgentToolResult<unknown> => ({ content: [{ type: "text", text: t }], details: {} });
 const opts = { expanded: true, isPartial: false };

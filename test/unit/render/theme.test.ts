@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { ansiTheme, createAnsiTheme, plainTheme, stripAnsi } from "../../../src/render/index.js";
+import { ansiTheme, createAnsiTheme, plainTheme } from "../../../src/render/theme.js";
+import { stripAnsi } from "../../../src/render/width.js";
 
 describe("plainTheme", () => {
 	it("returns every string unchanged", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { expandTabs, stripAnsi, truncateToWidth, visibleWidth } from "../../../src/render/index.js";
+import { expandTabs, stripAnsi, truncateToWidth, visibleWidth } from "../../../src/render/width.js";
 
 const red = (s: string) => `\x1b[31m${s}\x1b[39m`;
 

@@ -2,7 +2,7 @@ import { readFileSync, statSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import type { AgentToolResult } from "../../../src/contract/tool.js";
 import type { ScriptedCommand } from "../../../src/env/memory.js";
-import { type BashToolDetails, createBashTool } from "../../../src/tools/index.js";
+import { type BashToolDetails, createBashTool } from "../../../src/tools/bash.js";
 import { bothEnvs, nodeFixture, type ToolFixture, textOf } from "./_env.js";
 
 const bash = createBashTool();

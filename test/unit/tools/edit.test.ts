@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { withFileMutationQueue } from "../../../src/env/mutation-queue.js";
-import { createEditTool, type EditToolDetails, prepareEditArguments } from "../../../src/tools/index.js";
+import { createEditTool, type EditToolDetails, prepareEditArguments } from "../../../src/tools/edit.js";
 import { bothEnvs, type FixtureFiles, type ToolFixture, textOf } from "./_env.js";
 
 const edit = createEditTool();

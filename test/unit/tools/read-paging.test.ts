@@ -3,7 +3,8 @@
  * across chunk boundaries, every page must be what slicing the whole text would give.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createReadTool, formatSize, truncateHead } from "../../../src/tools/index.js";
+import { createReadTool } from "../../../src/tools/read.js";
+import { formatSize, truncateHead } from "../../../src/tools/truncate.js";
 import { bothEnvs, type ToolFixture, textOf } from "./_env.js";
 
 /** What a read of the whole text returns, computed the simple way. */

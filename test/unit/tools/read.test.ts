@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { createReadTool, type ReadToolDetails } from "../../../src/tools/index.js";
+import { createReadTool, type ReadToolDetails } from "../../../src/tools/read.js";
 import { bothEnvs, type FixtureFiles, type ToolFixture, textOf } from "./_env.js";
 
 const read = createReadTool();

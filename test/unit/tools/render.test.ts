@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { RenderOutput } from "../../../src/contract/render.js";
 import type { AgentToolResult, ToolDefinition } from "../../../src/contract/tool.js";
-import { plainTheme } from "../../../src/render/index.js";
-import { createBuiltinTools } from "../../../src/tools/index.js";
+import { plainTheme } from "../../../src/render/theme.js";
+import { createBuiltinTools } from "../../../src/tools/builtins.js";
 
 const tools = createBuiltinTools();
 const asText = (output: RenderOutput) =>

@@ -6,7 +6,7 @@ import {
 	truncateHead,
 	truncateLine,
 	truncateTail,
-} from "../../../src/tools/index.js";
+} from "../../../src/tools/truncate.js";
 
 describe("formatSize", () => {
 	it("uses B, KB and MB with one decimal", () => {

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { createWriteTool, type WriteToolDetails } from "../../../src/tools/index.js";
+import { createWriteTool, type WriteToolDetails } from "../../../src/tools/write.js";
 import { bothEnvs, type FixtureFiles, type ToolFixture, textOf } from "./_env.js";
 
 const write = createWriteTool();

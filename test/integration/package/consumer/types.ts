@@ -177,3 +177,12 @@ export async function exists(env: MemoryExecutionEnv = new MemoryExecutionEnv())
 	if (await env.exists(path)) return "there";
 	return "missing";
 }
+
+// --- The runtime subpath: a host's own registry over the built-ins ---------------------------------
+
+import { createBuiltinTools } from "toolsmith-sdk";
+import { createToolRegistry, type ToolRegistry } from "toolsmith-sdk/runtime";
+
+export const registry: ToolRegistry = createToolRegistry({ builtins: createBuiltinTools() });
+// @ts-expect-error the runtime plumbing is not on the main entry
+export { createExtensionRuntime } from "toolsmith-sdk";

@@ -1,51 +1,11 @@
-/** The built-in tools and the truncation helpers they share. */
+/** The four built-in tools as one list, each configured by its own options. */
 import type { ToolDefinition } from "../contract/tool.js";
 import { type BashToolOptions, createBashTool } from "./bash.js";
 import { createEditTool, type EditToolOptions } from "./edit.js";
 import { createReadTool, type ReadToolOptions } from "./read.js";
 import { createWriteTool, type WriteToolOptions } from "./write.js";
 
-export {
-	type BashToolDetails,
-	type BashToolOptions,
-	type BashToolParams,
-	bashToolParameters,
-	createBashTool,
-} from "./bash.js";
-export {
-	createEditTool,
-	type EditToolDetails,
-	type EditToolOptions,
-	type EditToolParams,
-	editToolParameters,
-	prepareEditArguments,
-} from "./edit.js";
-export {
-	createReadTool,
-	type ReadToolDetails,
-	type ReadToolOptions,
-	type ReadToolParams,
-	readToolParameters,
-} from "./read.js";
-export {
-	DEFAULT_MAX_BYTES,
-	DEFAULT_MAX_LINE_CHARS,
-	DEFAULT_MAX_LINES,
-	formatSize,
-	type TruncationOptions,
-	type TruncationResult,
-	truncateHead,
-	truncateLine,
-	truncateTail,
-} from "./truncate.js";
-export {
-	createWriteTool,
-	type WriteToolDetails,
-	type WriteToolOptions,
-	type WriteToolParams,
-	writeToolParameters,
-} from "./write.js";
-
+/** Options for `createBuiltinTools`: each tool's own options, under its name. */
 export interface BuiltinToolsOptions {
 	readonly read?: ReadToolOptions;
 	readonly bash?: BashToolOptions;

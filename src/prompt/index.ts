@@ -1,1 +1,0 @@
-export { type BuildToolsPromptOptions, buildToolsPrompt, type PromptTool, toolSnippet } from "./tools-prompt.js";
