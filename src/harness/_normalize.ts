@@ -5,13 +5,13 @@
  * offsets, counts, paths, exit codes), so a real behavioural difference still shows as a mismatch.
  */
 
-export interface NormalisedText {
+export interface NormalizedText {
 	readonly text: string;
 	/** Ids of the rules that changed the text. */
 	readonly rules: string[];
 }
 
-export interface NormaliseContext {
+export interface NormalizeContext {
 	readonly toolName: string;
 	/** The call's arguments after the old shapes were mapped (object or undefined). */
 	readonly args: Readonly<Record<string, unknown>> | undefined;
@@ -21,7 +21,7 @@ export interface NormaliseContext {
 interface Rule {
 	readonly id: string;
 	readonly tools: readonly string[];
-	apply(text: string, context: NormaliseContext): string;
+	apply(text: string, context: NormalizeContext): string;
 }
 
 // Continuation notices of a page of a file. All forms state how many lines remain and which offset
@@ -73,8 +73,8 @@ const RULES: readonly Rule[] = [
 	},
 ];
 
-/** The ids and one-line descriptions of every rule, for reports and docs. */
-export const NORMALISATION_RULES: readonly { readonly id: string; readonly summary: string }[] = [
+/** The ids and one-line descriptions of every rule above, in their order (published as `NORMALIZATION_RULES`). */
+export const RULE_SUMMARIES: readonly { readonly id: string; readonly summary: string }[] = [
 	{
 		id: "read-continuation",
 		summary:
@@ -93,7 +93,7 @@ export const NORMALISATION_RULES: readonly { readonly id: string; readonly summa
 ];
 
 /** Apply every rule for the tool; returns the canonical text and the rules that changed it. */
-export function normaliseResultText(text: string, context: NormaliseContext): NormalisedText {
+export function normalizeResultText(text: string, context: NormalizeContext): NormalizedText {
 	let current = text;
 	const rules: string[] = [];
 	for (const rule of RULES) {

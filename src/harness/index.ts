@@ -77,8 +77,7 @@ export {
 	type UnknownToolReport,
 } from "./replay.js";
 export {
-	formatSessionReplayReport,
-	NORMALISATION_RULES,
+	NORMALIZATION_RULES,
 	type ReplaySessionOptions,
 	replaySession,
 	type SessionCallOutcome,
@@ -99,3 +98,4 @@ export {
 	SessionParseError,
 	sessionFigures,
 } from "./session.js";
+export { formatSessionReplayReport } from "./session-report.js";

@@ -2,7 +2,7 @@
  * Replaying a recorded session through our tools.
  *
  * Each recorded call runs through the executor with our tools on a recorded env (see
- * `_recorded-env.ts`) that knows only what the recording revealed. The call is then classified:
+ * `_recorded-files.ts`) that knows only what the recording revealed. The call is then classified:
  *
  * - `match`: our result equals the recorded one (after the documented normalisation rules);
  * - `mismatch`: it differs, and everything it depended on was known: a real difference;
@@ -14,22 +14,17 @@
 import type { ToolCall } from "../contract/content.js";
 import { errorMessage } from "../contract/errors.js";
 import { type AgentTool, type ToolDefinition, wrapToolDefinitions } from "../contract/tool.js";
-import { executeToolCalls } from "../exec/index.js";
-import { createBuiltinTools } from "../tools/index.js";
+import { executeToolCalls } from "../exec/execute.js";
+import { createBuiltinTools } from "../tools/builtins.js";
 import { headlessContextFactory } from "./_context.js";
-import { normaliseResultText } from "./_normalize.js";
-import {
-	changedLinesFromDiff,
-	FileLines,
-	lastParagraph,
-	linesBeforeFromDiff,
-	pageFromRead,
-	RecordedFiles,
-	UNKNOWN_LINE,
-} from "./_recorded-env.js";
+import { FileLines } from "./_file-lines.js";
+import { normalizeResultText, RULE_SUMMARIES } from "./_normalize.js";
+import { RecordedFiles, UNKNOWN_LINE } from "./_recorded-files.js";
+import { changedLinesFromDiff, commandFromBash, linesBeforeFromDiff, pageFromRead } from "./_recorded-formats.js";
 import { commandMayWrite } from "./_shell-effects.js";
 import { textDiff } from "./_text-diff.js";
 import type { RecordedBatch, RecordedCall, RecordedSession } from "./session.js";
+import { summarizeOutcomes } from "./session-report.js";
 
 export type SessionCallStatus = "match" | "mismatch" | "unknowable";
 
@@ -167,39 +162,6 @@ function hasImageBlock(content: readonly { type: string }[]): boolean {
 	return content.some((block) => block.type === "image");
 }
 
-const EXIT_STATUS = /(?:^|\n\n)Command exited with code (\d+)$/;
-const ABORTED_STATUS = /(?:^|\n\n)Command aborted$/;
-const TIMEOUT_STATUS = /(?:^|\n\n)Command timed out after [\d.]+ seconds$/;
-const TRUNCATED_OUTPUT = /\n\n\[Showing (?:lines \d+-\d+ of \d+|last .* of line \d+)[^\]]*Full output: [^\]]*\]$/;
-
-/** The output and ending a recorded bash result describes. */
-function recordedCommand(
-	text: string,
-	isError: boolean,
-): { output: string; exitCode: number; aborted: boolean } | { unknowable: UnknowableReason; why: string } {
-	const { tail, at } = lastParagraph(text);
-	if (TIMEOUT_STATUS.test(tail)) return { unknowable: "timing", why: "the command timed out (wall-clock time)" };
-	let body = text;
-	let exitCode = 0;
-	let aborted = false;
-	const exit = EXIT_STATUS.exec(tail);
-	const abort = exit ? null : ABORTED_STATUS.exec(tail);
-	if (exit) {
-		exitCode = Number(exit[1]);
-		body = text.slice(0, at + exit.index);
-	} else if (abort) {
-		aborted = true;
-		body = text.slice(0, at + abort.index);
-	} else if (isError) {
-		return { unknowable: "unreadable-result", why: "an error result without an exit status" };
-	}
-	if (TRUNCATED_OUTPUT.test(lastParagraph(body).tail)) {
-		return { unknowable: "unseen-region", why: "the recording holds only the tail of the output" };
-	}
-	if (body === "(no output)") body = "";
-	return { output: body, exitCode, aborted };
-}
-
 let builtins: readonly ToolDefinition[] | undefined;
 
 /**
@@ -236,7 +198,7 @@ class SessionReplayer {
 				this.options.onCall?.(outcome);
 			}
 		}
-		const figures = summarise(this.outcomes);
+		const figures = summarizeOutcomes(this.outcomes);
 		return { cwd: this.session.cwd, figures, calls: this.outcomes, ok: figures.mismatch === 0 };
 	}
 
@@ -307,8 +269,8 @@ class SessionReplayer {
 		let actual = expected;
 		if (recordedText !== ours.text) {
 			const context = { toolName: call.toolCall.name, args: argsOf(call.toolCall), isError: recorded.isError };
-			expected = normaliseResultText(recordedText, context);
-			actual = normaliseResultText(ours.text, { ...context, isError: ours.isError });
+			expected = normalizeResultText(recordedText, context);
+			actual = normalizeResultText(ours.text, { ...context, isError: ours.isError });
 		}
 		const extra = options.extraRules ?? [];
 		const rules =
@@ -617,7 +579,7 @@ class SessionReplayer {
 		const command = typeof args?.command === "string" ? args.command : undefined;
 		if (command === undefined) return this.compare(call, await this.execute(call.toolCall));
 		const mayWrite = commandMayWrite(command);
-		const answer = recordedCommand(textOf(recorded.content), recorded.isError);
+		const answer = commandFromBash(textOf(recorded.content), recorded.isError);
 		let outcome: SessionCallOutcome;
 		if ("unknowable" in answer) {
 			outcome = this.unknowable(call, answer.unknowable, answer.why);
@@ -668,41 +630,6 @@ function diffDisagreement(
 	return undefined;
 }
 
-function summarise(outcomes: readonly SessionCallOutcome[]): SessionReplayFigures {
-	type Counts = { calls: number; match: number; mismatch: number; unknowable: number; seeded: number };
-	const empty = (): Counts => ({ calls: 0, match: 0, mismatch: 0, unknowable: 0, seeded: 0 });
-	const byTool: Record<string, Counts> = {};
-	const total = empty();
-	const reasons: Partial<Record<UnknowableReason, number>> = {};
-	const rules: Record<string, number> = {};
-	const count = (counts: Counts, outcome: SessionCallOutcome) => {
-		counts.calls++;
-		if (outcome.status === "match") {
-			counts.match++;
-			if (outcome.seeded) counts.seeded++;
-		} else if (outcome.status === "mismatch") counts.mismatch++;
-		else counts.unknowable++;
-	};
-	for (const outcome of outcomes) {
-		let tool = byTool[outcome.toolName];
-		if (tool === undefined) {
-			tool = empty();
-			byTool[outcome.toolName] = tool;
-		}
-		count(tool, outcome);
-		count(total, outcome);
-		if (outcome.reason) reasons[outcome.reason] = (reasons[outcome.reason] ?? 0) + 1;
-		for (const rule of outcome.rules) rules[rule] = (rules[rule] ?? 0) + 1;
-	}
-	return {
-		...total,
-		byTool,
-		seededReads: byTool.read?.seeded ?? 0,
-		unknowableReasons: reasons,
-		rules,
-	};
-}
-
 /**
  * Replay every call of a recorded session through our tools and classify each one. Never rejects
  * for a problem with a single call (that call is reported); rejects only when `onCall` throws.
@@ -714,51 +641,5 @@ export async function replaySession(
 	return new SessionReplayer(session, options).run();
 }
 
-export { NORMALISATION_RULES } from "./_normalize.js";
-
-function pad(text: string | number, width: number, right = false): string {
-	const value = String(text);
-	return right ? value.padStart(width) : value.padEnd(width);
-}
-
-/**
- * The fidelity report as text: a table per tool, the reasons for unknowable calls, the rules used,
- * then every mismatch with its diff (and, with `verbose`, every unknowable call and why).
- */
-export function formatSessionReplayReport(
-	report: SessionReplayReport,
-	options: { readonly verbose?: boolean; readonly source?: string } = {},
-): string {
-	const f = report.figures;
-	const lines: string[] = [];
-	lines.push(
-		`${report.ok ? "PASS" : "FAIL"} session replay${options.source ? ` of ${options.source}` : ""} (cwd ${report.cwd})`,
-	);
-	const width = Math.max(5, ...Object.keys(f.byTool).map((name) => name.length));
-	lines.push(`  ${pad("tool", width)}  ${pad("calls", 5, true)}  ${pad("match", 5, true)}  mismatch  unknowable`);
-	const row = (name: string, t: SessionToolFigures) =>
-		`  ${pad(name, width)}  ${pad(t.calls, 5, true)}  ${pad(t.match, 5, true)}  ${pad(t.mismatch, 8, true)}  ${pad(t.unknowable, 10, true)}`;
-	for (const [name, figures] of Object.entries(f.byTool)) lines.push(row(name, figures));
-	lines.push(row("total", f));
-	const seeded = Object.entries(f.byTool)
-		.filter(([, t]) => t.seeded > 0)
-		.map(([name, t]) => `${name} ${t.seeded}`);
-	lines.push(
-		`  matches that learned what they needed from their own result: ${f.seeded}${seeded.length ? ` (${seeded.join(", ")})` : ""}`,
-	);
-	const reasons = Object.entries(f.unknowableReasons).map(([reason, count]) => `${reason} ${count}`);
-	if (reasons.length > 0) lines.push(`  unknowable because: ${reasons.join(", ")}`);
-	const rules = Object.entries(f.rules).map(([rule, count]) => `${rule} ${count}`);
-	if (rules.length > 0) lines.push(`  normalisation rules applied: ${rules.join(", ")}`);
-	for (const call of report.calls) {
-		if (call.status === "match" || (call.status === "unknowable" && !options.verbose)) continue;
-		const where = `#${call.index} ${call.toolName} (batch ${call.batch}, ${call.toolCallId})`;
-		lines.push(
-			`  ${call.status === "mismatch" ? "✗" : "?"} ${where}: ${call.reason ? `${call.reason}: ` : ""}${call.message}`,
-		);
-		if (call.status === "mismatch" && call.diff) {
-			for (const diffLine of call.diff.split("\n")) lines.push(`      ${diffLine}`);
-		}
-	}
-	return lines.join("\n");
-}
+/** The ids and one-line descriptions of every rule, for reports and docs. */
+export const NORMALIZATION_RULES: readonly { readonly id: string; readonly summary: string }[] = RULE_SUMMARIES;

@@ -126,7 +126,7 @@ function asString(value: unknown): string | undefined {
 }
 
 /** Tool result content as recorded: an array of blocks, or (in some writers) a bare string. */
-function normaliseContent(value: unknown): ToolResultContent[] {
+function normalizeContent(value: unknown): ToolResultContent[] {
 	if (typeof value === "string") return [{ type: "text", text: value }];
 	if (!Array.isArray(value)) return [];
 	const blocks: ToolResultContent[] = [];
@@ -336,7 +336,7 @@ export function parseSession(text: string, options: ParseSessionOptions = {}): R
 			pending.delete(id);
 			const timestamp = message.timestamp;
 			results.set(owner.position, {
-				content: normaliseContent(message.content),
+				content: normalizeContent(message.content),
 				details: message.details,
 				isError: message.isError === true,
 				line: entry.line,

@@ -2,7 +2,8 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import type { ToolDefinition } from "../../../src/contract/tool.js";
 import { loadSession } from "../../../src/harness/node-session.js";
-import { formatSessionReplayReport, replaySession } from "../../../src/harness/replay-session.js";
+import { replaySession } from "../../../src/harness/replay-session.js";
+import { formatSessionReplayReport } from "../../../src/harness/session-report.js";
 import { createReadTool } from "../../../src/tools/read.js";
 
 const file = fileURLToPath(new URL("../../fixtures/sessions/pi-session-v1.jsonl", import.meta.url));

@@ -1,6 +1,6 @@
-/** The recorded env's line index against `split("\n")`, in random access orders. */
+/** FileLines, the line index of the replay's files, against `split("\n")`, in random access orders. */
 import { describe, expect, it } from "vitest";
-import { FileLines, RecordedFiles } from "../../../src/harness/_recorded-env.js";
+import { FileLines } from "../../../src/harness/_file-lines.js";
 
 let seed = 4242;
 function random(n: number): number {
@@ -54,18 +54,5 @@ describe("FileLines", () => {
 			}
 			expect(lines.length).toBe(changed.length);
 		}
-	});
-});
-
-describe("RecordedFiles", () => {
-	it("sees a file as the env holds it: written text as it is, a lone surrogate as U+FFFD", async () => {
-		const files = new RecordedFiles("/w");
-		await files.setContent("a.txt", "one\ntwo");
-		expect(files.content("a.txt")).toBe("one\ntwo");
-		expect(files.lines("a.txt")?.line(1)).toBe("two");
-		await files.setContent("b.txt", "x\uD800y");
-		expect(files.content("b.txt")).toBe("x\uFFFDy");
-		await files.setContent("a.txt", "changed");
-		expect(files.lines("a.txt")?.line(0)).toBe("changed");
 	});
 });

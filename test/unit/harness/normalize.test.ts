@@ -1,0 +1,47 @@
+/** The normalization rules: known wording differences between the recorded agent's tools and ours. */
+import { describe, expect, it } from "vitest";
+import { normalizeResultText } from "../../../src/harness/_normalize.js";
+import { NORMALIZATION_RULES } from "../../../src/harness/replay-session.js";
+
+describe("normalization rules", () => {
+	const context = (toolName: string) => ({ toolName, args: undefined, isError: false });
+
+	it("maps the read continuation notices onto one form", () => {
+		const old = normalizeResultText(
+			"x\n\n... (5 more lines not shown. Use offset=3 to continue reading)",
+			context("read"),
+		);
+		const ours = normalizeResultText("x\n\n[Showing lines 2-2 of 7. Use offset=3 to continue.]", context("read"));
+		expect(old).toEqual({ text: "x\n\n[more: 5 lines, next offset 3]", rules: ["read-continuation"] });
+		expect(ours.text).toBe(old.text);
+		// A different remaining count stays different.
+		expect(
+			normalizeResultText("x\n\n[4 more lines in file. Use offset=3 to continue.]", context("read")).text,
+		).not.toBe(old.text);
+	});
+
+	it("maps the older edit and bash wording, and leaves other tools alone", () => {
+		expect(
+			normalizeResultText("Successfully replaced text in a.ts. Changed 3 characters to 5 characters.", context("edit"))
+				.text,
+		).toBe("Successfully replaced 1 block(s) in a.ts.");
+		expect(normalizeResultText("(no output)\n\nCommand exited with code 2", context("bash"))).toEqual({
+			text: "Command exited with code 2",
+			rules: ["bash-empty-output-status"],
+		});
+		expect(normalizeResultText("(no output)\n\nCommand exited with code 2", context("read")).rules).toEqual([]);
+	});
+});
+
+describe("NORMALIZATION_RULES", () => {
+	it("describes, in one line each, every rule the normalization applies", () => {
+		const context = (toolName: string) => ({ toolName, args: undefined, isError: false });
+		const applied = [
+			normalizeResultText("x\n\n[4 more lines in file. Use offset=3 to continue.]", context("read")),
+			normalizeResultText("(no output)\n\nCommand exited with code 2", context("bash")),
+			normalizeResultText("Successfully replaced text in a.ts. Changed 3 characters to 5 characters.", context("edit")),
+		].flatMap((result) => result.rules);
+		expect(NORMALIZATION_RULES.map((rule) => rule.id)).toEqual(applied);
+		for (const rule of NORMALIZATION_RULES) expect(rule.summary).toMatch(/^[^\n]+$/);
+	});
+});
