@@ -1,6 +1,6 @@
 /**
  * Conformance checks for one tool definition: static checks of what providers and prompts will
- * see, and behavioural checks on a MemoryExecutionEnv with arguments generated from the schema.
+ * see, and behavioral checks on a MemoryExecutionEnv with arguments generated from the schema.
  * Each check passes, fails, or is skipped with a reason. Runtime-neutral.
  */
 import type { ToolCall, ToolResultMessage } from "../contract/content.js";
@@ -8,7 +8,7 @@ import { errorMessage } from "../contract/errors.js";
 import type { AgentToolResult, ToolDefinition } from "../contract/tool.js";
 import { wrapToolDefinition } from "../contract/tool.js";
 import { MemoryExecutionEnv, type MemorySeedFile, type ScriptedCommand } from "../env/memory.js";
-import { executeToolCalls } from "../exec/index.js";
+import { executeToolCalls } from "../exec/execute.js";
 import { checkToolName } from "../providers/names.js";
 import { compileToolSchema } from "../providers/schema.js";
 import type { ToolProvider } from "../providers/types.js";
@@ -16,49 +16,21 @@ import { plainTheme } from "../render/theme.js";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES } from "../tools/truncate.js";
 import { headlessContextFactory } from "./_context.js";
 import { nearMisses, sampleValue } from "./_samples.js";
+import {
+	type CheckStatus,
+	CONFORMANCE_CHECKS,
+	type ConformanceCheck,
+	type ConformanceCheckId,
+	type ToolConformanceReport,
+} from "./conformance-checks.js";
 
-/** Every check, in the order they run. */
-export const CONFORMANCE_CHECKS = [
-	{ id: "name-valid", title: "the name is valid for every provider" },
-	{ id: "description", title: "a description of sane length" },
-	{ id: "label", title: "a label" },
-	{ id: "parameters-object", title: "parameters are an object schema" },
-	{ id: "schema-openai", title: "the schema compiles for OpenAI" },
-	{ id: "schema-anthropic", title: "the schema compiles for Anthropic" },
-	{ id: "schema-google", title: "the schema compiles for Google" },
-	{ id: "prompt-snippet", title: "promptSnippet is one line" },
-	{ id: "prompt-guidelines", title: "promptGuidelines are strings" },
-	{ id: "valid-samples", title: "valid samples run without breaking the executor" },
-	{ id: "invalid-samples", title: "near-miss arguments are rejected naming the field" },
-	{ id: "abort", title: "an aborted signal settles execute promptly" },
-	{ id: "content", title: "content is well formed and within the truncation budget" },
-	{ id: "throws", title: "failures are thrown, so they become isError" },
-	{ id: "updates", title: "partial updates are well formed" },
-	{ id: "render", title: "renderCall and renderResult do not throw" },
-	{ id: "deterministic", title: "the same input in two fresh envs gives the same result" },
-] as const;
-
-export type ConformanceCheckId = (typeof CONFORMANCE_CHECKS)[number]["id"];
-export type CheckStatus = "pass" | "fail" | "skip";
-
-export interface ConformanceCheck {
-	readonly id: ConformanceCheckId;
-	readonly title: string;
-	readonly status: CheckStatus;
-	/** Why it failed or was skipped; what was checked when it passed. */
-	readonly message: string;
-	/** Extra lines: each problem, or the provider rewrites. */
-	readonly details: readonly string[];
-	/** Set by a baseline: the failure is known and accepted. */
-	readonly expectedFailure?: boolean;
-}
-
-export interface ToolConformanceReport {
-	readonly tool: string;
-	readonly checks: readonly ConformanceCheck[];
-	/** No check failed (expected failures from a baseline do not count). */
-	readonly pass: boolean;
-}
+// Still imported from here by src/cli/_harness-run.ts; they live in their own modules.
+export {
+	applyConformanceBaseline,
+	type ConformanceBaseline,
+	parseConformanceBaseline,
+} from "./conformance-baseline.js";
+export { formatConformanceReport } from "./conformance-report.js";
 
 export interface CheckToolOptions {
 	/** Files of the memory env the behavioural checks run in. */
@@ -292,7 +264,7 @@ class Checker {
 		});
 	}
 
-	async behaviouralChecks(): Promise<ConformanceCheck[]> {
+	async behavioralChecks(): Promise<ConformanceCheck[]> {
 		const out: ConformanceCheck[] = [];
 		const samples = this.samples();
 		const runs: SampleRun[] = [];
@@ -546,7 +518,7 @@ export async function checkTool(
 	const executable = typeof definition.execute === "function";
 	if (parametersOk && executable) {
 		try {
-			checks.push(...(await checker.behaviouralChecks()));
+			checks.push(...(await checker.behavioralChecks()));
 		} catch (error) {
 			checks.push(check("valid-samples", "fail", `the checks themselves failed: ${errorMessage(error)}`));
 		}
@@ -560,105 +532,4 @@ export async function checkTool(
 	const order = new Map<string, number>(CONFORMANCE_CHECKS.map((c, i) => [c.id, i]));
 	checks.sort((a, b) => (order.get(a.id) ?? 0) - (order.get(b.id) ?? 0));
 	return { tool: String(definition.name), checks, pass: checks.every((c) => c.status !== "fail") };
-}
-
-/**
- * Known failures a project accepts for now: tool name → ids of checks expected to fail. An entry
- * that no longer fails (or names a tool or check that does not exist) is stale, and a stale entry
- * is itself a failure, so the baseline only ever shrinks.
- */
-export interface ConformanceBaseline {
-	readonly expectedFailures: Readonly<Record<string, readonly string[]>>;
-}
-
-export interface StaleBaselineEntry {
-	readonly tool: string;
-	readonly check: string;
-	readonly reason: string;
-}
-
-export interface ConformanceSummary {
-	readonly reports: readonly ToolConformanceReport[];
-	readonly stale: readonly StaleBaselineEntry[];
-	/** No unexpected failure and no stale baseline entry. */
-	readonly pass: boolean;
-	readonly counts: { readonly pass: number; readonly fail: number; readonly skip: number; readonly expected: number };
-}
-
-/** Check that `value` is a baseline; throws naming the problem. */
-export function parseConformanceBaseline(value: unknown, source = "baseline"): ConformanceBaseline {
-	const failures = (value as { expectedFailures?: unknown } | null)?.expectedFailures;
-	if (typeof failures !== "object" || failures === null || Array.isArray(failures)) {
-		throw new Error(`${source}: expected { "expectedFailures": { "<tool>": ["<check id>", …] } }`);
-	}
-	for (const [tool, ids] of Object.entries(failures)) {
-		if (!Array.isArray(ids) || ids.some((id) => typeof id !== "string")) {
-			throw new Error(`${source}: expectedFailures.${tool} must be an array of check ids`);
-		}
-	}
-	return { expectedFailures: failures as Record<string, string[]> };
-}
-
-/** Mark expected failures, find stale baseline entries, and total everything up. */
-export function applyConformanceBaseline(
-	reports: readonly ToolConformanceReport[],
-	baseline: ConformanceBaseline = { expectedFailures: {} },
-): ConformanceSummary {
-	const stale: StaleBaselineEntry[] = [];
-	const known = new Set<string>(CONFORMANCE_CHECKS.map((c) => c.id));
-	const marked = reports.map((report) => {
-		const expected = new Set(baseline.expectedFailures[report.tool] ?? []);
-		const checks = report.checks.map((c) =>
-			expected.has(c.id) && c.status === "fail" ? { ...c, expectedFailure: true } : c,
-		);
-		for (const id of expected) {
-			const found = report.checks.find((c) => c.id === id);
-			if (!known.has(id)) stale.push({ tool: report.tool, check: id, reason: "no check has this id" });
-			else if (found && found.status !== "fail") {
-				stale.push({
-					tool: report.tool,
-					check: id,
-					reason: `it now ${found.status === "pass" ? "passes" : "is skipped"}; remove the entry`,
-				});
-			}
-		}
-		return { ...report, checks, pass: checks.every((c) => c.status !== "fail" || c.expectedFailure === true) };
-	});
-	const tools = new Set(reports.map((r) => r.tool));
-	for (const [tool, ids] of Object.entries(baseline.expectedFailures)) {
-		if (tools.has(tool)) continue;
-		for (const id of ids) stale.push({ tool, check: id, reason: "no tool of this name was checked" });
-	}
-	const all = marked.flatMap((r) => r.checks);
-	const counts = {
-		pass: all.filter((c) => c.status === "pass").length,
-		fail: all.filter((c) => c.status === "fail" && !c.expectedFailure).length,
-		skip: all.filter((c) => c.status === "skip").length,
-		expected: all.filter((c) => c.expectedFailure === true).length,
-	};
-	return { reports: marked, stale, pass: counts.fail === 0 && stale.length === 0, counts };
-}
-
-/** A readable report: one line per check, details of failures below, stale entries at the end. */
-export function formatConformanceReport(
-	summary: ConformanceSummary | ToolConformanceReport,
-	options: { readonly verbose?: boolean } = {},
-): string {
-	const full = "reports" in summary ? summary : applyConformanceBaseline([summary]);
-	const lines: string[] = [];
-	for (const report of full.reports) {
-		lines.push(`${report.pass ? "PASS" : "FAIL"} ${report.tool}`);
-		for (const c of report.checks) {
-			const mark = c.status === "pass" ? "✓" : c.status === "skip" ? "-" : c.expectedFailure ? "x" : "✗";
-			const note = c.expectedFailure ? " (expected failure)" : "";
-			lines.push(`  ${mark} ${c.id}: ${c.message}${note}`);
-			if (c.status === "fail" || options.verbose) for (const detail of c.details) lines.push(`      ${detail}`);
-		}
-	}
-	for (const entry of full.stale) lines.push(`✗ stale baseline entry ${entry.tool}: ${entry.check}: ${entry.reason}`);
-	const c = full.counts;
-	lines.push(
-		`${c.pass} passed, ${c.fail} failed, ${c.skip} skipped${c.expected ? `, ${c.expected} expected failure(s)` : ""}${full.stale.length ? `, ${full.stale.length} stale baseline entr${full.stale.length === 1 ? "y" : "ies"}` : ""}`,
-	);
-	return lines.join("\n");
 }

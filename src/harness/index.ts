@@ -3,21 +3,22 @@
  * fixtures, recorded sessions, recording, and conformance checks. Modules named `node-*` need
  * Node.js; the rest is runtime-neutral.
  */
+export { type CheckToolOptions, checkTool } from "./conformance.js";
 export {
 	applyConformanceBaseline,
-	type CheckStatus,
-	type CheckToolOptions,
-	CONFORMANCE_CHECKS,
 	type ConformanceBaseline,
-	type ConformanceCheck,
-	type ConformanceCheckId,
 	type ConformanceSummary,
-	checkTool,
-	formatConformanceReport,
 	parseConformanceBaseline,
 	type StaleBaselineEntry,
+} from "./conformance-baseline.js";
+export {
+	type CheckStatus,
+	CONFORMANCE_CHECKS,
+	type ConformanceCheck,
+	type ConformanceCheckId,
 	type ToolConformanceReport,
-} from "./conformance.js";
+} from "./conformance-checks.js";
+export { formatConformanceReport } from "./conformance-report.js";
 export {
 	type CallExpectation,
 	type FileExpectation,

@@ -6,14 +6,13 @@ import type { ToolDefinition } from "../contract/tool.js";
 import { MemoryExecutionEnv } from "../env/memory.js";
 import type { ExtensionDiagnostic } from "../extensions/api.js";
 import { loadExtensions } from "../extensions/node-loader.js";
+import { type CheckToolOptions, checkTool } from "./conformance.js";
 import {
 	applyConformanceBaseline,
-	type CheckToolOptions,
 	type ConformanceBaseline,
 	type ConformanceSummary,
-	checkTool,
 	parseConformanceBaseline,
-} from "./conformance.js";
+} from "./conformance-baseline.js";
 
 /** Read an expected-failures baseline file; rejects with a message naming the file. */
 export async function loadConformanceBaseline(path: string): Promise<ConformanceBaseline> {

@@ -5,14 +5,9 @@
 import { describe, expect, it } from "vitest";
 import type { ToolResultMessage } from "../contract/content.js";
 import type { AgentToolResult, ToolDefinition } from "../contract/tool.js";
-import {
-	applyConformanceBaseline,
-	type CheckToolOptions,
-	CONFORMANCE_CHECKS,
-	type ConformanceBaseline,
-	type ConformanceSummary,
-	checkTool,
-} from "./conformance.js";
+import { type CheckToolOptions, checkTool } from "./conformance.js";
+import { applyConformanceBaseline, type ConformanceBaseline, type ConformanceSummary } from "./conformance-baseline.js";
+import { CONFORMANCE_CHECKS } from "./conformance-checks.js";
 import { checkExtensions } from "./node-conformance.js";
 
 export interface DescribeConformanceOptions extends CheckToolOptions {

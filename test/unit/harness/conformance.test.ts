@@ -1,15 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { Type } from "../../../src/contract/schema.js";
 import { defineTool, type ToolDefinition } from "../../../src/contract/tool.js";
+import { checkTool } from "../../../src/harness/conformance.js";
+import { applyConformanceBaseline, parseConformanceBaseline } from "../../../src/harness/conformance-baseline.js";
 import {
-	applyConformanceBaseline,
 	CONFORMANCE_CHECKS,
 	type ConformanceCheckId,
-	checkTool,
-	formatConformanceReport,
-	parseConformanceBaseline,
 	type ToolConformanceReport,
-} from "../../../src/harness/conformance.js";
+} from "../../../src/harness/conformance-checks.js";
+import { formatConformanceReport } from "../../../src/harness/conformance-report.js";
 import { createBuiltinTools } from "../../../src/tools/builtins.js";
 
 function statusOf(report: ToolConformanceReport): Record<string, string> {
