@@ -1,6 +1,7 @@
 /**
- * `toolsmith dev`: load the built-ins and extensions, watch them, and try tools from a prompt (or
- * from piped stdin, one command per line).
+ * `toolsmith dev`: load the built-ins and extensions in the extension host (imported when the
+ * command runs, so `--help` stays fast), watch them, and try tools from a prompt (or from piped
+ * stdin, one command per line).
  */
 import { resolve } from "node:path";
 import { createInterface, type Interface } from "node:readline";
@@ -10,10 +11,14 @@ import { errorMessage } from "../contract/errors.js";
 import type { ToolExecutionEvent } from "../contract/events.js";
 import type { Theme } from "../contract/render.js";
 import type { AgentToolResult } from "../contract/tool.js";
+import type { ExecutionEnv } from "../env/types.js";
+import type { ExtensionDiagnostic, RegisteredCommand } from "../extensions/api.js";
+import type { ExtensionHostReady } from "../extensions/node-host.js";
+import type { ToolEntry } from "../extensions/registry.js";
 import { type RenderedBlock, renderToolCall, renderToolResult } from "../render/renderer.js";
 import { CommandError, defineCommand, EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK } from "./_command.js";
+import type { DevHost, DevHostFactory } from "./_dev-host.js";
 import { displayPath, formatCommandList, formatDiagnostic, formatReload, formatToolsTable } from "./_format.js";
-import { createDevHost, type DevDiagnostic, type DevHost, type DevHostFactory } from "./_host.js";
 import { type CliIO, outputWidth } from "./_io.js";
 
 export const REPL_HELP = `Commands:
@@ -41,6 +46,12 @@ const DIAGNOSTIC_HOLD_MS = 300;
 
 /** The live region a running call redraws in place on a terminal. */
 const LIVE_LINES = 8;
+
+/** The active tools, built-ins and extension tools, in registry order. */
+const activeTools = (host: DevHost): readonly ToolEntry[] => host.registry.snapshot().active;
+
+/** The commands the active extensions registered, in load order. */
+const extensionCommands = (host: DevHost): RegisteredCommand[] => host.extensions().flatMap((e) => e.commands);
 
 /**
  * Read commands until `exit`, end of input or a second Ctrl-C; close the host; resolve to the exit
@@ -90,7 +101,7 @@ export function runDevLoop(host: DevHost, options: DevLoopOptions): Promise<numb
 
 	// A diagnostic raised by a reload also comes inside its reload event, shortly after: hold loose
 	// diagnostics briefly so those are shown once, under their reload line.
-	const heldDiagnostics: DevDiagnostic[] = [];
+	const heldDiagnostics: ExtensionDiagnostic[] = [];
 	let holdTimer: ReturnType<typeof setTimeout> | undefined;
 	const flushDiagnostics = () => {
 		if (holdTimer) clearTimeout(holdTimer);
@@ -174,7 +185,7 @@ export function runDevLoop(host: DevHost, options: DevLoopOptions): Promise<numb
 				return;
 			}
 		}
-		const entry = host.tools().find((t) => t.name === name);
+		const entry = activeTools(host).find((t) => t.name === name);
 		const definition = entry?.definition;
 		const toolCallId = `call-${++callCounter}`;
 		const cols = width();
@@ -252,14 +263,15 @@ export function runDevLoop(host: DevHost, options: DevLoopOptions): Promise<numb
 		out(`${status} ${theme.fg("muted", `· ${ms} ms`)}`);
 	};
 
+	// The rest of the line is the argument string; the handler gets the ctx of its extension.
 	const runExtensionCommand = async (name: string, args: string) => {
-		const known = host.commands?.().some((c) => c.name === name) ?? false;
-		if (!known || !host.runCommand) {
+		const command = extensionCommands(host).find((c) => c.name === name);
+		if (!command) {
 			fail(`unknown command '/${name}': no extension registered it (type tools for the list)`);
 			return;
 		}
 		try {
-			await host.runCommand(name, args);
+			await command.handler(args, host.runtime.createContext(command.path));
 		} catch (error) {
 			out(theme.fg("error", `/${name} failed: ${errorMessage(error)}`));
 		}
@@ -281,13 +293,12 @@ export function runDevLoop(host: DevHost, options: DevLoopOptions): Promise<numb
 			case "call":
 				await call(rest);
 				return true;
-			case "tools":
-				out(formatToolsTable(host.tools(), cwd, theme, interactive ? width() : undefined).join("\n"));
-				if (host.commands) {
-					const commands = formatCommandList(host.commands(), cwd, theme);
-					if (commands.length > 0) out(["", ...commands].join("\n"));
-				}
+			case "tools": {
+				out(formatToolsTable(activeTools(host), cwd, theme, interactive ? width() : undefined).join("\n"));
+				const commands = formatCommandList(extensionCommands(host), cwd, theme);
+				if (commands.length > 0) out(["", ...commands].join("\n"));
 				return true;
+			}
 			case "prompt":
 				out(host.buildToolsPrompt());
 				return true;
@@ -366,19 +377,35 @@ export function complete(host: DevHost, line: string): [string[], string] {
 	if (call) {
 		const partial = call[1] ?? "";
 		return [
-			host
-				.tools()
+			activeTools(host)
 				.map((t) => t.name)
 				.filter((n) => n.startsWith(partial)),
 			partial,
 		];
 	}
 	if (/\s/.test(line)) return [[], line];
-	const words = [...REPL_COMMANDS, ...(host.commands?.() ?? []).map((c) => `/${c.name}`)];
+	const words = [...REPL_COMMANDS, ...extensionCommands(host).map((c) => `/${c.name}`)];
 	return [words.filter((w) => w.startsWith(line)), line];
 }
 
-export function createDevCommand(factory: DevHostFactory = createDevHost) {
+/**
+ * The extension host over the env asked for. It and the envs are imported when `dev` runs, not when
+ * the program starts, so `--help` stays fast.
+ */
+const startExtensionHost: DevHostFactory = async ({ env, ...options }) => {
+	const { createExtensionHost } = await import("../extensions/node-host.js");
+	let executionEnv: ExecutionEnv;
+	if (env === "memory") {
+		const { MemoryExecutionEnv } = await import("../env/memory.js");
+		executionEnv = new MemoryExecutionEnv({ cwd: options.cwd });
+	} else {
+		const { NodeExecutionEnv } = await import("../env/node.js");
+		executionEnv = new NodeExecutionEnv({ cwd: options.cwd });
+	}
+	return createExtensionHost({ ...options, env: executionEnv });
+};
+
+export function createDevCommand(factory: DevHostFactory = startExtensionHost) {
 	return defineCommand({
 		name: "dev",
 		summary: "Try tools at a prompt while their extensions hot-reload",
@@ -409,30 +436,32 @@ export function createDevCommand(factory: DevHostFactory = createDevHost) {
 		async run({ options, positionals, io, theme }) {
 			const cwd = resolve(io.cwd, options.cwd ?? ".");
 			const paths = positionals.map((p) => resolve(io.cwd, p));
-			let started: Awaited<ReturnType<DevHostFactory>>;
+			let host: DevHost;
+			let ready: ExtensionHostReady;
 			try {
-				started = await factory({
+				host = await factory({
 					paths,
 					env: options.env === "memory" ? "memory" : "node",
 					cwd,
 					watch: options.watch,
-					log: (message, level) =>
+					log: ({ level, message }) =>
 						io.stdout.write(`${theme.fg(level === "info" ? "muted" : level, `[${level}]`)} ${message}\n`),
 				});
+				ready = await host.ready;
 			} catch (error) {
 				throw new CommandError(`could not start the host: ${errorMessage(error)}`);
 			}
-			const { host, diagnostics, watching } = started;
+			const { diagnostics, watching } = ready;
 			const interactive = io.stdin.isTTY === true && io.stdout.isTTY === true;
-			const tools = host.tools();
-			const extensionCount = new Set(tools.filter((t) => t.source !== "builtin").map((t) => t.source)).size;
+			const tools = activeTools(host);
+			const extensionCount = new Set(tools.flatMap((t) => (t.source.kind === "extension" ? [t.source.path] : []))).size;
 			io.stdout.write(
 				`${theme.bold("toolsmith dev")} · ${tools.length} tools (${extensionCount} from extensions) · ${options.env} env · cwd ${displayPath(cwd, io.cwd)}\n`,
 			);
 			io.stdout.write(
 				`${formatToolsTable(tools, io.cwd, theme, interactive ? outputWidth(io.stdout, io.env) : undefined).join("\n")}\n`,
 			);
-			const commands = host.commands ? formatCommandList(host.commands(), io.cwd, theme) : [];
+			const commands = formatCommandList(extensionCommands(host), io.cwd, theme);
 			if (commands.length > 0) io.stdout.write(`\n${commands.join("\n")}\n`);
 			for (const diagnostic of diagnostics) {
 				io.stdout.write(`${formatDiagnostic(diagnostic, io.cwd, theme)}\n`);

@@ -1,8 +1,10 @@
 /** Text the `dev` loop prints: the tools table, parameter summaries, reload lines, diagnostics. */
 import { isAbsolute, relative } from "node:path";
 import type { Theme } from "../contract/render.js";
+import type { ExtensionDiagnostic, RegisteredCommand } from "../extensions/api.js";
+import type { ExtensionReloadEvent } from "../extensions/node-host.js";
+import type { ToolEntry } from "../extensions/registry.js";
 import { truncateToWidth, visibleWidth } from "../render/width.js";
-import type { DevCommandEntry, DevDiagnostic, DevReloadEvent, DevToolEntry } from "./_host.js";
 
 /** A path as the user would type it from `cwd`: relative when inside it, absolute otherwise. */
 export function displayPath(path: string, cwd: string): string {
@@ -62,22 +64,30 @@ export function formatTable(
 	return [theme.fg("muted", line(header)), ...rows.map(line)];
 }
 
-export function formatToolsTable(tools: readonly DevToolEntry[], cwd: string, theme: Theme, width?: number): string[] {
+export function formatToolsTable(tools: readonly ToolEntry[], cwd: string, theme: Theme, width?: number): string[] {
 	if (tools.length === 0) return ["  (no tools)"];
 	const rows = tools.map((t) => [
 		theme.bold(t.name),
-		t.source === "builtin" ? "built-in" : displayPath(t.source, cwd),
-		t.executionMode,
-		summarizeParameters(t.parameters),
+		t.source.kind === "builtin" ? "built-in" : displayPath(t.source.path, cwd),
+		t.definition.executionMode ?? "parallel",
+		summarizeParameters(t.definition.parameters),
 	]);
 	return formatTable(["name", "source", "mode", "parameters"], rows, theme, width);
 }
 
-/** `error weather.ts:3:7 Unexpected token [E_EXTENSION_LOAD]`. */
-export function formatDiagnostic(diagnostic: DevDiagnostic, cwd: string, theme: Theme): string {
-	const role = diagnostic.level === "error" ? "error" : diagnostic.level === "warning" ? "warning" : "muted";
+/**
+ * `error weather.ts:3:7 Unexpected token [E_EXTENSION_LOAD]`. Also for findings that are not
+ * extension diagnostics (`toolsmith check`'s result conditions), so the path and the code may be absent.
+ */
+export function formatDiagnostic(
+	diagnostic: Pick<ExtensionDiagnostic, "severity" | "message" | "line" | "column"> &
+		Partial<Pick<ExtensionDiagnostic, "path" | "code">>,
+	cwd: string,
+	theme: Theme,
+): string {
+	const role = diagnostic.severity === "error" ? "error" : diagnostic.severity === "warning" ? "warning" : "muted";
 	let where = "";
-	if (diagnostic.path !== undefined) {
+	if (diagnostic.path) {
 		where = displayPath(diagnostic.path, cwd);
 		if (diagnostic.line !== undefined) {
 			where += `:${diagnostic.line}`;
@@ -86,10 +96,10 @@ export function formatDiagnostic(diagnostic: DevDiagnostic, cwd: string, theme: 
 		where += " ";
 	}
 	const code = diagnostic.code ? theme.fg("muted", ` [${diagnostic.code}]`) : "";
-	return `${theme.fg(role, diagnostic.level)} ${where}${diagnostic.message}${code}`;
+	return `${theme.fg(role, diagnostic.severity)} ${where}${diagnostic.message}${code}`;
 }
 
-function changeList(event: DevReloadEvent, theme: Theme): string {
+function changeList(event: ExtensionReloadEvent, theme: Theme): string {
 	const parts = [
 		...event.added.map((n) => theme.fg("success", `+${n}`)),
 		...event.removed.map((n) => theme.fg("error", `-${n}`)),
@@ -102,10 +112,10 @@ function changeList(event: DevReloadEvent, theme: Theme): string {
  * `reloaded weather.ts in 18 ms · +forecast ~current`, or a failure line saying the previous version
  * stays active, followed by one line per diagnostic.
  */
-export function formatReload(event: DevReloadEvent, cwd: string, theme: Theme): string[] {
+export function formatReload(event: ExtensionReloadEvent, cwd: string, theme: Theme): string[] {
 	const file = displayPath(event.path, cwd);
 	const ms = `${Math.round(event.durationMs)} ms`;
-	const failed = event.diagnostics.some((d) => d.level === "error");
+	const failed = event.diagnostics.some((d) => d.severity === "error");
 	let head: string;
 	if (failed) {
 		const kept = event.kind === "load" ? "not loaded" : "the previous version stays active";
@@ -120,8 +130,8 @@ export function formatReload(event: DevReloadEvent, cwd: string, theme: Theme): 
 }
 
 /** `/name  description  (file)` for each extension command; nothing when there are none. */
-export function formatCommandList(commands: readonly DevCommandEntry[], cwd: string, theme: Theme): string[] {
+export function formatCommandList(commands: readonly RegisteredCommand[], cwd: string, theme: Theme): string[] {
 	if (commands.length === 0) return [];
-	const rows = commands.map((c) => [theme.bold(`/${c.name}`), displayPath(c.source, cwd), c.description ?? ""]);
+	const rows = commands.map((c) => [theme.bold(`/${c.name}`), displayPath(c.path, cwd), c.description ?? ""]);
 	return formatTable(["command", "source", "description"], rows, theme);
 }

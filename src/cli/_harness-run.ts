@@ -19,7 +19,6 @@ import { formatReplayReport } from "../harness/replay.js";
 import { replaySession, type SessionToolFigures } from "../harness/replay-session.js";
 import { CommandError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from "./_command.js";
 import { displayPath, formatDiagnostic, formatTable } from "./_format.js";
-import { toDevDiagnostic } from "./_host-node.js";
 import type { CliIO } from "./_io.js";
 import { loadToolsForCommand } from "./_load-tools.js";
 import { checkResultConditions } from "./_result-truthiness.js";
@@ -79,14 +78,13 @@ export async function runTests(run: TestRun): Promise<number> {
 	const printed = new Set<string>();
 	const printDiagnostics = (diagnostics: readonly ExtensionDiagnostic[]) => {
 		for (const diagnostic of diagnostics) {
-			const line = formatDiagnostic(toDevDiagnostic(diagnostic), io.cwd, run.errorTheme);
+			const line = formatDiagnostic(diagnostic, io.cwd, run.errorTheme);
 			if (printed.has(line)) continue;
 			printed.add(line);
 			io.stderr.write(`${line}\n`);
 		}
 	};
-	const showDiagnostic = (diagnostic: ExtensionDiagnostic) =>
-		formatDiagnostic(toDevDiagnostic(diagnostic), io.cwd, theme);
+	const showDiagnostic = (diagnostic: ExtensionDiagnostic) => formatDiagnostic(diagnostic, io.cwd, theme);
 	const files = await findFixtures(run.fixtures, io.cwd);
 	if (files.length === 0) throw new CommandError(`no fixture files (*.json) found in ${run.fixtures.join(", ")}`);
 	const extensions = run.extensions.map((p) => resolve(io.cwd, p));
@@ -159,7 +157,7 @@ export async function runReplaySession(run: ReplaySessionRun): Promise<number> {
 		);
 		for (const diagnostic of loaded.diagnostics) {
 			if (diagnostic.severity === "error") failedLoad = true;
-			io.stderr.write(`${formatDiagnostic(toDevDiagnostic(diagnostic), io.cwd, theme)}\n`);
+			io.stderr.write(`${formatDiagnostic(diagnostic, io.cwd, theme)}\n`);
 		}
 		tools = { tools: loaded.registry.entries().map((e) => e.definition) };
 	}
@@ -227,7 +225,7 @@ export async function runCheck(run: CheckRun): Promise<number> {
 		}
 	}
 	const loaded = await loadToolsForCommand(run.paths, io.cwd);
-	const failedLoad = loaded.diagnostics.some((d) => d.level === "error");
+	const failedLoad = loaded.diagnostics.some((d) => d.severity === "error");
 	for (const diagnostic of loaded.diagnostics) {
 		io.stderr.write(`${formatDiagnostic(diagnostic, io.cwd, errorTheme)}\n`);
 	}
@@ -246,7 +244,7 @@ export async function runCheck(run: CheckRun): Promise<number> {
 	// After the usage checks: a typo in a flag should not wait for a type check.
 	const conditions = checkResultConditions(run.paths, io.cwd);
 	for (const { file, line, column, message } of conditions.findings) {
-		const diagnostic = { level: "error", path: file, line, column, message } as const;
+		const diagnostic = { severity: "error", path: file, line, column, message } as const;
 		io.stderr.write(`${formatDiagnostic(diagnostic, io.cwd, errorTheme)}\n`);
 	}
 	const conditionLines = conditions.skipped.map((reason) =>

@@ -2,13 +2,12 @@
 import { resolve } from "node:path";
 import type { ToolDefinition } from "../contract/tool.js";
 import { MemoryExecutionEnv } from "../env/memory.js";
+import type { ExtensionDiagnostic } from "../extensions/api.js";
 import { loadExtensions } from "../extensions/node-loader.js";
-import type { DevDiagnostic } from "./_host.js";
-import { toDevDiagnostic } from "./_host-node.js";
 
 export interface LoadedTools {
 	readonly tools: readonly { readonly definition: ToolDefinition; readonly source: string }[];
-	readonly diagnostics: readonly DevDiagnostic[];
+	readonly diagnostics: readonly ExtensionDiagnostic[];
 }
 
 /**
@@ -31,6 +30,6 @@ export async function loadToolsForCommand(paths: readonly string[], cwd: string)
 			definition: e.definition,
 			source: e.source.kind === "builtin" ? "builtin" : e.source.path,
 		})),
-		diagnostics: diagnostics.map(toDevDiagnostic),
+		diagnostics,
 	};
 }

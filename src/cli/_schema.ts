@@ -34,7 +34,7 @@ function convert(tools: readonly ProviderTool[], provider: ToolProvider, strict:
 export async function runSchema(run: SchemaRun): Promise<number> {
 	const { io, theme, provider } = run;
 	const loaded = await loadToolsForCommand(run.paths, io.cwd);
-	const failedLoad = loaded.diagnostics.some((d) => d.level === "error");
+	const failedLoad = loaded.diagnostics.some((d) => d.severity === "error");
 	for (const diagnostic of loaded.diagnostics) io.stderr.write(`${formatDiagnostic(diagnostic, io.cwd, theme)}\n`);
 	const tools = loaded.tools.map((t) => t.definition);
 	io.stdout.write(`${JSON.stringify(convert(tools, provider, run.strict), null, 2)}\n`);

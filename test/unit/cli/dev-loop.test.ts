@@ -1,8 +1,9 @@
 import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { complete, runDevLoop } from "../../../src/cli/_dev.js";
-import { defineTool, StringEnum, Type } from "../../../src/contract/index.js";
-import { ansiTheme, plainTheme } from "../../../src/render/index.js";
+import { StringEnum, Type } from "../../../src/contract/schema.js";
+import { defineTool } from "../../../src/contract/tool.js";
+import { ansiTheme, plainTheme } from "../../../src/render/theme.js";
 import { type FakeIO, fakeHost, fakeIO } from "./_fake-host.js";
 
 const text = (t: string) => ({ content: [{ type: "text" as const, text: t }], details: {} });
@@ -229,7 +230,7 @@ describe("dev loop over piped stdin", () => {
 			changed: [],
 			diagnostics: [
 				{
-					level: "error",
+					severity: "error",
 					message: "Unexpected token",
 					path: "/project/weather.ts",
 					line: 3,
@@ -258,7 +259,7 @@ describe("dev loop over piped stdin", () => {
 		});
 		host.emitReload({ path: "/project/same.ts", durationMs: 2, added: [], removed: [], changed: [], diagnostics: [] });
 		host.emitDiagnostic({
-			level: "warning",
+			severity: "warning",
 			message: "tool name 'a.b' is not valid for google",
 			path: "/elsewhere/x.ts",
 		});
@@ -280,7 +281,13 @@ describe("dev loop over piped stdin", () => {
 		const io = fakeIO();
 		const host = fakeHost(tools);
 		const exit = runDevLoop(host, { io, theme: plainTheme, cwd: "/project", interactive: false });
-		const broken = { level: "error" as const, message: "Unexpected token", path: "/project/w.ts", line: 2, column: 5 };
+		const broken = {
+			severity: "error" as const,
+			message: "Unexpected token",
+			path: "/project/w.ts",
+			line: 2,
+			column: 5,
+		};
 		host.emitDiagnostic(broken);
 		host.emitReload({
 			path: "/project/w.ts",
@@ -290,7 +297,7 @@ describe("dev loop over piped stdin", () => {
 			changed: [],
 			diagnostics: [broken],
 		});
-		host.emitDiagnostic({ level: "warning", message: "a handler failed", path: "/project/h.ts" });
+		host.emitDiagnostic({ severity: "warning", message: "a handler failed", path: "/project/h.ts" });
 		expect(io.out()).toBe(
 			"reload failed w.ts in 4 ms · the previous version stays active\n  error w.ts:2:5 Unexpected token\n",
 		);

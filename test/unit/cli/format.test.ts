@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { displayPath, formatDiagnostic, schemaTypeLabel, summarizeParameters } from "../../../src/cli/_format.js";
 import { shouldUseColor } from "../../../src/cli/_io.js";
-import { StringEnum, Type } from "../../../src/contract/index.js";
-import { plainTheme } from "../../../src/render/index.js";
+import { StringEnum, Type } from "../../../src/contract/schema.js";
+import { plainTheme } from "../../../src/render/theme.js";
 
 describe("parameter summaries", () => {
 	it("names each property with ? for optional ones and a short type", () => {
@@ -35,13 +35,13 @@ describe("paths and diagnostics", () => {
 		expect(displayPath("rel.ts", "/w/p")).toBe("rel.ts");
 	});
 
-	it("formats level, file:line:col, message and code", () => {
-		const d = { level: "error" as const, message: "bad", path: "/w/a.ts", line: 3, column: 7, code: "E_SYNTAX" };
+	it("formats severity, file:line:col, message and code", () => {
+		const d = { severity: "error", message: "bad", path: "/w/a.ts", line: 3, column: 7, code: "E_SYNTAX" } as const;
 		expect(formatDiagnostic(d, "/w", plainTheme)).toBe("error a.ts:3:7 bad [E_SYNTAX]");
-		expect(formatDiagnostic({ level: "info", message: "note", path: "/w/a.ts", line: 2 }, "/w", plainTheme)).toBe(
+		expect(formatDiagnostic({ severity: "info", message: "note", path: "/w/a.ts", line: 2 }, "/w", plainTheme)).toBe(
 			"info a.ts:2 note",
 		);
-		expect(formatDiagnostic({ level: "warning", message: "loose" }, "/w", plainTheme)).toBe("warning loose");
+		expect(formatDiagnostic({ severity: "warning", message: "loose" }, "/w", plainTheme)).toBe("warning loose");
 	});
 });
 
