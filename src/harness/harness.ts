@@ -11,18 +11,16 @@ import type { ToolCall, ToolResultMessage } from "../contract/content.js";
 import type { ToolExecutionEvent } from "../contract/events.js";
 import type { ToolDefinition } from "../contract/tool.js";
 import { MemoryExecutionEnv, type MemorySeedFile, type ScriptedCommand, type ScriptedOutput } from "../env/memory.js";
-import type { ExecuteToolCallsResult } from "../exec/index.js";
-import { executeToolCalls } from "../exec/index.js";
+import { executeToolCalls } from "../exec/execute.js";
+import type { ExecuteToolCallsResult } from "../exec/types.js";
 import type { ExtensionDiagnostic, ExtensionFactory } from "../extensions/api.js";
 import type { ToolRegistry } from "../extensions/registry.js";
 import { createExtensionRuntime, type ExtensionRuntime } from "../extensions/runtime.js";
-import {
-	type createBashTool,
-	createBuiltinTools,
-	type createEditTool,
-	type createReadTool,
-	type createWriteTool,
-} from "../tools/index.js";
+import type { createBashTool } from "../tools/bash.js";
+import { createBuiltinTools } from "../tools/builtins.js";
+import type { createEditTool } from "../tools/edit.js";
+import type { createReadTool } from "../tools/read.js";
+import type { createWriteTool } from "../tools/write.js";
 
 /** An extension given as code: its factory, and the path it is known by (for diagnostics). */
 export type InlineExtension = ExtensionFactory | { readonly path: string; readonly factory: ExtensionFactory };

@@ -8,7 +8,7 @@ import type { ToolCall, ToolResultMessage } from "../contract/content.js";
 import type { ExecutionError, FileError, Result } from "../contract/result.js";
 import { type AgentTool, type ToolDefinition, wrapToolDefinitions } from "../contract/tool.js";
 import type { DirEntry, ExecOptions, ExecResult, ExecutionEnv, FileInfo, SignalOptions } from "../env/types.js";
-import { executeToolCalls } from "../exec/index.js";
+import { executeToolCalls } from "../exec/execute.js";
 import type { ExecuteToolCallsConfig, ExecuteToolCallsResult } from "../exec/types.js";
 import { headlessContextFactory } from "./_context.js";
 import type { FixtureCommand, FixtureStep, ReplayFixture } from "./fixture.js";

@@ -8,8 +8,8 @@ import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { packToolsmith, repoRoot } from "../_pack.js";
 import { collectExports } from "../../../scripts/api-reference.js";
+import { packToolsmith, repoRoot } from "../_pack.js";
 import { declarationImportProblems, declarationSpecifiers } from "./_declarations.js";
 
 interface Run {

@@ -1,8 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { defineTool, type ToolDefinition, Type } from "../../../src/contract/index.js";
+import { Type } from "../../../src/contract/schema.js";
+import { defineTool, type ToolDefinition } from "../../../src/contract/tool.js";
 import { replaySession, type SessionCallOutcome } from "../../../src/harness/replay-session.js";
 import { parseSession, type RecordedSession } from "../../../src/harness/session.js";
-import { createEditTool, createReadTool } from "../../../src/tools/index.js";
+import { createEditTool } from "../../../src/tools/edit.js";
+import { createReadTool } from "../../../src/tools/read.js";
 
 interface Step {
 	readonly name: string;
