@@ -4,6 +4,7 @@ import type { ToolCall, ToolResultMessage } from "../contract/content.js";
 import { errorMessage, type ToolsmithErrorCode } from "../contract/errors.js";
 import type { ToolExecutionEvent } from "../contract/events.js";
 import type { AgentTool, AgentToolResult, AgentToolUpdateCallback } from "../contract/tool.js";
+import { mergeAfterHook, RESULT_FIELDS } from "./_after-hook.js";
 import { cloneArguments } from "./_json.js";
 import { contentProblem, errorResult, resultProblem } from "./_results.js";
 import { type Compiled, compiledOrUndefined, copyArguments, validateArguments, validateOwned } from "./_validate.js";
@@ -294,11 +295,7 @@ async function after(batch: Batch, c: Call): Promise<void> {
 				return;
 			}
 		}
-		const patched: AgentToolResult<unknown> = { ...result };
-		if (patch.content !== undefined) patched.content = patch.content;
-		if (patch.details !== undefined) patched.details = patch.details;
-		if (patch.terminate !== undefined) patched.terminate = patch.terminate;
-		c.result = patched;
+		c.result = mergeAfterHook(result, patch, RESULT_FIELDS);
 		if (patch.isError !== undefined) c.isError = patch.isError === true;
 	} catch (error) {
 		c.fail(`The afterToolCall hook failed for ${c.name}: ${errorMessage(error)}`, "E_TOOL_FAILED");

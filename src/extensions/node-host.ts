@@ -8,6 +8,12 @@
  * A failure anywhere before the swap leaves the previous version exactly as it was, with no handler
  * of it run. Batches that start during the shutdown–swap–start step wait for it; batches already
  * running finish on the snapshot they started with.
+ *
+ * This file puts the parts together and runs the reload steps (import, activate, unload,
+ * rediscover); the parts are modules of their own: which extensions a change concerns
+ * (`_change-routing.ts`), one step at a time (`_reload-queue.ts`), batches waiting out a swap
+ * (`_swap-gate.ts`), the caller's hooks after the extensions' (`_host-hooks.ts`) and the tool
+ * changes a reload reports (`_tool-changes.ts`).
  */
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync, realpathSync, statSync } from "node:fs";
@@ -18,15 +24,13 @@ import type { AgentTool, ToolContextFactory, ToolDefinition } from "../contract/
 import { NodeExecutionEnv } from "../env/node.js";
 import type { ExecutionEnv } from "../env/types.js";
 import { executeToolCalls } from "../exec/execute.js";
-import type {
-	AfterToolCallContext,
-	AfterToolCallResult,
-	BeforeToolCallResult,
-	ExecuteToolCallsConfig,
-	ExecuteToolCallsResult,
-	ToolCallHookContext,
-} from "../exec/types.js";
-import { createBuiltinTools } from "../tools/index.js";
+import type { ExecuteToolCallsConfig, ExecuteToolCallsResult } from "../exec/types.js";
+import { createBuiltinTools } from "../tools/builtins.js";
+import { type HostFiles, type RouteAction, routeChanges, routeReload } from "./_change-routing.js";
+import { composeAfter, composeBefore } from "./_host-hooks.js";
+import { createReloadQueue, type QueuedJob } from "./_reload-queue.js";
+import { createSwapGate } from "./_swap-gate.js";
+import { signaturesOf, toolChanges } from "./_tool-changes.js";
 import type { ExtensionDiagnostic, ExtensionLogger } from "./api.js";
 import { type DiscoveredExtension, discoverExtensions } from "./node-discovery.js";
 import { importExtension } from "./node-loader.js";
@@ -176,43 +180,16 @@ interface Known {
 	failed: boolean;
 }
 
-interface Job {
-	readonly key: string;
-	readonly files: Set<string>;
-	force: boolean;
-	readonly run: (job: Job) => Promise<ExtensionReloadEvent[]>;
-	readonly resolve: (events: ExtensionReloadEvent[]) => void;
-	readonly promise: Promise<ExtensionReloadEvent[]>;
-}
-
 const MISSING = "missing";
+
+/** The host's path arithmetic, for change routing. */
+const NODE_PATHS: HostFiles["path"] = { sep, dirname, basename };
 
 function fingerprint(file: string): string {
 	try {
 		return createHash("sha1").update(readFileSync(file)).digest("base64");
 	} catch {
 		return MISSING;
-	}
-}
-
-/** What makes two versions of a tool differ for the model or a UI (functions by their source). */
-function toolSignature(definition: ToolDefinition): string {
-	const source = (fn: unknown) => (typeof fn === "function" ? String(fn) : null);
-	try {
-		return JSON.stringify([
-			definition.label,
-			definition.description,
-			definition.parameters,
-			definition.promptSnippet,
-			definition.promptGuidelines,
-			definition.executionMode,
-			source(definition.execute),
-			source(definition.prepareArguments),
-			source(definition.renderCall),
-			source(definition.renderResult),
-		]);
-	} catch {
-		return `unserializable:${Math.random()}`;
 	}
 }
 
@@ -230,48 +207,6 @@ function isDirectory(path: string): boolean {
 	} catch {
 		return false;
 	}
-}
-
-function composeBefore(
-	first: ExecuteToolCallsConfig["beforeToolCall"],
-	second: ExecuteToolCallsConfig["beforeToolCall"],
-): ExecuteToolCallsConfig["beforeToolCall"] {
-	if (!first || !second) return first ?? second;
-	return async (context: ToolCallHookContext): Promise<BeforeToolCallResult | undefined> => {
-		const verdict = await first(context);
-		if (verdict?.block) return verdict;
-		return second(context);
-	};
-}
-
-function composeAfter(
-	first: ExecuteToolCallsConfig["afterToolCall"],
-	second: ExecuteToolCallsConfig["afterToolCall"],
-): ExecuteToolCallsConfig["afterToolCall"] {
-	if (!first || !second) return first ?? second;
-	return async (context: AfterToolCallContext): Promise<AfterToolCallResult | undefined> => {
-		const patch = await first(context);
-		const patched: AfterToolCallContext = patch
-			? {
-					...context,
-					result: {
-						...context.result,
-						content: patch.content ?? context.result.content,
-						details: patch.details !== undefined ? patch.details : context.result.details,
-					},
-					isError: patch.isError ?? context.isError,
-				}
-			: context;
-		const next = await second(patched);
-		if (!patch) return next;
-		if (!next) return patch;
-		const merged: { -readonly [K in keyof AfterToolCallResult]: AfterToolCallResult[K] } = { ...patch };
-		if (next.content !== undefined) merged.content = next.content;
-		if (next.details !== undefined) merged.details = next.details;
-		if (next.isError !== undefined) merged.isError = next.isError;
-		if (next.terminate !== undefined) merged.terminate = next.terminate;
-		return merged;
-	};
 }
 
 /**
@@ -342,29 +277,10 @@ export function createExtensionHost(options: ExtensionHostOptions): ExtensionHos
 	let closed = false;
 	let watcher: FileWatcher | undefined;
 
-	// --- the swap gate: batches wait while an extension is between its shutdown and its start.
-	let gate: Promise<void> | undefined;
-	let openGate: (() => void) | undefined;
-	const holdBatches = (): void => {
-		if (gate !== undefined) return;
-		gate = new Promise<void>((resolve) => {
-			openGate = resolve;
-		});
-	};
-	const releaseBatches = (): void => {
-		const release = openGate;
-		gate = undefined;
-		openGate = undefined;
-		release?.();
-	};
+	// Batches wait while an extension is between its shutdown and its start.
+	const swapGate = createSwapGate();
 
-	const toolsOf = (path: string): Map<string, string> =>
-		new Map(
-			registry
-				.entries()
-				.filter((entry) => entry.source.kind === "extension" && entry.source.path === path)
-				.map((entry) => [entry.name, toolSignature(entry.definition)] as const),
-		);
+	const toolsOf = (path: string) => signaturesOf(registry.entries(), path);
 
 	const emitReload = (event: ExtensionReloadEvent): void => {
 		for (const listener of reloadListeners) {
@@ -384,12 +300,18 @@ export function createExtensionHost(options: ExtensionHostOptions): ExtensionHos
 		watcher.update({ dirs, roots });
 	};
 
-	/** file → entries whose modules include it. */
-	const importersOf = (file: string): string[] => {
-		const found: string[] = [];
-		for (const [path, entry] of known) if (path === file || entry.modules.includes(file)) found.push(path);
-		return found;
-	};
+	/** What change routing needs to know of the host: its paths and each extension's files. */
+	const hostFiles = (): HostFiles => ({
+		extensions: new Map(
+			[...known].map(([path, entry]) => [
+				path,
+				{ root: entry.entry.root, modules: entry.modules, origin: entry.origin, failed: entry.failed },
+			]),
+		),
+		roots,
+		files,
+		path: NODE_PATHS,
+	});
 
 	/**
 	 * Import, run and swap in one extension (`startup`: part of the initial load, so no per-extension
@@ -444,7 +366,7 @@ export function createExtensionHost(options: ExtensionHostOptions): ExtensionHos
 								}
 								if (rejected.length > 0) return false;
 							}
-							holdBatches();
+							swapGate.hold();
 							if (previous && trigger !== "startup") {
 								await runtime.emit(
 									{ type: "session_shutdown", reason: "reload" },
@@ -465,7 +387,7 @@ export function createExtensionHost(options: ExtensionHostOptions): ExtensionHos
 						}
 					}
 				} finally {
-					releaseBatches();
+					swapGate.release();
 				}
 			}
 		} catch (error) {
@@ -484,9 +406,7 @@ export function createExtensionHost(options: ExtensionHostOptions): ExtensionHos
 			trigger: trigger === "startup" ? "manual" : trigger,
 			files: [...changedFiles],
 			durationMs: performance.now() - started,
-			added: [...after.keys()].filter((name) => !before.has(name)),
-			removed: [...before.keys()].filter((name) => !after.has(name)),
-			changed: [...after.keys()].filter((name) => before.has(name) && before.get(name) !== after.get(name)),
+			...toolChanges(before, after),
 			diagnostics,
 		};
 	};
@@ -497,14 +417,14 @@ export function createExtensionHost(options: ExtensionHostOptions): ExtensionHos
 		const diagnostics: ExtensionDiagnostic[] = [];
 		const outer = collecting;
 		collecting = { path, diagnostics };
-		holdBatches();
+		swapGate.hold();
 		try {
 			if (runtime.get(path)) {
 				await runtime.emit({ type: "session_shutdown", reason: "exit" }, { path, timeoutMs: shutdownTimeoutMs });
 				runtime.remove(path);
 			}
 		} finally {
-			releaseBatches();
+			swapGate.release();
 			collecting = outer;
 			outer?.diagnostics.push(...diagnostics);
 			known.delete(path);
@@ -525,7 +445,7 @@ export function createExtensionHost(options: ExtensionHostOptions): ExtensionHos
 	};
 
 	/** Bring one entry in line with the disk: unload it if its file is gone, else (re)load it. */
-	const sync = async (path: string, job: Job, trigger: "watch" | "manual"): Promise<ExtensionReloadEvent[]> => {
+	const sync = async (path: string, job: QueuedJob, trigger: "watch" | "manual"): Promise<ExtensionReloadEvent[]> => {
 		const entry = known.get(path);
 		const changedFiles = [...job.files];
 		if (!existsSync(path)) {
@@ -585,84 +505,21 @@ export function createExtensionHost(options: ExtensionHostOptions): ExtensionHos
 		return events;
 	};
 
-	// --- one operation at a time: imports share the process-wide require cache, and a reload
-	// report must describe one extension's change.
-	const queue: Job[] = [];
-	let running: Promise<void> | undefined;
-	const pump = async (): Promise<void> => {
-		while (queue.length > 0 && !closed) {
-			const job = queue.shift() as Job;
-			let events: ExtensionReloadEvent[] = [];
-			try {
-				events = await job.run(job);
-			} catch (error) {
-				safeLog("error", `A reload step failed unexpectedly: ${errorMessage(error)}`);
-			}
+	const reloads = createReloadQueue<ExtensionReloadEvent>({
+		closed: () => closed,
+		afterEach: (events) => {
 			updateWatch();
 			for (const event of events) emitReload(event);
-			job.resolve(events);
-		}
-		for (const job of queue.splice(0)) job.resolve([]);
-		running = undefined;
-	};
-	const enqueue = (
-		key: string,
-		changed: Iterable<string>,
-		force: boolean,
-		run: (job: Job) => Promise<ExtensionReloadEvent[]>,
-	): Promise<ExtensionReloadEvent[]> => {
-		if (closed) return Promise.resolve([]);
-		const waiting = queue.find((job) => job.key === key);
-		if (waiting) {
-			for (const file of changed) waiting.files.add(file);
-			waiting.force ||= force;
-			return waiting.promise;
-		}
-		let resolveJob: (events: ExtensionReloadEvent[]) => void = () => {};
-		const promise = new Promise<ExtensionReloadEvent[]>((resolve) => {
-			resolveJob = resolve;
-		});
-		queue.push({ key, files: new Set(changed), force, run, resolve: resolveJob, promise });
-		running ??= pump();
-		return promise;
-	};
-	const enqueueSync = (path: string, changed: Iterable<string>, force: boolean, trigger: "watch" | "manual") =>
-		enqueue(`sync:${path}`, changed, force, (job) => sync(path, job, trigger));
-	const enqueueScan = (root: string, force: boolean, trigger: "watch" | "manual") =>
-		enqueue(`scan:${root}`, [], force, (job) => scan(root, trigger, job.force));
+		},
+		onError: (error) => safeLog("error", `A reload step failed unexpectedly: ${errorMessage(error)}`),
+	});
+	const perform = (action: RouteAction, trigger: "watch" | "manual"): Promise<ExtensionReloadEvent[]> =>
+		action.kind === "rediscover"
+			? reloads.enqueue(`scan:${action.root}`, [], action.force, (job) => scan(action.root, trigger, job.force))
+			: reloads.enqueue(`sync:${action.path}`, action.files, action.force, (job) => sync(action.path, job, trigger));
 
 	const onChanges = (changes: ReadonlyMap<string, FileChangeKind>): void => {
-		const toSync = new Map<string, Set<string>>();
-		const toScan = new Set<string>();
-		const retry = new Set<string>();
-		const mark = (path: string, file: string) => {
-			const set = toSync.get(path) ?? new Set<string>();
-			set.add(file);
-			toSync.set(path, set);
-		};
-		for (const [file, kind] of changes) {
-			for (const path of importersOf(file)) mark(path, file);
-			if (kind === "add") {
-				// A failed import does not list the module it could not find: a file appearing next to
-				// the modules of a failed extension may be that one, so the extension tries again.
-				for (const [path, entry] of known) {
-					const near =
-						file.startsWith(entry.entry.root + sep) ||
-						entry.modules.some((module) => dirname(module) === dirname(file));
-					if (entry.failed && near) {
-						mark(path, file);
-						retry.add(path);
-					}
-				}
-			}
-			if (files.includes(file)) mark(file, file);
-			for (const root of roots) {
-				const inside = dirname(file) === root || dirname(dirname(file)) === root;
-				if (inside && (kind !== "change" || basename(file) === "package.json")) toScan.add(root);
-			}
-		}
-		for (const root of toScan) void enqueueScan(root, false, "watch");
-		for (const [path, changed] of toSync) void enqueueSync(path, changed, retry.has(path), "watch");
+		for (const action of routeChanges(changes, hostFiles())) void perform(action, "watch");
 	};
 
 	// --- startup
@@ -724,7 +581,7 @@ export function createExtensionHost(options: ExtensionHostOptions): ExtensionHos
 
 	const waitForSwap = async (): Promise<void> => {
 		if (!isReady) await ready;
-		while (gate) await gate;
+		await swapGate.wait();
 	};
 
 	let closing: Promise<void> | undefined;
@@ -758,27 +615,14 @@ export function createExtensionHost(options: ExtensionHostOptions): ExtensionHos
 		},
 		async reload(path) {
 			await ready;
-			if (path === undefined) {
-				const events: ExtensionReloadEvent[] = [];
-				const pending: Promise<ExtensionReloadEvent[]>[] = [];
-				for (const root of roots) pending.push(enqueueScan(root, true, "manual"));
-				for (const [entryPath, entry] of known) {
-					if (entry.origin === undefined) pending.push(enqueueSync(entryPath, [], true, "manual"));
-				}
-				for (const file of files) if (!known.has(file)) pending.push(enqueueSync(file, [], true, "manual"));
-				for (const result of await Promise.all(pending)) events.push(...result);
-				return events;
-			}
-			const target = realpathOr(resolve(cwd, path));
-			if (roots.includes(target)) return enqueueScan(target, true, "manual");
-			const importers = importersOf(target);
-			if (importers.length === 0 && files.includes(target)) importers.push(target);
-			if (importers.length === 0) {
+			const target = path === undefined ? undefined : realpathOr(resolve(cwd, path));
+			const actions = routeReload(target, hostFiles());
+			if (actions === undefined) {
 				throw new Error(
 					`${target} is not an extension this host loaded, a module one imported, or a path it was given; pass one of those (or nothing, to reload everything).`,
 				);
 			}
-			const results = await Promise.all(importers.map((entry) => enqueueSync(entry, [], true, "manual")));
+			const results = await Promise.all(actions.map((action) => perform(action, "manual")));
 			return results.flat();
 		},
 		close() {
@@ -790,7 +634,7 @@ export function createExtensionHost(options: ExtensionHostOptions): ExtensionHos
 				} catch {
 					// closing never fails the caller
 				}
-				await running;
+				await reloads.idle();
 				await runtime.emit({ type: "session_shutdown", reason: "exit" }, { timeoutMs: shutdownTimeoutMs });
 			})().catch((error: unknown) => {
 				safeLog("error", `Closing the extension host failed: ${errorMessage(error)}`);

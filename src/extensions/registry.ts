@@ -8,6 +8,7 @@
 import { errorMessage } from "../contract/errors.js";
 import type { AgentTool, ToolCallInfo, ToolContext, ToolContextFactory, ToolDefinition } from "../contract/tool.js";
 import { wrapToolDefinition } from "../contract/tool.js";
+import { mergeAfterHook } from "../exec/_after-hook.js";
 import type {
 	AfterToolCallContext,
 	AfterToolCallResult,
@@ -133,6 +134,9 @@ export interface ToolRegistry {
 }
 
 const NAME_RULE = /^[a-zA-Z0-9_-]{1,64}$/;
+
+/** What a `tool_result` handler's answer replaces in the event the next handler sees. */
+const EVENT_FIELDS = ["content", "details", "isError"] as const;
 
 interface Registration {
 	readonly definition: ToolDefinition;
@@ -427,11 +431,7 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
 						});
 						const patch = (await handler(current, ctx)) as ToolResultEventResult | undefined;
 						if (!patch) continue;
-						const next = { ...current };
-						if (patch.content !== undefined) next.content = patch.content;
-						if (patch.details !== undefined) next.details = patch.details;
-						if (patch.isError !== undefined) next.isError = patch.isError;
-						current = next;
+						current = mergeAfterHook(current, patch, EVENT_FIELDS);
 						modified = true;
 					} catch (error) {
 						reportLater({
