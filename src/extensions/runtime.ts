@@ -2,27 +2,23 @@
  * The extension runtime: runs extension factories against the `ExtensionAPI`, keeps what each
  * extension registered, swaps a new version of an extension in atomically, and emits session
  * events. Runtime-neutral: importing modules from disk is the Node loader's job; this file only
- * sees factories, so a harness can drive it with a MemoryExecutionEnv.
+ * sees factories, so a harness can drive it with a MemoryExecutionEnv. What each member of the API
+ * does is `_extension-api.ts`; this file runs the versions' lifecycle.
  */
-import { errorMessage, ToolsmithError } from "../contract/errors.js";
+import { errorMessage } from "../contract/errors.js";
 import type { ToolDefinition } from "../contract/tool.js";
 import type { ExecutionEnv } from "../env/types.js";
 import { createEventBus } from "./_event-bus.js";
-import { EMITTED_EVENTS, UNSUPPORTED_API_MEMBERS } from "./_pi-stubs.js";
+import { createExtensionAPI, dispose, type Instance, sourceHandlers } from "./_extension-api.js";
 import { createHeadlessUI } from "./_ui.js";
 import type {
 	DiagnosticListener,
 	EventBus,
-	ExtensionAPI,
 	ExtensionContext,
 	ExtensionDiagnostic,
-	ExtensionEventMap,
-	ExtensionExecOptions,
-	ExtensionExecResult,
 	ExtensionFactory,
 	ExtensionHandler,
 	ExtensionLogger,
-	ExtensionState,
 	RegisteredCommand,
 	RegisteredFlag,
 	SessionShutdownEvent,
@@ -135,27 +131,6 @@ export interface ExtensionRuntime {
 	report(diagnostic: ExtensionDiagnostic): void;
 }
 
-type State = "loading" | "active" | "disposed";
-
-interface Instance {
-	readonly path: string;
-	state: State;
-	readonly tools: Map<string, ToolDefinition>;
-	readonly handlers: Map<string, ExtensionHandler<keyof ExtensionEventMap>[]>;
-	readonly commands: Map<string, RegisteredCommand>;
-	readonly flags: Map<string, RegisteredFlag>;
-	readonly reported: Set<string>;
-	/** Its `api.events` listeners, removed when it is unloaded so an old version hears nothing more. */
-	readonly subscriptions: Set<() => void>;
-	record?: LoadedExtension;
-}
-
-/** Quote for a POSIX shell: nothing inside single quotes is interpreted. */
-function shellQuote(value: string): string {
-	if (/^[A-Za-z0-9_@%+=:,./-]+$/.test(value)) return value;
-	return `'${value.replace(/'/g, `'\\''`)}'`;
-}
-
 function withTimeout<T>(promise: Promise<T>, ms: number | undefined, onTimeout: () => Error): Promise<T> {
 	if (ms === undefined || !Number.isFinite(ms)) return promise;
 	return new Promise<T>((resolve, reject) => {
@@ -206,28 +181,6 @@ export function createExtensionRuntime(options: ExtensionRuntimeOptions): Extens
 	const byPath = new Map<string, Instance>();
 	/** `api.state` of each extension, by path: outlives its versions, goes with `remove`. */
 	const kept = new Map<string, Map<string, unknown>>();
-	const stateOf = (path: string): ExtensionState => {
-		const values = (): Map<string, unknown> => {
-			let map = kept.get(path);
-			if (!map) {
-				map = new Map();
-				kept.set(path, map);
-			}
-			return map;
-		};
-		return {
-			keep<T>(key: string, init: () => T): T {
-				const map = values();
-				if (!map.has(key)) map.set(key, init());
-				return map.get(key) as T;
-			},
-			set(key, value) {
-				values().set(key, value);
-			},
-			delete: (key) => kept.get(path)?.delete(key) ?? false,
-		};
-	};
-
 	const uiFor = (path: string | undefined) =>
 		createHeadlessUI((message, level) => {
 			try {
@@ -267,175 +220,6 @@ export function createExtensionRuntime(options: ExtensionRuntimeOptions): Extens
 	registry.setContextFactory((info) =>
 		createContext(info.source.kind === "extension" ? info.source.path : undefined, info.signal),
 	);
-
-	const sourceHandlers = (instance: Instance) => ({
-		tool_call: (instance.handlers.get("tool_call") ?? []) as ExtensionHandler<"tool_call">[],
-		tool_result: (instance.handlers.get("tool_result") ?? []) as ExtensionHandler<"tool_result">[],
-	});
-
-	const reportOnce = (instance: Instance, key: string, diagnostic: ExtensionDiagnostic): void => {
-		if (instance.reported.has(key)) return;
-		instance.reported.add(key);
-		report(diagnostic);
-	};
-
-	/** Registration after the instance was replaced, removed or timed out: ignored, reported once. */
-	const late = (instance: Instance, member: string): boolean => {
-		if (instance.state !== "disposed") return false;
-		reportOnce(instance, "late", {
-			severity: "warning",
-			code: "W_LATE_CALL",
-			message: `${instance.path} called api.${member}() after it was unloaded (replaced, removed or timed out); the call was ignored.`,
-			path: instance.path,
-		});
-		return true;
-	};
-
-	const notReady = (instance: Instance, member: string): void => {
-		if (instance.state === "loading") {
-			throw new ToolsmithError(
-				"E_NOT_READY",
-				`api.${member}() is not available while ${instance.path} is loading: call it from an event handler (session_start), a tool or a command instead.`,
-			);
-		}
-	};
-
-	const runExec = async (
-		command: string,
-		args: readonly string[],
-		execOptions: ExtensionExecOptions | undefined,
-	): Promise<ExtensionExecResult> => {
-		const line = [command, ...args].map((part) => shellQuote(String(part))).join(" ");
-		const timeout =
-			execOptions?.timeout !== undefined && execOptions.timeout > 0 ? execOptions.timeout / 1000 : undefined;
-		const result = await env.exec(line, {
-			cwd: execOptions?.cwd ?? cwd,
-			...(execOptions?.signal ? { signal: execOptions.signal } : {}),
-			...(timeout !== undefined ? { timeout } : {}),
-			captureOutput: true,
-		});
-		if (result.ok) {
-			return {
-				stdout: result.value.stdout,
-				stderr: result.value.stderr,
-				code: result.value.exitCode,
-				killed: false,
-			};
-		}
-		const killed = result.error.code === "timeout" || result.error.code === "aborted";
-		return { stdout: "", stderr: result.error.message, code: 1, killed };
-	};
-
-	const dispose = (instance: Instance): void => {
-		instance.state = "disposed";
-		for (const subscription of [...instance.subscriptions]) subscription();
-	};
-
-	const createAPI = (instance: Instance): ExtensionAPI => {
-		const path = instance.path;
-		const api: ExtensionAPI & Record<string, unknown> = {
-			registerTool(definition) {
-				if (late(instance, "registerTool")) return;
-				const def = definition as unknown as ToolDefinition;
-				const name = typeof def?.name === "string" ? def.name : "";
-				instance.tools.set(name, def);
-				if (instance.state === "active") {
-					const result = registry.register(def, { kind: "extension", path });
-					relay(result.diagnostics);
-					if (!result.accepted) instance.tools.delete(name);
-				}
-			},
-			unregisterTool(name) {
-				if (late(instance, "unregisterTool")) return;
-				if (!instance.tools.delete(name)) return;
-				if (instance.state === "active") registry.unregister(name, { kind: "extension", path });
-			},
-			on(event, handler) {
-				if (late(instance, "on")) return;
-				if (typeof handler !== "function") return;
-				const list = instance.handlers.get(event) ?? [];
-				list.push(handler as unknown as ExtensionHandler<keyof ExtensionEventMap>);
-				instance.handlers.set(event, list);
-				if (!EMITTED_EVENTS.has(event)) {
-					reportOnce(instance, `event:${event}`, {
-						severity: "info",
-						code: "I_EVENT_NOT_EMITTED",
-						message: `${path} listens to "${event}", which toolsmith never emits; the handler will not run.`,
-						path,
-					});
-				}
-				if (instance.state === "active" && (event === "tool_call" || event === "tool_result")) {
-					registry.setHandlers(path, sourceHandlers(instance));
-				}
-			},
-			events: {
-				emit: (channel, data) => bus.emit(channel, data),
-				on(channel, handler) {
-					if (late(instance, "events.on")) return () => {};
-					const off = bus.on(channel, handler);
-					const subscription = () => {
-						instance.subscriptions.delete(subscription);
-						off();
-					};
-					instance.subscriptions.add(subscription);
-					return subscription;
-				},
-			},
-			exec(command, args, execOptions?: ExtensionExecOptions): Promise<ExtensionExecResult> {
-				notReady(instance, "exec");
-				return runExec(command, args, execOptions);
-			},
-			getAllTools() {
-				notReady(instance, "getAllTools");
-				return registry.infos();
-			},
-			getActiveTools() {
-				notReady(instance, "getActiveTools");
-				return registry.getActiveTools();
-			},
-			setActiveTools(names) {
-				notReady(instance, "setActiveTools");
-				for (const diagnostic of registry.setActiveTools([...names])) {
-					report({ ...diagnostic, path });
-				}
-			},
-			registerCommand(name, commandOptions) {
-				if (late(instance, "registerCommand")) return;
-				const command: RegisteredCommand = { ...commandOptions, name, path };
-				instance.commands.set(name, command);
-			},
-			registerFlag(name, flagOptions) {
-				if (late(instance, "registerFlag")) return;
-				instance.flags.set(name, { ...flagOptions, name, path });
-			},
-			getFlag(name) {
-				return instance.flags.get(name)?.default;
-			},
-			state: stateOf(path),
-			getCommands() {
-				return active.flatMap((other) =>
-					[...other.commands.values()].map((command) => ({
-						name: command.name,
-						description: command.description,
-						source: "extension",
-						path: command.path,
-					})),
-				);
-			},
-		};
-		for (const [member, answer] of Object.entries(UNSUPPORTED_API_MEMBERS)) {
-			api[member] = () => {
-				reportOnce(instance, `member:${member}`, {
-					severity: "warning",
-					code: "W_UNSUPPORTED_API",
-					message: `${path} called api.${member}(), which toolsmith does not implement (it has no sessions, models or UI); the call does nothing.`,
-					path,
-				});
-				return answer();
-			};
-		}
-		return api;
-	};
 
 	const recordOf = (instance: Instance, activateOptions: ActivateOptions, durationMs: number): LoadedExtension => {
 		const root = activateOptions.root ?? instance.path.slice(0, Math.max(1, instance.path.lastIndexOf("/")));
@@ -478,7 +262,7 @@ export function createExtensionRuntime(options: ExtensionRuntimeOptions): Extens
 			reported: new Set(),
 			subscriptions: new Set(),
 		};
-		const api = createAPI(instance);
+		const api = createExtensionAPI(instance, { registry, bus, env, cwd, active, kept, report, relay });
 		const timeoutMs = activateOptions.timeoutMs ?? DEFAULT_LOAD_TIMEOUT_MS;
 		try {
 			await withTimeout(

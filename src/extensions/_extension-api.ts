@@ -1,0 +1,259 @@
+/**
+ * The `ExtensionAPI` one version of an extension receives: what each member does while the version
+ * loads, once it is active, and after it was unloaded (replaced, removed or timed out).
+ */
+import { ToolsmithError } from "../contract/errors.js";
+import type { ToolDefinition } from "../contract/tool.js";
+import type { ExecutionEnv } from "../env/types.js";
+import { EMITTED_EVENTS, UNSUPPORTED_API_MEMBERS } from "./_pi-stubs.js";
+import type {
+	EventBus,
+	ExtensionAPI,
+	ExtensionDiagnostic,
+	ExtensionEventMap,
+	ExtensionExecOptions,
+	ExtensionExecResult,
+	ExtensionHandler,
+	ExtensionState,
+	RegisteredCommand,
+	RegisteredFlag,
+} from "./api.js";
+import type { SourceHandlers, ToolRegistry } from "./registry.js";
+import type { LoadedExtension } from "./runtime.js";
+
+type State = "loading" | "active" | "disposed";
+
+/** One version of one extension, as the runtime keeps it. */
+export interface Instance {
+	readonly path: string;
+	state: State;
+	readonly tools: Map<string, ToolDefinition>;
+	readonly handlers: Map<string, ExtensionHandler<keyof ExtensionEventMap>[]>;
+	readonly commands: Map<string, RegisteredCommand>;
+	readonly flags: Map<string, RegisteredFlag>;
+	readonly reported: Set<string>;
+	/** Its `api.events` listeners, removed when it is unloaded so an old version hears nothing more. */
+	readonly subscriptions: Set<() => void>;
+	record?: LoadedExtension;
+}
+
+/** What the APIs of all extensions of one runtime share. */
+export interface ApiScope {
+	readonly registry: ToolRegistry;
+	readonly bus: EventBus;
+	readonly env: ExecutionEnv;
+	readonly cwd: string;
+	/** The active versions, in load order (a live list: `getCommands` reads it). */
+	readonly active: readonly Instance[];
+	/** `api.state` of each extension, by path: outlives its versions. */
+	readonly kept: Map<string, Map<string, unknown>>;
+	/** Raise a diagnostic. */
+	report(diagnostic: ExtensionDiagnostic): void;
+	/** Raise the diagnostics of a registry call, when the registry does not report to the runtime's listener itself. */
+	relay(diagnostics: readonly ExtensionDiagnostic[]): void;
+}
+
+/** Quote for a POSIX shell: nothing inside single quotes is interpreted. */
+function shellQuote(value: string): string {
+	if (/^[A-Za-z0-9_@%+=:,./-]+$/.test(value)) return value;
+	return `'${value.replace(/'/g, `'\\''`)}'`;
+}
+
+/** `api.state` of the extension at `path`, kept in `kept`. */
+function stateOf(kept: ApiScope["kept"], path: string): ExtensionState {
+	const values = (): Map<string, unknown> => {
+		let map = kept.get(path);
+		if (!map) {
+			map = new Map();
+			kept.set(path, map);
+		}
+		return map;
+	};
+	return {
+		keep<T>(key: string, init: () => T): T {
+			const map = values();
+			if (!map.has(key)) map.set(key, init());
+			return map.get(key) as T;
+		},
+		set(key, value) {
+			values().set(key, value);
+		},
+		delete: (key) => kept.get(path)?.delete(key) ?? false,
+	};
+}
+
+/** The `tool_call` and `tool_result` handlers of a version, for the registry. */
+export function sourceHandlers(instance: Instance): SourceHandlers {
+	return {
+		tool_call: (instance.handlers.get("tool_call") ?? []) as ExtensionHandler<"tool_call">[],
+		tool_result: (instance.handlers.get("tool_result") ?? []) as ExtensionHandler<"tool_result">[],
+	};
+}
+
+/** Mark a version unloaded: later calls of its API are ignored, its bus listeners removed. */
+export function dispose(instance: Instance): void {
+	instance.state = "disposed";
+	for (const subscription of [...instance.subscriptions]) subscription();
+}
+
+/** The API the factory of `instance` receives. */
+export function createExtensionAPI(instance: Instance, scope: ApiScope): ExtensionAPI {
+	const { registry, bus, env, cwd, active, kept, report, relay } = scope;
+
+	const reportOnce = (key: string, diagnostic: ExtensionDiagnostic): void => {
+		if (instance.reported.has(key)) return;
+		instance.reported.add(key);
+		report(diagnostic);
+	};
+
+	/** Registration after this version was replaced, removed or timed out: ignored, reported once. */
+	const late = (member: string): boolean => {
+		if (instance.state !== "disposed") return false;
+		reportOnce("late", {
+			severity: "warning",
+			code: "W_LATE_CALL",
+			message: `${instance.path} called api.${member}() after it was unloaded (replaced, removed or timed out); the call was ignored.`,
+			path: instance.path,
+		});
+		return true;
+	};
+
+	const notReady = (member: string): void => {
+		if (instance.state === "loading") {
+			throw new ToolsmithError(
+				"E_NOT_READY",
+				`api.${member}() is not available while ${instance.path} is loading: call it from an event handler (session_start), a tool or a command instead.`,
+			);
+		}
+	};
+
+	const runExec = async (
+		command: string,
+		args: readonly string[],
+		execOptions: ExtensionExecOptions | undefined,
+	): Promise<ExtensionExecResult> => {
+		const line = [command, ...args].map((part) => shellQuote(String(part))).join(" ");
+		const timeout =
+			execOptions?.timeout !== undefined && execOptions.timeout > 0 ? execOptions.timeout / 1000 : undefined;
+		const result = await env.exec(line, {
+			cwd: execOptions?.cwd ?? cwd,
+			...(execOptions?.signal ? { signal: execOptions.signal } : {}),
+			...(timeout !== undefined ? { timeout } : {}),
+			captureOutput: true,
+		});
+		if (result.ok) {
+			return {
+				stdout: result.value.stdout,
+				stderr: result.value.stderr,
+				code: result.value.exitCode,
+				killed: false,
+			};
+		}
+		const killed = result.error.code === "timeout" || result.error.code === "aborted";
+		return { stdout: "", stderr: result.error.message, code: 1, killed };
+	};
+
+	const path = instance.path;
+	const api: ExtensionAPI & Record<string, unknown> = {
+		registerTool(definition) {
+			if (late("registerTool")) return;
+			const def = definition as unknown as ToolDefinition;
+			const name = typeof def?.name === "string" ? def.name : "";
+			instance.tools.set(name, def);
+			if (instance.state === "active") {
+				const result = registry.register(def, { kind: "extension", path });
+				relay(result.diagnostics);
+				if (!result.accepted) instance.tools.delete(name);
+			}
+		},
+		unregisterTool(name) {
+			if (late("unregisterTool")) return;
+			if (!instance.tools.delete(name)) return;
+			if (instance.state === "active") registry.unregister(name, { kind: "extension", path });
+		},
+		on(event, handler) {
+			if (late("on")) return;
+			if (typeof handler !== "function") return;
+			const list = instance.handlers.get(event) ?? [];
+			list.push(handler as unknown as ExtensionHandler<keyof ExtensionEventMap>);
+			instance.handlers.set(event, list);
+			if (!EMITTED_EVENTS.has(event)) {
+				reportOnce(`event:${event}`, {
+					severity: "info",
+					code: "I_EVENT_NOT_EMITTED",
+					message: `${path} listens to "${event}", which toolsmith never emits; the handler will not run.`,
+					path,
+				});
+			}
+			if (instance.state === "active" && (event === "tool_call" || event === "tool_result")) {
+				registry.setHandlers(path, sourceHandlers(instance));
+			}
+		},
+		events: {
+			emit: (channel, data) => bus.emit(channel, data),
+			on(channel, handler) {
+				if (late("events.on")) return () => {};
+				const off = bus.on(channel, handler);
+				const subscription = () => {
+					instance.subscriptions.delete(subscription);
+					off();
+				};
+				instance.subscriptions.add(subscription);
+				return subscription;
+			},
+		},
+		exec(command, args, execOptions?: ExtensionExecOptions): Promise<ExtensionExecResult> {
+			notReady("exec");
+			return runExec(command, args, execOptions);
+		},
+		getAllTools() {
+			notReady("getAllTools");
+			return registry.infos();
+		},
+		getActiveTools() {
+			notReady("getActiveTools");
+			return registry.getActiveTools();
+		},
+		setActiveTools(names) {
+			notReady("setActiveTools");
+			for (const diagnostic of registry.setActiveTools([...names])) {
+				report({ ...diagnostic, path });
+			}
+		},
+		registerCommand(name, commandOptions) {
+			if (late("registerCommand")) return;
+			const command: RegisteredCommand = { ...commandOptions, name, path };
+			instance.commands.set(name, command);
+		},
+		registerFlag(name, flagOptions) {
+			if (late("registerFlag")) return;
+			instance.flags.set(name, { ...flagOptions, name, path });
+		},
+		getFlag(name) {
+			return instance.flags.get(name)?.default;
+		},
+		state: stateOf(kept, path),
+		getCommands() {
+			return active.flatMap((other) =>
+				[...other.commands.values()].map((command) => ({
+					name: command.name,
+					description: command.description,
+					source: "extension",
+					path: command.path,
+				})),
+			);
+		},
+	};
+	for (const [member, answer] of Object.entries(UNSUPPORTED_API_MEMBERS)) {
+		api[member] = () => {
+			reportOnce(`member:${member}`, {
+				severity: "warning",
+				code: "W_UNSUPPORTED_API",
+				message: `${path} called api.${member}(), which toolsmith does not implement (it has no sessions, models or UI); the call does nothing.`,
+				path,
+			});
+			return answer();
+		};
+	}
+	return api;
+}
