@@ -1,7 +1,8 @@
 /**
- * A batch without hooks or an event listener takes a shorter path through the executor, and
- * arguments valid as sent are handed over without a copy once a per-schema check found no hostile
- * key. These tests hold both shortcuts to the behaviour of the general path.
+ * The executor's shortcuts: arguments valid as sent are handed over without a copy once a
+ * per-schema check found no hostile key, and a parallel batch without hooks or an event listener
+ * records each outcome as its tool settles and reads the clock once for the calls that end
+ * together. These tests hold them to the behaviour a batch must have.
  */
 import { describe, expect, it } from "vitest";
 import {
@@ -70,11 +71,6 @@ describe("arguments valid as sent", () => {
 	});
 });
 
-/** The result messages without their timestamps, which differ between two runs. */
-function outcome(result: Awaited<ReturnType<typeof executeToolCalls>>) {
-	return { terminate: result.terminate, results: result.results.map(({ timestamp: _, ...rest }) => rest) };
-}
-
 describe("a batch without hooks or events", () => {
 	const tools: AgentTool[] = [
 		tool("flat", async (_id, params) => text(JSON.stringify(params)), { parameters: flat }),
@@ -117,11 +113,10 @@ describe("a batch without hooks or events", () => {
 		call("11", "flat", { path: 5 }),
 	];
 
-	it("gives the same results as a batch with an event listener", async () => {
-		const fast = await executeToolCalls(calls, { tools });
-		const general = await executeToolCalls(calls, { tools, onEvent: () => {} });
-		expect(outcome(fast)).toEqual(outcome(general));
-		expect(fast.results.map((r) => r.isError)).toEqual([
+	it("gives every call its own outcome, whatever the others do", async () => {
+		const batch = await executeToolCalls(calls, { tools });
+		expect(batch.results.map((r) => r.toolCallId)).toEqual(calls.map((c) => c.id));
+		expect(batch.results.map((r) => r.isError)).toEqual([
 			false,
 			false,
 			false,
@@ -134,12 +129,12 @@ describe("a batch without hooks or events", () => {
 			true,
 			true,
 		]);
-		expect(fast.results[9]?.content[0]).toMatchObject({ text: expect.stringContaining("unreadable") });
-		for (const r of fast.results) expect(typeof r.timestamp).toBe("number");
+		expect(batch.results[9]?.content[0]).toMatchObject({ text: expect.stringContaining("unreadable") });
+		for (const r of batch.results) expect(typeof r.timestamp).toBe("number");
 		expect(({} as Record<string, unknown>).polluted).toBeUndefined();
 	});
 
-	it("terminates only when every result asks to, as the general path does", async () => {
+	it("terminates only when every result asks to, with or without an event listener", async () => {
 		const all = [call("1", "mixed", { path: "x" }), call("2", "mixed", { path: "y" })];
 		const some = [...all, call("3", "flat", { path: "a", limit: 1, deep: true })];
 		for (const [batch, expected] of [
@@ -170,6 +165,60 @@ describe("a batch without hooks or events", () => {
 		expect(order).toEqual(["quick", "slow"]);
 		expect(results.map((r) => r.toolCallId)).toEqual(["1", "2"]);
 		expect(results.map((r) => (r.content[0] as { text: string }).text)).toEqual(["slow", "quick"]);
+	});
+
+	it("records a rejection it cannot read while an earlier call still runs, without an unhandled rejection", async () => {
+		const unhandled: unknown[] = [];
+		const onUnhandled = (reason: unknown) => unhandled.push(reason);
+		process.on("unhandledRejection", onUnhandled);
+		try {
+			const gate = deferred();
+			const slow = tool("slow", async () => {
+				await gate.promise;
+				return text("slow");
+			});
+			const hostile = tool("hostile", async () => {
+				throw {
+					toJSON() {
+						throw new Error("no JSON");
+					},
+					toString() {
+						throw new Error("no text");
+					},
+				};
+			});
+			const running = executeToolCalls([call("1", "slow"), call("2", "hostile")], { tools: [slow, hostile] });
+			await new Promise((resolve) => setTimeout(resolve, 20));
+			gate.resolve();
+			const { results } = await running;
+			expect(results.map((r) => r.isError)).toEqual([false, true]);
+			expect(results[1]?.details).toMatchObject({ code: "E_TOOL_FAILED" });
+			expect(unhandled).toEqual([]);
+		} finally {
+			process.off("unhandledRejection", onUnhandled);
+		}
+	});
+
+	it("stamps each message with the time its call ended in source order", async () => {
+		const gate = deferred();
+		const slow = tool("slow", async () => {
+			await gate.promise;
+			return text("slow");
+		});
+		const quick = tool("quick", async () => text("quick"));
+		const before = Date.now();
+		const running = executeToolCalls([call("1", "quick"), call("2", "slow"), call("3", "quick")], {
+			tools: [slow, quick],
+		});
+		await new Promise((resolve) => setTimeout(resolve, 30));
+		const released = Date.now();
+		gate.resolve();
+		const [first, second, third] = (await running).results.map((r) => r.timestamp);
+		expect(first).toBeGreaterThanOrEqual(before);
+		expect(first).toBeLessThan(released);
+		// The third call settled early, but ends after the second, in source order.
+		expect(second).toBeGreaterThanOrEqual(released);
+		expect(third).toBeGreaterThanOrEqual(second as number);
 	});
 
 	it("asks shouldSkipRemaining before each launch and honours an abort mid-batch", async () => {
