@@ -222,6 +222,26 @@ interface PageScan {
  * `truncateHead` on the selected text. Stops as soon as the page is decided; counts the remaining
  * lines only when `countRest` allows it.
  */
+/** Bytes a line of `length` bytes adds to a page of `taken` lines: the line, and the newline before it. */
+function lineCost(length: number, taken: number): number {
+	return taken > 0 ? length + 1 : length;
+}
+
+/**
+ * Why a line of `length` bytes cannot join a page of `taken` lines and `bytes` bytes: the first
+ * line alone is over the budget, or the page would be; undefined when the line fits.
+ */
+function lineRefusal(
+	length: number,
+	taken: number,
+	bytes: number,
+	maxBytes: number,
+): "firstLine" | "bytes" | undefined {
+	if (taken === 0 && length > maxBytes) return "firstLine";
+	if (bytes + lineCost(length, taken) > maxBytes) return "bytes";
+	return undefined;
+}
+
 async function scanPage(
 	reader: ChunkReader,
 	first: Chunk,
@@ -303,18 +323,14 @@ async function scanPage(
 			newlines++;
 			pos = nl + 1;
 			const length = nlByte - lineStart;
-			const cost = length + (taken > 0 ? 1 : 0);
-			if (taken === 0 && length > maxBytes) {
-				stop = "firstLine";
-				firstLineBytes = length;
+			const refused = lineRefusal(length, taken, bytes, maxBytes);
+			if (refused !== undefined) {
+				stop = refused;
+				if (refused === "firstLine") firstLineBytes = length;
 				break;
 			}
-			if (bytes + cost > maxBytes) {
-				stop = "bytes";
-				break;
-			}
+			bytes += lineCost(length, taken);
 			taken++;
-			bytes += cost;
 			endByte = nlByte;
 			endUnit = inFirst ? nl : -1;
 			lineStart = nlByte + 1;
@@ -337,14 +353,13 @@ async function scanPage(
 			}
 			if (stop !== undefined) break;
 			const length = chunk.offset - lineStart;
-			const cost = length + (taken > 0 ? 1 : 0);
-			if (taken === 0 && length > maxBytes) {
-				stop = "firstLine";
-				firstLineBytes = length;
-			} else if (bytes + cost > maxBytes) stop = "bytes";
-			else {
+			const refused = lineRefusal(length, taken, bytes, maxBytes);
+			if (refused !== undefined) {
+				stop = refused;
+				if (refused === "firstLine") firstLineBytes = length;
+			} else {
+				bytes += lineCost(length, taken);
 				taken++;
-				bytes += cost;
 				endByte = chunk.offset;
 				endUnit = previous === first ? first.units : -1;
 				stop = "end";
