@@ -7,8 +7,6 @@
 import type { Theme } from "../contract/render.js";
 import type { TSchema } from "../contract/schema.js";
 import type { AgentToolResult, AgentToolUpdateCallback, ToolDefinition, ToolUI } from "../contract/tool.js";
-import { NodeExecutionEnv } from "../env/node.js";
-import type { ExecutionEnv } from "../env/types.js";
 import { toolSnippet } from "../prompt/tools-prompt.js";
 import { renderToolCall, renderToolResult } from "../render/renderer.js";
 import type {
@@ -19,6 +17,7 @@ import type {
 	ExtensionState,
 	ToolInfo,
 } from "./api.js";
+import { envForCwd } from "./node-compat/_state.js";
 
 /** The part of pi's `ctx` toolsmith reads. */
 export interface PiContext {
@@ -114,18 +113,6 @@ export interface ToPiExtensionOptions {
 	readonly path?: string;
 }
 
-const envs = new Map<string, ExecutionEnv>();
-
-/** One env per working folder, shared by every call and extension in this process. */
-function envFor(cwd: string): ExecutionEnv {
-	let env = envs.get(cwd);
-	if (!env) {
-		env = new NodeExecutionEnv({ cwd });
-		envs.set(cwd, env);
-	}
-	return env;
-}
-
 function uiFrom(ui: PiContext["ui"]): ToolUI {
 	return {
 		select: async (title, options) => ui?.select?.(title, [...options]),
@@ -144,7 +131,7 @@ function uiFrom(ui: PiContext["ui"]): ToolUI {
 function contextFrom(ctx: PiContext, path: string, signal?: AbortSignal): ExtensionContext {
 	const callSignal = signal ?? ctx.signal;
 	return {
-		env: envFor(ctx.cwd),
+		env: envForCwd(ctx.cwd),
 		cwd: ctx.cwd,
 		hasUI: ctx.hasUI === true,
 		ui: uiFrom(ctx.ui),
