@@ -16,7 +16,8 @@ import {
 import { replayFile } from "../harness/node-replay.js";
 import { loadSession } from "../harness/node-session.js";
 import { formatReplayReport } from "../harness/replay.js";
-import { replaySession, type SessionToolFigures } from "../harness/replay-session.js";
+import { replaySession } from "../harness/replay-session.js";
+import type { SessionToolFigures } from "../harness/session-report.js";
 import { CommandError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from "./_command.js";
 import { displayPath, formatDiagnostic, formatTable } from "./_format.js";
 import type { CliIO } from "./_io.js";

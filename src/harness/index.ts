@@ -26,7 +26,6 @@ export {
 	type FixtureCommand,
 	type FixtureIssue,
 	type FixtureStep,
-	jsonPointerToPath,
 	parseReplayFixture,
 	parseReplayFixtureText,
 	type ReplayFixture,
@@ -47,7 +46,6 @@ export {
 	type MemoryHarnessOptions,
 	type TestHarness,
 	type ToolArguments,
-	toToolCall,
 } from "./harness.js";
 export {
 	type CheckExtensionsOptions,
@@ -74,19 +72,12 @@ export {
 	type ReplayReport,
 	type ReplayStepReport,
 	replay,
-	subsetProblems,
 	type UnknownToolReport,
 } from "./replay.js";
 export {
 	NORMALIZATION_RULES,
 	type ReplaySessionOptions,
 	replaySession,
-	type SessionCallOutcome,
-	type SessionCallStatus,
-	type SessionReplayFigures,
-	type SessionReplayReport,
-	type SessionToolFigures,
-	type UnknowableReason,
 } from "./replay-session.js";
 export {
 	type ParseSessionOptions,
@@ -99,4 +90,12 @@ export {
 	SessionParseError,
 	sessionFigures,
 } from "./session.js";
-export { formatSessionReplayReport } from "./session-report.js";
+export {
+	formatSessionReplayReport,
+	type SessionCallOutcome,
+	type SessionCallStatus,
+	type SessionReplayFigures,
+	type SessionReplayReport,
+	type SessionToolFigures,
+	type UnknowableReason,
+} from "./session-report.js";

@@ -24,86 +24,13 @@ import { changedLinesFromDiff, commandFromBash, linesBeforeFromDiff, pageFromRea
 import { commandMayWrite } from "./_shell-effects.js";
 import { textDiff } from "./_text-diff.js";
 import type { RecordedBatch, RecordedCall, RecordedSession } from "./session.js";
-import { summarizeOutcomes } from "./session-report.js";
-
-export type SessionCallStatus = "match" | "mismatch" | "unknowable";
-
-/**
- * Why a call is unknowable.
- *
- * - `no-result`: the recording holds no result (the call never ran).
- * - `no-tool`: no tool of that name is being replayed.
- * - `unseen-file`: the call needs a file no recorded result showed.
- * - `unseen-region`: the call needs lines of a file no recorded result showed.
- * - `outside-change`: the result disagrees with what the replay knew, and something outside the
- *   recorded calls (a shell command that may write files, the user between turns) may have
- *   changed the file since.
- * - `image`: the recorded result is an image; the file's bytes are not in the recording.
- * - `timing`: the recorded result depends on wall-clock time (a command that timed out).
- * - `unreadable-result`: the recorded result is in a form the replay does not understand.
- */
-export type UnknowableReason =
-	| "no-result"
-	| "no-tool"
-	| "unseen-file"
-	| "unseen-region"
-	| "outside-change"
-	| "image"
-	| "timing"
-	| "unreadable-result";
-
-export interface SessionCallOutcome {
-	/** Position among all calls of the session, from 0. */
-	readonly index: number;
-	readonly batch: number;
-	readonly toolCallId: string;
-	readonly toolName: string;
-	readonly arguments: unknown;
-	readonly status: SessionCallStatus;
-	/** Set for `unknowable`. */
-	readonly reason?: UnknowableReason;
-	/** One line saying what happened, for people. */
-	readonly message: string;
-	/**
-	 * A read whose page the replay learned from this very result (it checks how our tool pages
-	 * and frames a file, not that earlier calls left the file as recorded).
-	 */
-	readonly seeded: boolean;
-	/** Normalisation rules that changed the recorded or our text. */
-	readonly rules: readonly string[];
-	/** The recorded text and error flag (normalised). */
-	readonly expected?: { readonly text: string; readonly isError: boolean };
-	/** Our text and error flag (normalised). */
-	readonly actual?: { readonly text: string; readonly isError: boolean };
-	/** For a mismatch: a readable diff of expected vs actual. */
-	readonly diff?: string;
-}
-
-export interface SessionToolFigures {
-	readonly calls: number;
-	readonly match: number;
-	readonly mismatch: number;
-	readonly unknowable: number;
-	/** Matches that used state learned from their own recorded result (part of `match`). */
-	readonly seeded: number;
-}
-
-export interface SessionReplayFigures extends SessionToolFigures {
-	readonly byTool: Readonly<Record<string, SessionToolFigures>>;
-	/** `byTool.read.seeded`: reads that matched using a page learned from their own result. */
-	readonly seededReads: number;
-	readonly unknowableReasons: Readonly<Partial<Record<UnknowableReason, number>>>;
-	/** How often each normalisation rule was needed. */
-	readonly rules: Readonly<Record<string, number>>;
-}
-
-export interface SessionReplayReport {
-	readonly cwd: string;
-	readonly figures: SessionReplayFigures;
-	readonly calls: readonly SessionCallOutcome[];
-	/** True when no call is a mismatch. */
-	readonly ok: boolean;
-}
+import {
+	type SessionCallOutcome,
+	type SessionCallStatus,
+	type SessionReplayReport,
+	summarizeOutcomes,
+	type UnknowableReason,
+} from "./session-report.js";
 
 export interface ReplaySessionOptions {
 	/**

@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { Type } from "../../../src/contract/schema.js";
 import { defineTool, type ToolDefinition } from "../../../src/contract/tool.js";
-import { replaySession, type SessionCallOutcome } from "../../../src/harness/replay-session.js";
+import { replaySession } from "../../../src/harness/replay-session.js";
 import { parseSession, type RecordedSession } from "../../../src/harness/session.js";
+import type { SessionCallOutcome } from "../../../src/harness/session-report.js";
 import { createEditTool } from "../../../src/tools/edit.js";
 import { createReadTool } from "../../../src/tools/read.js";
 
