@@ -6,13 +6,13 @@ import type { Theme } from "../contract/render.js";
 import { MemoryExecutionEnv } from "../env/memory.js";
 import type { ExtensionDiagnostic } from "../extensions/api.js";
 import { loadExtensions } from "../extensions/node-loader.js";
+import { checkTool } from "../harness/conformance.js";
 import {
 	applyConformanceBaseline,
 	type ConformanceBaseline,
-	checkTool,
-	formatConformanceReport,
 	parseConformanceBaseline,
-} from "../harness/conformance.js";
+} from "../harness/conformance-baseline.js";
+import { formatConformanceReport } from "../harness/conformance-report.js";
 import { replayFile } from "../harness/node-replay.js";
 import { loadSession } from "../harness/node-session.js";
 import { formatReplayReport } from "../harness/replay.js";

@@ -24,14 +24,6 @@ import {
 	type ToolConformanceReport,
 } from "./conformance-checks.js";
 
-// Still imported from here by src/cli/_harness-run.ts; they live in their own modules.
-export {
-	applyConformanceBaseline,
-	type ConformanceBaseline,
-	parseConformanceBaseline,
-} from "./conformance-baseline.js";
-export { formatConformanceReport } from "./conformance-report.js";
-
 export interface CheckToolOptions {
 	/** Files of the memory env the behavioural checks run in. */
 	readonly files?: Readonly<Record<string, MemorySeedFile>>;
