@@ -26,7 +26,7 @@ export interface CommandContext<T extends OptionSpecs> {
 	readonly options: ParsedOptions<T>;
 	readonly positionals: string[];
 	readonly io: CliIO;
-	/** Styles for stdout (plain unless stdout should be coloured). */
+	/** Styles for stdout (plain unless stdout should be colored). */
 	readonly theme: Theme;
 	/** Styles for stderr. */
 	readonly errorTheme: Theme;

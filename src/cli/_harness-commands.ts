@@ -53,7 +53,7 @@ export const checkCommand = defineCommand({
 	name: "check",
 	summary: "Run the conformance checks on the tools of extensions",
 	description: [
-		"Static checks (name, description, label, schema for each provider, prompt fields) and behavioural",
+		"Static checks (name, description, label, schema for each provider, prompt fields) and behavioral",
 		"ones on an in-memory env (generated valid and near-miss arguments, abort, result shape, renderers,",
 		"determinism). A project folder whose package.json names its entries (toolsmith.extensions or",
 		"pi.extensions) is one extension package. Every extension diagnostic (error, warning, info) is",

@@ -175,7 +175,7 @@ export async function runReplaySession(run: ReplaySessionRun): Promise<number> {
 	const reasons = Object.entries(f.unknowableReasons);
 	if (reasons.length > 0) out.push("", `unknowable: ${reasons.map(([r, n]) => `${r} ${n}`).join(", ")}`);
 	const rules = Object.entries(f.rules);
-	if (rules.length > 0) out.push(`normalised: ${rules.map(([r, n]) => `${r} ${n}`).join(", ")}`);
+	if (rules.length > 0) out.push(`normalized: ${rules.map(([r, n]) => `${r} ${n}`).join(", ")}`);
 	if (f.seededReads > 0) out.push(`reads checked against their own page: ${f.seededReads}`);
 	for (const call of report.calls) {
 		if (call.status !== "mismatch" && !run.verbose) continue;

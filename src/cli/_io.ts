@@ -28,8 +28,8 @@ export interface CliIO {
 }
 
 /**
- * Whether to colour what goes to `stream`. `FORCE_COLOR` decides when set (`0` or `false` turns colour
- * off, anything else on); otherwise a non-empty `NO_COLOR` turns it off; otherwise colour is used only
+ * Whether to color what goes to `stream`. `FORCE_COLOR` decides when set (`0` or `false` turns color
+ * off, anything else on); otherwise a non-empty `NO_COLOR` turns it off; otherwise color is used only
  * on a terminal (and not when `TERM` is `dumb`).
  */
 export function shouldUseColor(stream: CliOutput, env: Readonly<Record<string, string | undefined>>): boolean {
@@ -40,7 +40,7 @@ export function shouldUseColor(stream: CliOutput, env: Readonly<Record<string, s
 	return stream.isTTY === true;
 }
 
-/** The theme for `stream`: ANSI when it should be coloured, plain otherwise. */
+/** The theme for `stream`: ANSI when it should be colored, plain otherwise. */
 export function themeFor(stream: CliOutput, env: Readonly<Record<string, string | undefined>>): Theme {
 	return shouldUseColor(stream, env) ? ansiTheme : plainTheme;
 }

@@ -52,6 +52,6 @@ export interface ToolResultMessage<TDetails = unknown> {
 	/** Tools made available by this call (for providers with deferred tool loading). */
 	readonly addedToolNames?: string[];
 	readonly usage?: Usage;
-	/** Milliseconds since the epoch, when the result was finalised. */
+	/** Milliseconds since the epoch, when the result was finalized. */
 	readonly timestamp: number;
 }

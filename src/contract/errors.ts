@@ -51,7 +51,7 @@ export function errorMessage(value: unknown): string {
 		const json = JSON.stringify(value);
 		if (json !== undefined) return json;
 	} catch {
-		// fall through: cyclic or otherwise unserialisable
+		// fall through: cyclic or otherwise unserializable
 	}
 	return String(value);
 }

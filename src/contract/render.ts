@@ -1,6 +1,6 @@
 /** What renderers receive and may return. Rendering is for people; models never see it. */
 
-/** Colour roles a theme knows. Unknown roles fall back to the default colour. */
+/** Color roles a theme knows. Unknown roles fall back to the default color. */
 export type ThemeColor =
 	| "accent"
 	| "border"

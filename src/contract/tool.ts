@@ -7,7 +7,7 @@ import type { ExecutionEnv } from "../env/types.js";
 import type { ToolResultContent, Usage } from "./content.js";
 import type { RenderContext, RenderOutput, RenderResultOptions, Theme } from "./render.js";
 
-/** `parallel` (the default) lets a batch run concurrently; one `sequential` tool serialises its whole batch. */
+/** `parallel` (the default) lets a batch run concurrently; one `sequential` tool serializes its whole batch. */
 export type ToolExecutionMode = "sequential" | "parallel";
 
 /** What a tool returns. A tool reports failure by throwing; returning never marks an error. */

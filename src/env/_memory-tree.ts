@@ -122,7 +122,7 @@ function dirAt(root: MemDir, segments: readonly string[]): MemDir | undefined {
 }
 
 /**
- * Resolve an absolute, lexically normalised path. A missing last segment is not an error (the
+ * Resolve an absolute, lexically normalized path. A missing last segment is not an error (the
  * result has no `node`), so writers can create it; a missing folder on the way is `not_found`.
  */
 export function locate(root: MemDir, absolute: string, followLast: boolean): LocateResult {
@@ -189,7 +189,7 @@ function locateWalk(root: MemDir, absolute: string, followLast: boolean): Locate
 				dir = root;
 				dirSegments = [];
 			}
-			// Raw split (not normalised): `..` in a target must climb from the link's folder.
+			// Raw split (not normalized): `..` in a target must climb from the link's folder.
 			const targetParts = node.target.split("/");
 			for (let i = targetParts.length - 1; i >= 0; i--) pending.push(targetParts[i]!);
 			continue;

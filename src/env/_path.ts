@@ -59,20 +59,20 @@ function isNormalAbsolute(path: string): boolean {
 	return true;
 }
 
-/** `path` made absolute against `base` (itself made absolute against `/`), then normalised. */
+/** `path` made absolute against `base` (itself made absolute against `/`), then normalized. */
 export function resolvePath(base: string, path: string): string {
 	if (isAbsolutePath(path)) return normalizePath(path);
 	const from = isAbsolutePath(base) ? base : `/${base}`;
 	return normalizePath(`${from}/${path}`);
 }
 
-/** The segments joined with `/` and normalised. Empty segments are skipped. */
+/** The segments joined with `/` and normalized. Empty segments are skipped. */
 export function joinPath(...parts: string[]): string {
 	const kept = parts.filter((part) => part !== "");
 	return kept.length === 0 ? "." : normalizePath(kept.join("/"));
 }
 
-/** The folder part of a normalised path: `/a/b` → `/a`, `/a` → `/`, `a` → `.`. */
+/** The folder part of a normalized path: `/a/b` → `/a`, `/a` → `/`, `a` → `.`. */
 export function dirname(path: string): string {
 	const normal = normalizePath(path);
 	const slash = normal.lastIndexOf("/");
@@ -81,7 +81,7 @@ export function dirname(path: string): string {
 	return normal.slice(0, slash);
 }
 
-/** The last segment of a normalised path (`""` for `/`). */
+/** The last segment of a normalized path (`""` for `/`). */
 export function basename(path: string): string {
 	const normal = normalizePath(path);
 	if (normal === "/") return "";
@@ -101,7 +101,7 @@ export function relativePath(from: string, to: string): string {
 	return parts.length === 0 ? "." : parts.join("/");
 }
 
-/** Whether `path` is `folder` itself or lies inside it (both absolute and normalised). */
+/** Whether `path` is `folder` itself or lies inside it (both absolute and normalized). */
 export function isPathInside(path: string, folder: string): boolean {
 	if (folder === "/") return true;
 	return path === folder || path.startsWith(`${folder}/`);

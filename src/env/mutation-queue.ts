@@ -1,5 +1,5 @@
 /**
- * Per-file serialisation of mutations (`write`, `edit`, and tools of your own that change files).
+ * Per-file serialization of mutations (`write`, `edit`, and tools of your own that change files).
  *
  * Parallel tool calls are the default, so two calls may change one file at the same time. The
  * queue makes mutations of the same file run one after another in call order, keyed by the

@@ -267,7 +267,7 @@ export class NodeExecutionEnv implements ExecutionEnv {
 			const stats = await fs.stat(target.value);
 			if (stats.isDirectory()) return err(fileError("is_directory", abs.value));
 			mode = stats.mode & 0o7777;
-			// The rename below would replace even a read-only file; honour its bits like a plain write.
+			// The rename below would replace even a read-only file; honor its bits like a plain write.
 			await fs.access(target.value, fsConstants.W_OK);
 		} catch (error) {
 			if (osCodeOf(error) !== "ENOENT") return err(mapFsError(error, abs.value));
@@ -582,7 +582,7 @@ export class NodeExecutionEnv implements ExecutionEnv {
 			// A destroyed or broken pipe must not become an unhandled 'error' event.
 			source.on("error", () => undefined);
 		};
-		/** Stop honouring backpressure: deliver what waits and let every stream flow. */
+		/** Stop honoring backpressure: deliver what waits and let every stream flow. */
 		const releaseAll = () => {
 			unpausable = true;
 			for (const release of releasers) release();

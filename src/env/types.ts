@@ -46,7 +46,7 @@ export interface FileSystem {
 	/** The folder relative paths are resolved against. Absolute, no trailing slash (except `/`). */
 	readonly cwd: string;
 
-	/** `path` resolved against `cwd` and normalised (`.`/`..` removed). Symlinks are not resolved. */
+	/** `path` resolved against `cwd` and normalized (`.`/`..` removed). Symlinks are not resolved. */
 	absolutePath(path: string): Result<string, FileError>;
 
 	/** The absolute path with every symlink resolved. `not_found` if it does not exist. */

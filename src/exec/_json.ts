@@ -155,11 +155,11 @@ function fitsIn(value: unknown, budget: number, depth: number): number {
 }
 
 /**
- * JSON for an error message, cut to about `limit` characters. Serialises lazily, so a 10 MB string
+ * JSON for an error message, cut to about `limit` characters. Serializes lazily, so a 10 MB string
  * or a huge array costs only the part that is shown.
  */
 export function previewJson(value: unknown, limit: number, indent = 2): string {
-	// Small plain values (the usual case) go through the native serialiser.
+	// Small plain values (the usual case) go through the native serializer.
 	if (fitsIn(value, limit, 0) >= 0) {
 		try {
 			const text = JSON.stringify(value, null, indent);

@@ -446,7 +446,7 @@ async function run(batch: Batch, calls: readonly Call[]): Promise<ExecuteToolCal
  * order.
  *
  * Each call is prepared (tool lookup, JSON parsing, `prepareArguments`, validation with repair of
- * model slips, `beforeToolCall`), executed, and finalised (`afterToolCall`). Every failure on the
+ * model slips, `beforeToolCall`), executed, and finalized (`afterToolCall`). Every failure on the
  * way becomes an error result whose `details` is a `ToolErrorDetails` with a code; a tool that
  * throws gives an error result with the message. Calls run in parallel unless the config says
  * `sequential` or any called tool declares `executionMode: "sequential"`.

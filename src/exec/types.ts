@@ -37,7 +37,7 @@ export interface AfterToolCallContext extends ToolCallHookContext {
 export interface ExecuteToolCallsConfig {
 	/** The tools the batch may call (by name). */
 	readonly tools: readonly AgentTool[];
-	/** `parallel` (default) or `sequential`. A single sequential tool in the batch serialises it too. */
+	/** `parallel` (default) or `sequential`. A single sequential tool in the batch serializes it too. */
 	readonly toolExecution?: "parallel" | "sequential";
 	/**
 	 * Runs after validation, before `execute`. Return `{ block: true, reason }` to stop the call.

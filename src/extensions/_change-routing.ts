@@ -16,7 +16,7 @@ export interface KnownFiles {
 	readonly failed: boolean;
 }
 
-/** Path arithmetic on the host's paths (absolute and normalised): `node:path` on a host, POSIX by default. */
+/** Path arithmetic on the host's paths (absolute and normalized): `node:path` on a host, POSIX by default. */
 export interface PathOps {
 	readonly sep: string;
 	dirname(path: string): string;

@@ -48,6 +48,7 @@ export { DEFAULT_DEBOUNCE_MS } from "./node-watcher.js";
 /** Default bound for `session_shutdown` handlers (per handler), in milliseconds. */
 export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 3_000;
 
+/** Options for `createExtensionHost`: which extensions to load, the env and folder they run in, whether to watch them, and the caller's own hooks. */
 export interface ExtensionHostOptions {
 	/** Extension files and folders (see `discoverExtensions`); relative ones resolve against `cwd`. */
 	readonly paths: readonly string[];
@@ -128,6 +129,7 @@ export type ExtensionReloadListener = (event: ExtensionReloadEvent) => void;
 /** Hears one diagnostic as it is raised. May throw: the error is swallowed. */
 export type ExtensionDiagnosticListener = (diagnostic: ExtensionDiagnostic) => void;
 
+/** A running extension host: the registry and runtime it fills, the tools to hand the agent, a batch executor with the extensions' hooks, and `reload`/`close`. */
 export interface ExtensionHost {
 	readonly registry: ToolRegistry;
 	readonly runtime: ExtensionRuntime;

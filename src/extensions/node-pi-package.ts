@@ -140,7 +140,7 @@ function contextFrom(ctx: PiContext, path: string, signal?: AbortSignal): Extens
 	};
 }
 
-/** pi's theme as a toolsmith theme; a colour pi does not know leaves the text as it is. */
+/** pi's theme as a toolsmith theme; a color pi does not know leaves the text as it is. */
 function themeFrom(theme: PiTheme): Theme {
 	const style = (apply: ((text: string) => string) | undefined) => (text: string) => {
 		try {
@@ -149,18 +149,18 @@ function themeFrom(theme: PiTheme): Theme {
 			return text;
 		}
 	};
-	const colour = (apply: ((color: string, text: string) => string) | undefined) => (color: string, text: string) => {
+	const paint = (apply: ((color: string, text: string) => string) | undefined) => (color: string, text: string) => {
 		try {
 			return apply ? apply.call(theme, color, text) : text;
 		} catch {
 			return text;
 		}
 	};
-	const fg = colour(theme.fg);
+	const fg = paint(theme.fg);
 	return {
 		name: "pi",
 		fg,
-		bg: colour(theme.bg),
+		bg: paint(theme.bg),
 		bold: style(theme.bold),
 		italic: style(theme.italic),
 		dim: (text) => fg("dim", text),
@@ -240,7 +240,7 @@ function stateStore(): ExtensionState {
  *
  * Under pi, every call gets a `ctx` whose `env` is a `NodeExecutionEnv` working in pi's `ctx.cwd`
  * (the real disk and processes, as pi's own tools), with pi's UI, `hasUI` and the call's signal.
- * Renderers draw through toolsmith's renderer host into pi components, with pi's theme colours.
+ * Renderers draw through toolsmith's renderer host into pi components, with pi's theme colors.
  * Tools without a `promptSnippet` get the description's first sentence, as under toolsmith.
  * `api.state` lasts as long as this module instance (pi's `/reload` starts it afresh);
  * `unregisterTool` takes the tool out of pi's active tools; `getAllTools` reports `source: "pi"`.

@@ -59,6 +59,7 @@ export interface SourceHandlers {
 	readonly tool_result?: readonly ExtensionHandler<"tool_result">[];
 }
 
+/** Options for `createToolRegistry`: the built-ins, how `ctx` is made, and where diagnostics go. */
 export interface ToolRegistryOptions {
 	/** Built-in tools (always registered first, overridable by extensions). */
 	readonly builtins?: readonly ToolDefinition[];
@@ -87,12 +88,14 @@ export interface RegistrySnapshot {
 	executorConfig(ctxFactory?: ToolContextFactory): ExecuteToolCallsConfig;
 }
 
+/** What `ToolRegistry.register` did: whether the definition was accepted, and the diagnostics. */
 export interface RegisterResult {
 	/** False when the definition was rejected (the diagnostics say why). */
 	readonly accepted: boolean;
 	readonly diagnostics: ExtensionDiagnostic[];
 }
 
+/** The tools of a session by name and source: built-ins first, extensions over them in load order; snapshots, change listeners, and the tools as AgentTools. */
 export interface ToolRegistry {
 	/**
 	 * Register one tool for `source` (default: built-in), replacing that source's earlier tool of the
@@ -190,6 +193,7 @@ function argsRecord(args: unknown): Record<string, unknown> {
 	return (typeof args === "object" && args !== null ? args : {}) as Record<string, unknown>;
 }
 
+/** Creates a tool registry holding the built-ins and the tools extensions register, with the hooks they add. Hosts use it; `createExtensionRuntime` makes one when given none. */
 export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegistry {
 	let contextFactory = options.context;
 	const listeners = new Set<(snapshot: RegistrySnapshot) => void>();

@@ -29,6 +29,7 @@ import { createToolRegistry, type ToolRegistry, validateToolDefinition } from ".
 /** Default bound for one extension's factory. */
 export const DEFAULT_LOAD_TIMEOUT_MS = 10_000;
 
+/** Options for `createExtensionRuntime`: the env, the working folder, the registry to fill and where diagnostics go. */
 export interface ExtensionRuntimeOptions {
 	/** The env tools and `api.exec` use. */
 	readonly env: ExecutionEnv;
@@ -91,12 +92,14 @@ export interface LoadedExtension {
 	readonly events: readonly string[];
 }
 
+/** What activating a version of an extension gave: the new version, or none and the diagnostics saying why. */
 export interface ActivateResult {
 	/** The new version, or undefined when it failed (the previous version, if any, stays). */
 	readonly extension: LoadedExtension | undefined;
 	readonly diagnostics: ExtensionDiagnostic[];
 }
 
+/** Options for `ExtensionRuntime.emit`. */
 export interface EmitOptions {
 	/** Only this extension's handlers. */
 	readonly path?: string;
@@ -104,6 +107,7 @@ export interface EmitOptions {
 	readonly timeoutMs?: number;
 }
 
+/** Runs extension factories and keeps what each version registered: activate, swap and remove versions, and emit session events to their handlers. */
 export interface ExtensionRuntime {
 	readonly registry: ToolRegistry;
 	readonly events: EventBus;
@@ -150,6 +154,7 @@ function withTimeout<T>(promise: Promise<T>, ms: number | undefined, onTimeout: 
 
 class TimeoutError extends Error {}
 
+/** Creates an extension runtime over `options.env`: run factories with `activate`, remove them with `remove`, emit session events with `emit`. Hosts use it; `createExtensionHost` builds one for you. */
 export function createExtensionRuntime(options: ExtensionRuntimeOptions): ExtensionRuntime {
 	const env = options.env;
 	const cwd = options.cwd ?? env.cwd;

@@ -2,7 +2,7 @@
  * Known format differences between what the recorded agent's tools printed and what ours print.
  * Each rule has an id; docs/testing.md lists every rule and why it is safe. A rule rewrites both
  * texts into one canonical form that keeps every fact the model could act on (line numbers,
- * offsets, counts, paths, exit codes), so a real behavioural difference still shows as a mismatch.
+ * offsets, counts, paths, exit codes), so a real behavioral difference still shows as a mismatch.
  */
 
 export interface NormalizedText {

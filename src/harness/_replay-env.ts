@@ -100,7 +100,7 @@ export class ReplayEnv extends MemoryExecutionEnv {
 		const started = Date.now();
 		if (answer.output !== "") {
 			try {
-				// Honour backpressure like any env: wait for a returned promise; a rejection is swallowed.
+				// Honor backpressure like any env: wait for a returned promise; a rejection is swallowed.
 				await onStdout(encodePooled(answer.output));
 			} catch {
 				// As in any env: a listener's failure does not change the command's outcome.

@@ -10,12 +10,14 @@ export interface ConformanceBaseline {
 	readonly expectedFailures: Readonly<Record<string, readonly string[]>>;
 }
 
+/** A baseline entry that accepts a failure which no longer happens: remove it from the baseline. */
 export interface StaleBaselineEntry {
 	readonly tool: string;
 	readonly check: string;
 	readonly reason: string;
 }
 
+/** Reports of several tools with a baseline applied: the reports, stale baseline entries, counts, and whether it all passes. */
 export interface ConformanceSummary {
 	readonly reports: readonly ToolConformanceReport[];
 	readonly stale: readonly StaleBaselineEntry[];

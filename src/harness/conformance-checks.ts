@@ -20,9 +20,12 @@ export const CONFORMANCE_CHECKS = [
 	{ id: "deterministic", title: "the same input in two fresh envs gives the same result" },
 ] as const;
 
+/** The id of a conformance check, as listed in `CONFORMANCE_CHECKS` and named in baselines. */
 export type ConformanceCheckId = (typeof CONFORMANCE_CHECKS)[number]["id"];
+/** How one conformance check ended. */
 export type CheckStatus = "pass" | "fail" | "skip";
 
+/** The outcome of one conformance check on one tool. */
 export interface ConformanceCheck {
 	readonly id: ConformanceCheckId;
 	readonly title: string;
@@ -35,6 +38,7 @@ export interface ConformanceCheck {
 	readonly expectedFailure?: boolean;
 }
 
+/** Every conformance check's outcome for one tool, as `checkTool` returns it. */
 export interface ToolConformanceReport {
 	readonly tool: string;
 	readonly checks: readonly ConformanceCheck[];

@@ -24,8 +24,9 @@ import {
 	type ToolConformanceReport,
 } from "./conformance-checks.js";
 
+/** Options for `checkTool`: the memory world its behavioral checks run in and argument samples of your own. */
 export interface CheckToolOptions {
-	/** Files of the memory env the behavioural checks run in. */
+	/** Files of the memory env the behavioral checks run in. */
 	readonly files?: Readonly<Record<string, MemorySeedFile>>;
 	/** Its scripted shell. */
 	readonly commands?: readonly ScriptedCommand[];

@@ -115,6 +115,7 @@ const FixtureCommand = Type.Object(
 	{ additionalProperties: false },
 );
 
+/** The TypeBox schema of a replay fixture file; `replayFixtureJsonSchema()` gives it as plain JSON Schema. */
 export const ReplayFixtureSchema = Type.Object(
 	{
 		$schema: Type.Optional(Type.String()),
@@ -135,12 +136,19 @@ export const ReplayFixtureSchema = Type.Object(
 	{ additionalProperties: false },
 );
 
+/** A replay fixture, as `parseReplayFixture` returns it: the world (files, commands, cwd) and the steps to run in it. */
 export type ReplayFixture = Static<typeof ReplayFixtureSchema>;
+/** One step of a fixture: a batch of tool calls run together, and the files and commands expected after it. */
 export type FixtureStep = Static<typeof FixtureStep>;
+/** One tool call of a fixture step: the tool, its arguments, and what its result must be. */
 export type FixtureCall = Static<typeof FixtureCall>;
+/** A scripted shell command of a fixture: what it matches and what it prints, exits with or changes. */
 export type FixtureCommand = Static<typeof FixtureCommand>;
+/** What one fixture call's result must be: error or not, its text, its details. */
 export type CallExpectation = Static<typeof CallExpectation>;
+/** What a result's text must be: the whole text exactly, or a part it contains or a pattern it matches. */
 export type TextExpectation = Static<typeof TextExpectation>;
+/** What a file must hold after a step: its exact content, a text it contains or matches, or that it does not exist. */
 export type FileExpectation = Static<typeof FileExpectation>;
 
 /** The JSON Schema of replay fixtures, as shipped in `schema/replay-fixture.schema.json`. */
@@ -155,6 +163,7 @@ export function replayFixtureJsonSchema(): Record<string, unknown> {
 	};
 }
 
+/** One problem in a fixture that does not follow the schema. */
 export interface FixtureIssue {
 	/** Where, as a JavaScript-style path: `steps[2].calls[0].expect.text` (`(root)` for the whole). */
 	readonly path: string;

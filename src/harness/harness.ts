@@ -64,6 +64,7 @@ type Flatten<T> = { [K in keyof T]: T[K] };
  */
 export type HarnessCallArguments<TArguments, TName extends string> = (TArguments & Record<string, unknown>)[TName];
 
+/** Options for `createMemoryHarness`: your tools, the built-ins, inline extensions, and the memory world they run in. */
 export interface MemoryHarnessOptions<
 	TTool extends ToolDefinition = ToolDefinition,
 	TBuiltins extends HarnessBuiltins = HarnessBuiltins,
@@ -95,6 +96,7 @@ export type HarnessCall =
 	| ToolCall
 	| { readonly name: string; readonly arguments?: unknown; readonly args?: unknown; readonly id?: string };
 
+/** Options for one harness call: an abort signal and the tool call's id. */
 export interface HarnessCallOptions {
 	readonly signal?: AbortSignal;
 	readonly id?: string;
@@ -137,7 +139,7 @@ export interface TestHarness<TArguments extends object = Record<never, never>> {
 
 let callCounter = 0;
 
-/** Normalise the short call forms to a `ToolCall`. */
+/** Normalize the short call forms to a `ToolCall`. */
 export function toToolCall(call: HarnessCall, index = 0): ToolCall {
 	const raw = call as { type?: unknown; id?: unknown; name: string; arguments?: unknown; args?: unknown };
 	const id = typeof raw.id === "string" ? raw.id : `call_${++callCounter}_${index}`;

@@ -31,6 +31,7 @@ export async function loadConformanceBaseline(path: string): Promise<Conformance
 	return parseConformanceBaseline(value, path);
 }
 
+/** Options for `checkExtensions`: those of `checkTool`, a baseline of accepted failures, and which tools to check. */
 export interface CheckExtensionsOptions extends CheckToolOptions {
 	/** Accepted failures: an object, or the path of a baseline JSON file. */
 	readonly baseline?: ConformanceBaseline | string;
@@ -38,6 +39,7 @@ export interface CheckExtensionsOptions extends CheckToolOptions {
 	readonly tools?: readonly string[];
 }
 
+/** What `checkExtensions` found: the conformance summary of the extensions' tools and what loading them reported. */
 export interface ExtensionsConformanceSummary extends ConformanceSummary {
 	/** What the loader reported; an error-level diagnostic makes the summary fail. */
 	readonly diagnostics: readonly ExtensionDiagnostic[];

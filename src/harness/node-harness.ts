@@ -13,6 +13,7 @@ import {
 	type TestHarness,
 } from "./harness.js";
 
+/** Options for `createTestHarness`: those of `createMemoryHarness`, with extensions also given as paths loaded from disk. */
 export interface TestHarnessOptions<
 	TTool extends ToolDefinition = ToolDefinition,
 	TBuiltins extends HarnessBuiltins = HarnessBuiltins,

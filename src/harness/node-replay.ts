@@ -31,6 +31,7 @@ export async function loadReplayFixture(path: string): Promise<ReplayFixture> {
 	return { ...fixture, extensions: fixture.extensions.map((entry) => resolve(dir, entry)) };
 }
 
+/** Options for `replayFile`: those of `replay`, with extensions given as paths (loaded from disk) or factories. */
 export interface ReplayFileOptions extends Omit<ReplayOptions, "createHarness" | "extensions" | "source"> {
 	/**
 	 * Extension files or folders (relative to `process.cwd()`) and/or factories, loaded in addition

@@ -21,11 +21,13 @@ export interface EnvIoEntry {
 	readonly ok: boolean;
 }
 
+/** Options for `recordToolCalls`. */
 export interface RecordingOptions {
 	/** Files larger than this are not captured (a warning says so). Default 4 MiB. */
 	readonly maxFileBytes?: number;
 }
 
+/** Options for `fixtureFromRecording`: the fixture's name and description and which expectations to write. */
 export interface FixtureFromRecordingOptions {
 	readonly name?: string;
 	readonly description?: string;

@@ -4,7 +4,7 @@
  * Each recorded call runs through the executor with our tools on a recorded env (see
  * `_recorded-files.ts`) that knows only what the recording revealed. The call is then classified:
  *
- * - `match`: our result equals the recorded one (after the documented normalisation rules);
+ * - `match`: our result equals the recorded one (after the documented normalization rules);
  * - `mismatch`: it differs, and everything it depended on was known: a real difference;
  * - `unknowable`: it depended on something the recording does not hold (a region of a file no
  *   result ever showed, a change made outside the recorded calls, a call that never ran).
@@ -32,6 +32,7 @@ import {
 	type UnknowableReason,
 } from "./session-report.js";
 
+/** Options for `replaySession`: the tools to replay with and how the world is rebuilt from the session. */
 export interface ReplaySessionOptions {
 	/**
 	 * Tools to replay with, by name; they replace built-ins of the same name and add the others.
@@ -191,7 +192,7 @@ class SessionReplayer {
 	): SessionCallOutcome {
 		const recorded = call.result!;
 		const recordedText = textOf(recorded.content);
-		// Equal texts need no rules (most bash results); only differing ones are normalised.
+		// Equal texts need no rules (most bash results); only differing ones are normalized.
 		let expected: { readonly text: string; readonly rules: readonly string[] } = { text: recordedText, rules: [] };
 		let actual = expected;
 		if (recordedText !== ours.text) {

@@ -16,6 +16,7 @@ import {
 } from "./fixture.js";
 import { createMemoryHarness, type MemoryHarnessOptions, type TestHarness } from "./harness.js";
 
+/** The outcome of one fixture call: whether it met its expectations, what it returned, and what did not hold. */
 export interface ReplayCallReport {
 	/** Step and call positions, from 0. */
 	readonly step: number;
@@ -43,6 +44,7 @@ export interface UnknownToolReport {
 	readonly candidates: readonly string[];
 }
 
+/** The outcome of one fixture step: its calls and the step expectations (files, commands) that did not hold. */
 export interface ReplayStepReport {
 	readonly index: number;
 	readonly name: string | undefined;
@@ -53,6 +55,7 @@ export interface ReplayStepReport {
 	readonly diffs: readonly string[];
 }
 
+/** The outcome of replaying one fixture: pass or fail, step by step, with what loading its extensions reported. */
 export interface ReplayReport {
 	readonly name: string | undefined;
 	/** Every expectation held and no extension diagnostic is an error. */
@@ -73,6 +76,7 @@ export interface ReplayReport {
 	};
 }
 
+/** Options for `replay`: tools and built-ins to replay with, extensions, a clock, and how the harness is built. */
 export interface ReplayOptions extends Pick<MemoryHarnessOptions, "tools" | "builtins" | "extensions" | "clock"> {
 	/**
 	 * Builds the harness for the fixture (default `createMemoryHarness`). The Node entry passes one
@@ -343,6 +347,7 @@ function unknownToolHint(tool: string, unknown: UnknownToolReport): string[] {
 	return lines;
 }
 
+/** Options for `formatReplayReport`. */
 export interface FormatReplayReportOptions {
 	/** Also the calls that passed, and the warnings and infos of loading. */
 	readonly verbose?: boolean;

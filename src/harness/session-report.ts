@@ -26,6 +26,7 @@ export type UnknowableReason =
 	| "timing"
 	| "unreadable-result";
 
+/** What replaying one recorded call gave: match, mismatch or unknowable, and why. */
 export interface SessionCallOutcome {
 	/** Position among all calls of the session, from 0. */
 	readonly index: number;
@@ -43,16 +44,17 @@ export interface SessionCallOutcome {
 	 * and frames a file, not that earlier calls left the file as recorded).
 	 */
 	readonly seeded: boolean;
-	/** Normalisation rules that changed the recorded or our text. */
+	/** Normalization rules that changed the recorded or our text. */
 	readonly rules: readonly string[];
-	/** The recorded text and error flag (normalised). */
+	/** The recorded text and error flag (normalized). */
 	readonly expected?: { readonly text: string; readonly isError: boolean };
-	/** Our text and error flag (normalised). */
+	/** Our text and error flag (normalized). */
 	readonly actual?: { readonly text: string; readonly isError: boolean };
 	/** For a mismatch: a readable diff of expected vs actual. */
 	readonly diff?: string;
 }
 
+/** Counts of one tool's (or all) calls in a session replay, by outcome. */
 export interface SessionToolFigures {
 	readonly calls: number;
 	readonly match: number;
@@ -62,15 +64,17 @@ export interface SessionToolFigures {
 	readonly seeded: number;
 }
 
+/** Counts over a whole session replay: the totals, per tool, why calls were unknowable, and which normalization rules were needed. */
 export interface SessionReplayFigures extends SessionToolFigures {
 	readonly byTool: Readonly<Record<string, SessionToolFigures>>;
 	/** `byTool.read.seeded`: reads that matched using a page learned from their own result. */
 	readonly seededReads: number;
 	readonly unknowableReasons: Readonly<Partial<Record<UnknowableReason, number>>>;
-	/** How often each normalisation rule was needed. */
+	/** How often each normalization rule was needed. */
 	readonly rules: Readonly<Record<string, number>>;
 }
 
+/** The outcome of `replaySession`: every call's outcome, the figures, and whether any call mismatched. */
 export interface SessionReplayReport {
 	readonly cwd: string;
 	readonly figures: SessionReplayFigures;
@@ -148,7 +152,7 @@ export function formatSessionReplayReport(
 	const reasons = Object.entries(f.unknowableReasons).map(([reason, count]) => `${reason} ${count}`);
 	if (reasons.length > 0) lines.push(`  unknowable because: ${reasons.join(", ")}`);
 	const rules = Object.entries(f.rules).map(([rule, count]) => `${rule} ${count}`);
-	if (rules.length > 0) lines.push(`  normalisation rules applied: ${rules.join(", ")}`);
+	if (rules.length > 0) lines.push(`  normalization rules applied: ${rules.join(", ")}`);
 	for (const call of report.calls) {
 		if (call.status === "match" || (call.status === "unknowable" && !options.verbose)) continue;
 		const where = `#${call.index} ${call.toolName} (batch ${call.batch}, ${call.toolCallId})`;

@@ -57,7 +57,7 @@ export interface RecordedBatch {
 	readonly calls: readonly RecordedCall[];
 }
 
-/** Counts that summarise a session; handy in reports and tests. */
+/** Counts that summarize a session; handy in reports and tests. */
 export interface SessionFigures {
 	readonly batches: number;
 	readonly calls: number;
@@ -73,6 +73,7 @@ export interface SessionFigures {
 	readonly errorsByTool: Readonly<Record<string, number>>;
 }
 
+/** A recorded agent session, as `parseSession` reads it: its working folder and its tool calls in batches, each with its recorded result. */
 export interface RecordedSession {
 	/** The session format version: 1 (linear) or 2+ (tree). */
 	readonly version: number;
@@ -102,6 +103,7 @@ export class SessionParseError extends Error {
 	}
 }
 
+/** Options for `parseSession` and `loadSession`. */
 export interface ParseSessionOptions {
 	/** Names the source in messages (a file path); default `session`. */
 	readonly source?: string;

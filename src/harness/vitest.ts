@@ -10,6 +10,7 @@ import { applyConformanceBaseline, type ConformanceBaseline, type ConformanceSum
 import { CONFORMANCE_CHECKS } from "./conformance-checks.js";
 import { checkExtensions } from "./node-conformance.js";
 
+/** Options for `describeConformance`: those of `checkTool`, a baseline of accepted failures and the describe block's name. */
 export interface DescribeConformanceOptions extends CheckToolOptions {
 	/** Accepted failures (a stale entry fails its own test). */
 	readonly baseline?: ConformanceBaseline;
@@ -85,6 +86,7 @@ export function describeConformance(
 	});
 }
 
+/** A result message or a tool result: what the result matchers accept. */
 type ResultLike = ToolResultMessage | AgentToolResult<unknown>;
 
 function resultText(received: unknown): string | undefined {

@@ -105,7 +105,7 @@ function fromGoogle(response: unknown): ToolCall[] {
 /**
  * The tool calls in a provider response, in order, as `ToolCall`s ready for `executeToolCalls`.
  * Accepts the whole response or the part that holds the calls (see each provider in
- * docs/providers.md). Never throws: anything unrecognised yields no calls. Arguments a provider
+ * docs/providers.md). Never throws: anything unrecognized yields no calls. Arguments a provider
  * sends as a JSON string are parsed into an object (without `__proto__` keys); a string that is
  * not a JSON object stays as it is, so the executor reports the problem to the model.
  */

@@ -109,8 +109,8 @@ export function fallbackCallLines(name: string, args: unknown, theme: Theme): st
 const CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/g;
 
 /**
- * Tool output shown as is could move the cursor, clear the screen or recolour what follows; the
- * fallback shows its text only (a renderer that wants colour uses the theme).
+ * Tool output shown as is could move the cursor, clear the screen or recolor what follows; the
+ * fallback shows its text only (a renderer that wants color uses the theme).
  */
 export function sanitizeText(text: string): string {
 	return stripAnsi(text).replace(/\r\n?/g, "\n").replace(CONTROL, "");
@@ -135,7 +135,7 @@ function contentLines(content: readonly ToolResultContent[] | undefined): string
 
 /**
  * What a result looks like without a renderer: its text content (images as a one-line note), in the
- * error colour for errors. Not expanded, only the first `previewLines` lines and a count of the rest.
+ * error color for errors. Not expanded, only the first `previewLines` lines and a count of the rest.
  */
 export function fallbackResultLines(
 	result: Pick<AgentToolResult<unknown>, "content">,

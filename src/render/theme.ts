@@ -1,4 +1,4 @@
-/** Themes: the plain one (text unchanged) and ANSI ones (SGR escapes, 16, 256 or true colour). */
+/** Themes: the plain one (text unchanged) and ANSI ones (SGR escapes, 16, 256 or true color). */
 import type { Theme, ThemeColor } from "../contract/render.js";
 
 /** Leaves every string as it is: for logs, files, pipes and tests. */
@@ -14,7 +14,7 @@ export const plainTheme: Theme = Object.freeze({
 	inverse: (text: string) => text,
 });
 
-/** The 16 basic terminal colours by name. */
+/** The 16 basic terminal colors by name. */
 export type AnsiColorName =
 	| "black"
 	| "red"
@@ -34,8 +34,8 @@ export type AnsiColorName =
 	| "brightWhite";
 
 /**
- * A colour: a basic colour name, an index into the 256-colour palette (0–255), a `#rrggbb` hex
- * string (true colour), or `"default"` (the terminal's own colour).
+ * A color: a basic color name, an index into the 256-color palette (0–255), a `#rrggbb` hex
+ * string (true color), or `"default"` (the terminal's own color).
  */
 export type AnsiColor = AnsiColorName | "default" | number | `#${string}`;
 
@@ -43,13 +43,13 @@ export type AnsiColor = AnsiColorName | "default" | number | `#${string}`;
 export interface AnsiThemeOptions {
 	/** Shown as `Theme.name`; `"ansi"` by default. */
 	readonly name?: string;
-	/** Foreground colour per role, merged over the defaults. Roles not listed anywhere use `"default"`. */
+	/** Foreground color per role, merged over the defaults. Roles not listed anywhere use `"default"`. */
 	readonly colors?: Readonly<Partial<Record<ThemeColor, AnsiColor>>>;
-	/** Background colour per role, merged over the defaults. Roles not listed anywhere get no background. */
+	/** Background color per role, merged over the defaults. Roles not listed anywhere get no background. */
 	readonly backgrounds?: Readonly<Partial<Record<ThemeColor, AnsiColor>>>;
 }
 
-/** Foreground colours per role of the default ANSI theme (16-colour, so every terminal can show them). */
+/** Foreground colors per role of the default ANSI theme (16-color, so every terminal can show them). */
 export const DEFAULT_ANSI_COLORS: Readonly<Record<string, AnsiColor>> = Object.freeze({
 	accent: "cyan",
 	border: "blue",
@@ -66,7 +66,7 @@ export const DEFAULT_ANSI_COLORS: Readonly<Record<string, AnsiColor>> = Object.f
 	toolDiffContext: "gray",
 });
 
-/** Background colours per role of the default ANSI theme. */
+/** Background colors per role of the default ANSI theme. */
 export const DEFAULT_ANSI_BACKGROUNDS: Readonly<Record<string, AnsiColor>> = Object.freeze({
 	toolPendingBg: 236,
 	toolSuccessBg: 22,
@@ -98,20 +98,20 @@ function colorCode(color: AnsiColor, background: boolean): string | undefined {
 	if (color === "default") return undefined;
 	if (typeof color === "number") {
 		if (!Number.isInteger(color) || color < 0 || color > 255) {
-			throw new RangeError(`ANSI colour index ${color} is out of range: use an integer from 0 to 255`);
+			throw new RangeError(`ANSI color index ${color} is out of range: use an integer from 0 to 255`);
 		}
 		return `${background ? 48 : 38};5;${color}`;
 	}
 	if (color.startsWith("#")) {
 		const match = /^#([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})$/i.exec(color);
-		if (!match) throw new RangeError(`ANSI colour "${color}" is not a #rrggbb hex colour`);
+		if (!match) throw new RangeError(`ANSI color "${color}" is not a #rrggbb hex color`);
 		const [r, g, b] = [match[1], match[2], match[3]].map((h) => Number.parseInt(h ?? "0", 16));
 		return `${background ? 48 : 38};2;${r};${g};${b}`;
 	}
 	const basic = BASIC[color as AnsiColorName];
 	if (basic === undefined) {
 		throw new RangeError(
-			`unknown ANSI colour "${color}": use one of ${Object.keys(BASIC).join(", ")}, "default", 0–255 or #rrggbb`,
+			`unknown ANSI color "${color}": use one of ${Object.keys(BASIC).join(", ")}, "default", 0–255 or #rrggbb`,
 		);
 	}
 	return String(background ? basic + 10 : basic);
@@ -130,9 +130,9 @@ function wrap(open: string, close: string, text: string): string {
 const sgr = (params: string) => `\x1b[${params}m`;
 
 /**
- * A theme that styles with ANSI escapes. Colours may be overridden per role; a role with no colour
- * (for example one a newer renderer invents) is shown in the terminal's default colour.
- * Throws a `RangeError` naming the colour when one of `options` is not a valid colour.
+ * A theme that styles with ANSI escapes. Colors may be overridden per role; a role with no color
+ * (for example one a newer renderer invents) is shown in the terminal's default color.
+ * Throws a `RangeError` naming the color when one of `options` is not a valid color.
  */
 export function createAnsiTheme(options: AnsiThemeOptions = {}): Theme {
 	const build = (table: Readonly<Record<string, AnsiColor | undefined>>, background: boolean) => {

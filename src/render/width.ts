@@ -3,7 +3,7 @@
  * to cut it to fit. Runtime-neutral (uses only `Intl.Segmenter`, present in Node 20 and browsers).
  */
 
-// CSI sequences (colours, cursor moves), OSC sequences (hyperlinks, titles) ended by BEL or ST, and
+// CSI sequences (colors, cursor moves), OSC sequences (hyperlinks, titles) ended by BEL or ST, and
 // two-byte escapes. Anchored at ESC so a plain `[` in text is never touched.
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching ESC and BEL is the point
 const ANSI_PATTERN = /\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])/g;

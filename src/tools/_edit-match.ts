@@ -20,7 +20,7 @@ export interface LocatedEdit {
 	readonly start: number;
 	readonly end: number;
 	readonly newText: string;
-	/** Found only after tolerant normalisation (trailing spaces, typographic quotes, dashes, spaces). */
+	/** Found only after tolerant normalization (trailing spaces, typographic quotes, dashes, spaces). */
 	readonly tolerant: boolean;
 }
 

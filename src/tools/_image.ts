@@ -1,4 +1,4 @@
-/** Recognising images and binary files from their first bytes (the name says nothing reliable). */
+/** Recognizing images and binary files from their first bytes (the name says nothing reliable). */
 
 function startsWith(bytes: Uint8Array, prefix: readonly number[], at = 0): boolean {
 	if (bytes.length < at + prefix.length) return false;

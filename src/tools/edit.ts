@@ -115,7 +115,7 @@ function readError(path: string, code: string, message: string): Error {
 /**
  * The `edit` tool. Locates every `oldText` in the original file (BOM removed, CRLF read as LF),
  * refuses missing, repeated, overlapping or empty ones, and replaces only the matched regions, so
- * every other byte, line ending and the BOM stay as they were. Serialised per file with
+ * every other byte, line ending and the BOM stay as they were. Serialized per file with
  * `withFileMutationQueue`; on any error the file is not touched.
  */
 export function createEditTool(

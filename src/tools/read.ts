@@ -103,7 +103,7 @@ function byteCursor(text: string): (unit: number) => number {
 
 const headEncoder = new TextEncoder();
 
-/** The first bytes of a text chunk, enough to recognise any supported image. */
+/** The first bytes of a text chunk, enough to recognize any supported image. */
 function headBytes(text: string): Uint8Array {
 	return headEncoder.encode(text.slice(0, 32));
 }
@@ -404,7 +404,7 @@ async function scanPage(
 
 /**
  * The `read` tool. Pages through text files with `env.readRange`, so the cost follows the page,
- * not the file; returns png, jpeg, gif, webp and bmp files (recognised by content) as images.
+ * not the file; returns png, jpeg, gif, webp and bmp files (recognized by content) as images.
  */
 export function createReadTool(
 	options: ReadToolOptions = {},

@@ -30,7 +30,7 @@ export type WriteToolOptions = Record<string, never>;
 
 /**
  * The `write` tool. Replaces the whole file atomically through `ctx.env.writeFile` (a crash leaves
- * the old or the new content), creating missing parent folders, serialised per file with
+ * the old or the new content), creating missing parent folders, serialized per file with
  * `withFileMutationQueue`.
  */
 export function createWriteTool(

@@ -1,7 +1,7 @@
 /**
  * The env the pi compatibility functions use when the reference API gives them none
  * (`withFileMutationQueue(path, fn)`, `createReadTool(cwd)`). The loader points it at the host's env,
- * so a pi extension's queued writes serialise with the built-in tools of that host.
+ * so a pi extension's queued writes serialize with the built-in tools of that host.
  */
 import { NodeExecutionEnv } from "../../env/node.js";
 import type { ExecutionEnv } from "../../env/types.js";

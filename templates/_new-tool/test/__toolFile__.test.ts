@@ -29,6 +29,6 @@ describe("{{toolName}}", () => {
 	});
 });
 
-// Static checks (name, description, schema for every provider) and behavioural ones (valid and
+// Static checks (name, description, schema for every provider) and behavioral ones (valid and
 // near-miss arguments, abort, result shape, renderers, determinism) on an in-memory env.
 describeConformance({{toolIdent}});

@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { type CliRun, repoRoot, runCli } from "./_run.js";
 
 const version = (JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as { version: string }).version;
-const normalise = (text: string) => text.replaceAll(version, "<version>");
+const normalize = (text: string) => text.replaceAll(version, "<version>");
 
 // Each child process costs a Node start plus jiti, so they all start at once.
 const cases = {
@@ -21,11 +21,11 @@ let forcedColor: CliRun;
 
 beforeAll(async () => {
 	const entries = Object.entries(cases) as [keyof typeof cases, readonly string[]][];
-	const [colour, ...results] = await Promise.all([
+	const [color, ...results] = await Promise.all([
 		runCli(["--help"], { env: { FORCE_COLOR: "1" } }),
 		...entries.map(([, argv]) => runCli(argv)),
 	]);
-	forcedColor = colour!;
+	forcedColor = color!;
 	entries.forEach(([name], i) => {
 		runs[name] = results[i]!;
 	});
@@ -35,7 +35,7 @@ describe("toolsmith CLI (child process)", () => {
 	it("--help lists the commands and exits 0", () => {
 		expect(runs.help.code).toBe(0);
 		expect(runs.help.stderr).toBe("");
-		expect(normalise(runs.help.stdout)).toMatchInlineSnapshot(`
+		expect(normalize(runs.help.stdout)).toMatchInlineSnapshot(`
 			"toolsmith <version> · write, load, hot-reload and test tools for LLM coding agents
 
 			Usage: toolsmith <command> [options]
@@ -124,7 +124,7 @@ describe("toolsmith CLI (child process)", () => {
 		expect(runs.none.stderr).toBe(runs.help.stdout);
 	});
 
-	it("colours a pipe only when FORCE_COLOR asks", () => {
+	it("colors a pipe only when FORCE_COLOR asks", () => {
 		expect(runs.help.stdout).not.toContain("\x1b[");
 		expect(forcedColor.code).toBe(0);
 		expect(forcedColor.stdout).toContain("\x1b[1mUsage:\x1b[22m");

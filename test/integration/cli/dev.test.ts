@@ -7,7 +7,7 @@ import { repoRoot, runCli } from "./_run.js";
 const scratch = mkdtempSync(join(tmpdir(), "toolsmith-dev-cli-"));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-const normalise = (text: string) =>
+const normalize = (text: string) =>
 	text
 		.replaceAll(repoRoot, "<root>")
 		.replaceAll(scratch, "<tmp>")
@@ -30,7 +30,7 @@ describe.concurrent("toolsmith dev over piped stdin (child process)", () => {
 		const run = await runCli(["dev", "docs/examples", "--no-watch"], { input: `${script}\n` });
 		expect(run.stderr).toBe("");
 		expect(run.code).toBe(0);
-		expect(normalise(run.stdout)).toMatchInlineSnapshot(`
+		expect(normalize(run.stdout)).toMatchInlineSnapshot(`
 			"toolsmith dev · 7 tools (4 from extensions) · node env · cwd .
 			  name       source                          mode        parameters
 			  bash       built-in                        parallel    command: string, timeout?: number
@@ -94,7 +94,7 @@ describe.concurrent("toolsmith dev over piped stdin (child process)", () => {
 		].join("\n");
 		const run = await runCli(["dev", "--env", "memory", "--cwd", scratch], { input: `${script}\n` });
 		expect(run.code).toBe(0);
-		const out = normalise(run.stdout);
+		const out = normalize(run.stdout);
 		expect(out).toContain("toolsmith dev · 4 tools (0 from extensions) · memory env · cwd <tmp>");
 		expect(out).toContain("  only in memory\n✓ ok");
 		expect(out).toMatch(/> call bash \{"command":"ls"\}\n.*\n(.*\n)*✗ error/);
@@ -123,8 +123,8 @@ describe.concurrent("toolsmith dev over piped stdin (child process)", () => {
 			input: "call fine\nbogus\n",
 		});
 		expect(run.code).toBe(1);
-		expect(normalise(run.stderr)).toBe("unknown command 'bogus' (type help for the list)\n");
-		const out = normalise(run.stdout);
+		expect(normalize(run.stderr)).toBe("unknown command 'bogus' (type help for the list)\n");
+		const out = normalize(run.stdout);
 		expect(out).toMatch(/^error broken\.ts:\d+:\d+ .*\[E_SYNTAX\]$/m);
 		expect(out).toMatch(/^ {2}fine +fine\.ts +parallel +\(none\)$/m);
 		expect(out).toContain("  fine\n  ! renderResult of fine failed: renderer bug\n✓ ok");

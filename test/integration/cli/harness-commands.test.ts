@@ -68,7 +68,7 @@ describe("toolsmith replay-session", () => {
 			  total  391    342    0         49
 
 			unknowable: no-result 18, unseen-region 16, outside-change 2, unseen-file 13
-			normalised: edit-success 115, read-continuation 25, bash-empty-output-status 11, edit-dollar-patterns 1
+			normalized: edit-success 115, read-continuation 25, bash-empty-output-status 11, edit-dollar-patterns 1
 			reads checked against their own page: 37
 
 			no mismatches in 391 calls

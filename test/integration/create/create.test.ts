@@ -116,7 +116,7 @@ describe("npm create toolsmith, with flags", () => {
 			      --list                   List the templates and exit
 			  -y, --yes                    Ask nothing: defaults for everything not given
 			      --install, --no-install  Install the dependencies (on by default)
-			      --git                    Initialise a git repository, or not with --no-git (default: yes, unless inside one)
+			      --git                    Initialize a git repository, or not with --no-git (default: yes, unless inside one)
 			      --pm <manager>           The package manager for install and the README (default: the one running this)
 			      --toolsmith <spec>       The toolsmith-sdk dependency: a version, a range, a path or a tarball
 			      --tool <name>            The first tool's name (default: word_count)
@@ -136,7 +136,7 @@ describe("npm create toolsmith, with flags", () => {
 		expect(list.files()).toEqual([]);
 	});
 
-	it("makes the default project, installs it and initialises git, off a terminal without asking", async () => {
+	it("makes the default project, installs it and initializes git, off a terminal without asking", async () => {
 		const result = await create({ argv: ["my-tools"] });
 		expect(result.code, result.err).toBe(0);
 		expect(result.files()).toEqual(
@@ -244,7 +244,7 @@ describe("npm create toolsmith, on a terminal", () => {
 			"Where should the project go?",
 			"Which template?",
 			"Install the dependencies now (npm)?",
-			"Initialise a git repository?",
+			"Initialize a git repository?",
 		]);
 		expect(result.files()).toContain("tools-x/src/index.ts");
 		expect(result.calls.map((c) => `${c.command} ${c.args[0]}`)).toEqual(["git rev-parse", "git init"]);

@@ -32,7 +32,7 @@ describe.each(bothEnvs)("ExecutionEnv conformance: %s", (_name, make) => {
 	});
 
 	describe("paths", () => {
-		it("resolves and normalises against cwd without touching symlinks", async () => {
+		it("resolves and normalizes against cwd without touching symlinks", async () => {
 			const { fx, env } = await setup();
 			expect(env.cwd).toBe(fx.path("."));
 			expect(value(env.absolutePath("a.txt"))).toBe(fx.path("a.txt"));
@@ -479,7 +479,7 @@ describe.each(bothEnvs)("ExecutionEnv conformance: %s", (_name, make) => {
 			expectError(await env.exec(command, { signal: controller.signal }), "aborted");
 		});
 
-		it("honours timeouts against output that is still on its way", async () => {
+		it("honors timeouts against output that is still on its way", async () => {
 			const slow = "printf 'one\\n'; sleep 5; printf 'two\\n'";
 			const { env } = await setup({
 				commands: [

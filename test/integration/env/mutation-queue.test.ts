@@ -17,7 +17,7 @@ describe.each(bothEnvs)("withFileMutationQueue on %s", (_name, make) => {
 		fixture = undefined;
 	});
 
-	it("serialises mutations of one file through every spelling, in call order", async () => {
+	it("serializes mutations of one file through every spelling, in call order", async () => {
 		fixture = await make({ files: { "a.txt": "", "dir/b.txt": "" }, symlinks: { "link.txt": "a.txt", d: "dir" } });
 		const { env } = fixture;
 		const spellings = ["a.txt", "./a.txt", fixture.path("a.txt"), "link.txt", "dir/../a.txt"];
@@ -41,7 +41,7 @@ describe.each(bothEnvs)("withFileMutationQueue on %s", (_name, make) => {
 		expect(written.ok && written.value).toBe("0,1,2,3,4,5,6,7,8,9,");
 	});
 
-	it("serialises a file that does not exist yet, and one reached through a linked folder", async () => {
+	it("serializes a file that does not exist yet, and one reached through a linked folder", async () => {
 		fixture = await make({ dirs: ["dir"], symlinks: { d: "dir" } });
 		const { env } = fixture;
 		const events: string[] = [];
@@ -71,7 +71,7 @@ describe.each(bothEnvs)("withFileMutationQueue on %s", (_name, make) => {
 		});
 		// If b waited for a, a would wait forever for b; the fallback turns that into a failure.
 		const first = withFileMutationQueue(env, "a.txt", () =>
-			Promise.race([bHasStarted, new Promise<string>((resolve) => setTimeout(() => resolve("serialised"), 5_000))]),
+			Promise.race([bHasStarted, new Promise<string>((resolve) => setTimeout(() => resolve("serialized"), 5_000))]),
 		);
 		const second = withFileMutationQueue(env, "b.txt", async () => {
 			bStarted();

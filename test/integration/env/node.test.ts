@@ -1,5 +1,5 @@
 /**
- * NodeExecutionEnv behaviour that has no memory counterpart: huge files, real shells, process
+ * NodeExecutionEnv behavior that has no memory counterpart: huge files, real shells, process
  * groups that resist SIGTERM, background processes that outlive the shell.
  */
 import { promises as fs } from "node:fs";

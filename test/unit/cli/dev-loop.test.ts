@@ -71,14 +71,14 @@ const waiting = defineTool({
 });
 
 const tools = [greet, progress, brokenRenderer, failing, waiting];
-const normalise = (s: string) => s.replace(/\d+ ms/g, "N ms");
+const normalize = (s: string) => s.replace(/\d+ ms/g, "N ms");
 
 async function script(lines: string[], io: FakeIO = fakeIO()) {
 	const host = fakeHost(tools);
 	const exit = runDevLoop(host, { io, theme: plainTheme, cwd: "/project", interactive: false });
 	io.stdin.end(`${lines.join("\n")}\n`);
 	const code = await exit;
-	return { code, out: normalise(io.out()), err: io.err(), host };
+	return { code, out: normalize(io.out()), err: io.err(), host };
 }
 
 describe("dev loop over piped stdin", () => {
@@ -307,7 +307,7 @@ describe("dev loop over piped stdin", () => {
 		expect(await exit).toBe(0);
 	});
 
-	it("colours with the ANSI theme", async () => {
+	it("colors with the ANSI theme", async () => {
 		const io = fakeIO();
 		const host = fakeHost(tools);
 		const exit = runDevLoop(host, { io, theme: ansiTheme, cwd: "/project", interactive: false });
@@ -329,7 +329,7 @@ describe("dev loop over piped stdin", () => {
 		const exit = runDevLoop(fakeHost([long]), { io, theme: plainTheme, cwd: "/project", interactive: false });
 		io.stdin.end("expand off\ncall long\n");
 		await exit;
-		expect(normalise(io.out())).toContain("  line 10\n  … 4 more lines\n✓ ok");
+		expect(normalize(io.out())).toContain("  line 10\n  … 4 more lines\n✓ ok");
 	});
 });
 
@@ -349,7 +349,7 @@ describe("Ctrl-C", () => {
 		await waitFor(() => io.out().includes("aborted"));
 		io.stdin.end('call greet {"name":"after"}\n');
 		expect(await exit).toBe(0);
-		expect(normalise(io.out())).toMatchInlineSnapshot(`
+		expect(normalize(io.out())).toMatchInlineSnapshot(`
 			"> call wait
 			wait
 			^C aborting the call (Ctrl-C again to exit)

@@ -48,7 +48,7 @@ describe("paths and diagnostics", () => {
 describe("shouldUseColor", () => {
 	const tty = { write: () => true, isTTY: true };
 	const pipe = { write: () => true, isTTY: false };
-	it("colours terminals unless NO_COLOR or TERM=dumb; FORCE_COLOR decides when set", () => {
+	it("colors terminals unless NO_COLOR or TERM=dumb; FORCE_COLOR decides when set", () => {
 		expect(shouldUseColor(tty, {})).toBe(true);
 		expect(shouldUseColor(pipe, {})).toBe(false);
 		expect(shouldUseColor(tty, { NO_COLOR: "1" })).toBe(false);

@@ -57,7 +57,7 @@ describe("runProgram", () => {
 		}
 	});
 
-	it("colours help only when FORCE_COLOR asks for it on a non-terminal", async () => {
+	it("colors help only when FORCE_COLOR asks for it on a non-terminal", async () => {
 		expect((await run(["--help"])).stdout).not.toContain("\x1b[");
 		expect((await run(["--help"], { FORCE_COLOR: "1" })).stdout).toContain("\x1b[1mUsage:\x1b[22m");
 		expect((await run(["--help"], { FORCE_COLOR: "false" })).stdout).not.toContain("\x1b[");

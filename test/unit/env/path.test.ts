@@ -28,7 +28,7 @@ const samples = [
 ];
 
 describe("runtime-neutral path helpers", () => {
-	it("normalise like path.posix.normalize (without the trailing slash)", () => {
+	it("normalize like path.posix.normalize (without the trailing slash)", () => {
 		for (const path of samples) {
 			const expected = posix.normalize(path);
 			expect(normalizePath(path), path).toBe(expected.length > 1 ? expected.replace(/\/$/, "") : expected);

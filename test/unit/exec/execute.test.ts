@@ -194,7 +194,7 @@ describe("scheduling", () => {
 		expect(maxRunning()).toBe(3);
 	});
 
-	it("serialises the whole batch when one called tool is sequential (overlap is zero)", async () => {
+	it("serializes the whole batch when one called tool is sequential (overlap is zero)", async () => {
 		const { tools, gates, maxRunning } = gatedTools({ sequentialName: "c" });
 		const batch = executeToolCalls([call("1", "a"), call("2", "b"), call("3", "c")], { tools });
 		await flush();
@@ -205,7 +205,7 @@ describe("scheduling", () => {
 		expect(results.map((r) => firstText(r))).toEqual(["1", "2", "3"]);
 	});
 
-	it("serialises the batch when the config says sequential", async () => {
+	it("serializes the batch when the config says sequential", async () => {
 		const { tools, gates, maxRunning } = gatedTools({});
 		const batch = executeToolCalls([call("1", "a"), call("2", "b")], { tools, toolExecution: "sequential" });
 		await flush();

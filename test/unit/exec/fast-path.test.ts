@@ -2,7 +2,7 @@
  * The executor's shortcuts: arguments valid as sent are handed over without a copy once a
  * per-schema check found no hostile key, and a parallel batch without hooks or an event listener
  * records each outcome as its tool settles and reads the clock once for the calls that end
- * together. These tests hold them to the behaviour a batch must have.
+ * together. These tests hold them to the behavior a batch must have.
  */
 import { describe, expect, it } from "vitest";
 import {
@@ -221,7 +221,7 @@ describe("a batch without hooks or events", () => {
 		expect(third).toBeGreaterThanOrEqual(second as number);
 	});
 
-	it("asks shouldSkipRemaining before each launch and honours an abort mid-batch", async () => {
+	it("asks shouldSkipRemaining before each launch and honors an abort mid-batch", async () => {
 		let asked = 0;
 		const ran: string[] = [];
 		const t = tool("t", async (id) => {

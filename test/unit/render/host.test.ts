@@ -111,7 +111,7 @@ describe("renderToolResult", () => {
 		expect(seen).toEqual([{ expanded: false, isPartial: true }]);
 	});
 
-	it("falls back to the text content, with images as a note and errors in the error colour", () => {
+	it("falls back to the text content, with images as a note and errors in the error color", () => {
 		const result: AgentToolResult<unknown> = {
 			content: [
 				{ type: "text", text: "line 1\nline 2\n" },

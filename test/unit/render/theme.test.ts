@@ -33,14 +33,14 @@ describe("ansiTheme", () => {
 		expect(ansiTheme.bg("toolErrorBg", "x")).toBe("\x1b[48;5;52mx\x1b[49m");
 	});
 
-	it("shows unknown roles in the default colour and the empty string as empty", () => {
+	it("shows unknown roles in the default color and the empty string as empty", () => {
 		expect(ansiTheme.fg("someRoleNobodyKnows", "x")).toBe("x");
 		expect(ansiTheme.bg("someRoleNobodyKnows", "x")).toBe("x");
 		expect(ansiTheme.fg("text", "x")).toBe("x");
 		expect(ansiTheme.fg("error", "")).toBe("");
 	});
 
-	it("re-opens the outer colour after a nested one closes", () => {
+	it("re-opens the outer color after a nested one closes", () => {
 		const nested = ansiTheme.fg("error", `a ${ansiTheme.fg("success", "b")} c`);
 		expect(nested).toBe("\x1b[31ma \x1b[32mb\x1b[39m\x1b[31m c\x1b[39m");
 		const boldInDim = ansiTheme.dim(`a${ansiTheme.bold("b")}c`);
@@ -48,7 +48,7 @@ describe("ansiTheme", () => {
 		expect(stripAnsi(nested)).toBe("a b c");
 	});
 
-	it("takes colour overrides by name, 256-colour index and hex", () => {
+	it("takes color overrides by name, 256-color index and hex", () => {
 		const theme = createAnsiTheme({
 			name: "mine",
 			colors: { accent: "brightMagenta", muted: 245, custom: "#ff8000", error: "default" },
@@ -63,9 +63,9 @@ describe("ansiTheme", () => {
 		expect(theme.bg("selectedBg", "x")).toBe("\x1b[44mx\x1b[49m");
 	});
 
-	it("rejects a bad colour with a message naming it", () => {
+	it("rejects a bad color with a message naming it", () => {
 		expect(() => createAnsiTheme({ colors: { accent: 300 } })).toThrow(/300 is out of range/);
 		expect(() => createAnsiTheme({ colors: { accent: "#12" } })).toThrow(/"#12" is not a #rrggbb/);
-		expect(() => createAnsiTheme({ colors: { accent: "purple" as never } })).toThrow(/unknown ANSI colour "purple"/);
+		expect(() => createAnsiTheme({ colors: { accent: "purple" as never } })).toThrow(/unknown ANSI color "purple"/);
 	});
 });

@@ -1,5 +1,5 @@
 /**
- * The same starting files in both envs, so each behaviour test runs on the real disk (a temp
+ * The same starting files in both envs, so each behavior test runs on the real disk (a temp
  * folder) and in memory, plus a `ctx` for calling tools directly.
  */
 import { promises as fs } from "node:fs";

@@ -108,7 +108,7 @@ describe.each(bothEnvs)("read on %s", (_name, make) => {
 		expect(textOf(await call({ path: "one-line.txt", offset: 2 }))).toBe("short\n");
 	});
 
-	it("honours limit and reports the lines left", async () => {
+	it("honors limit and reports the lines left", async () => {
 		await setup({ files: { "ten.txt": lines(10) } });
 		expect(textOf(await call({ path: "ten.txt", offset: 3, limit: 2 }))).toBe(
 			"line 3\nline 4\n\n[6 more lines in file. Use offset=5 to continue.]",

@@ -32,7 +32,7 @@ describe.each(bothEnvs)("write on %s", (_name, make) => {
 		expect(info.ok && info.value.kind).toBe("symlink");
 	});
 
-	it("serialises parallel writes of one file in call order", async () => {
+	it("serializes parallel writes of one file in call order", async () => {
 		await setup({ files: { "a.txt": "start" } });
 		await Promise.all([call("a.txt", "first"), call("./a.txt", "second"), call(fx.path("a.txt"), "third")]);
 		expect(await fx.text("a.txt")).toBe("third");
