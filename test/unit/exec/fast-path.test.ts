@@ -71,6 +71,11 @@ describe("arguments valid as sent", () => {
 	});
 });
 
+/** The result messages without their timestamps, which differ between two runs. */
+function outcome(result: Awaited<ReturnType<typeof executeToolCalls>>) {
+	return { terminate: result.terminate, results: result.results.map(({ timestamp: _, ...rest }) => rest) };
+}
+
 describe("a batch without hooks or events", () => {
 	const tools: AgentTool[] = [
 		tool("flat", async (_id, params) => text(JSON.stringify(params)), { parameters: flat }),
@@ -113,8 +118,10 @@ describe("a batch without hooks or events", () => {
 		call("11", "flat", { path: 5 }),
 	];
 
-	it("gives every call its own outcome, whatever the others do", async () => {
+	it("gives every call its own outcome, whatever the others do, as with an event listener", async () => {
 		const batch = await executeToolCalls(calls, { tools });
+		const watched = await executeToolCalls(calls, { tools, onEvent: () => {} });
+		expect(outcome(batch)).toEqual(outcome(watched));
 		expect(batch.results.map((r) => r.toolCallId)).toEqual(calls.map((c) => c.id));
 		expect(batch.results.map((r) => r.isError)).toEqual([
 			false,
