@@ -3,34 +3,17 @@
  *
  * File operations use `fs/promises` and map Node's error codes to `FileError` codes. Writes are
  * atomic (temp file in the same folder, then rename). Commands run in `bash -c` (or `sh -c`) as
- * the leader of a new process group, so a timeout or an abort can kill the whole tree.
+ * the leader of a new process group, so a timeout or an abort can kill the whole tree; `exec`
+ * hands them to `_node-exec.ts`.
  */
-import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { promises as fs, constants as fsConstants } from "node:fs";
-import { constants as osConstants, tmpdir } from "node:os";
+import { tmpdir } from "node:os";
 import { resolve as resolveNative } from "node:path";
 import { errorMessage } from "../contract/errors.js";
-import {
-	type ExecutionError,
-	type ExecutionErrorCode,
-	err,
-	type FileError,
-	type FileErrorCode,
-	ok,
-	type Result,
-} from "../contract/result.js";
-import {
-	affixProblem,
-	commandProblem,
-	execError,
-	fileError,
-	isThenable,
-	pathProblem,
-	rangeProblem,
-	timeoutProblem,
-} from "./_errors.js";
-import { defaultShell, groupAlive, signalGroup } from "./_node-process.js";
+import { type ExecutionError, err, type FileError, type FileErrorCode, ok, type Result } from "../contract/result.js";
+import { affixProblem, execError, fileError, pathProblem, rangeProblem } from "./_errors.js";
+import { runCommand } from "./_node-exec.js";
 import { basename, dirname, resolvePath } from "./_path.js";
 import type { DirEntry, ExecOptions, ExecResult, ExecutionEnv, FileInfo, FileKind, SignalOptions } from "./types.js";
 
@@ -53,15 +36,6 @@ export interface NodeExecutionEnvOptions {
 	/** Milliseconds between SIGTERM and SIGKILL when killing a process tree. Default 1000. */
 	readonly killGraceMs?: number;
 }
-
-/** After the shell exits, how long output may stay silent before we stop waiting for it to close. */
-const DRAIN_IDLE_MS = 250;
-/** After the shell exits, the longest we keep reading output that background processes still write. */
-const DRAIN_MAX_MS = 2000;
-/** How often to look whether a killed process group has gone. */
-const GROUP_POLL_MS = 20;
-/** How long after SIGKILL we wait for the group to disappear before giving up on it. */
-const KILL_WAIT_MS = 2000;
 
 const OS_CODES: Record<string, FileErrorCode> = {
 	ENOENT: "not_found",
@@ -404,67 +378,20 @@ export class NodeExecutionEnv implements ExecutionEnv {
 
 	async exec(command: string, options: ExecOptions = {}): Promise<Result<ExecResult, ExecutionError>> {
 		try {
-			return await this.runCommand(command, options ?? {});
+			return await runCommand(command, options ?? {}, {
+				cwd: this.cwd,
+				shell: this.shell,
+				baseEnv: this.baseEnv,
+				killGraceMs: this.killGraceMs,
+				isFolder: async (path) => {
+					const info = await this.fileInfo(path);
+					return info.ok && info.value.kind === "directory";
+				},
+			});
 		} catch (error) {
 			// Only reachable through a bug or a hostile options object; the contract is to never reject.
 			return err(execError("spawn_error", String(command), `Could not run the command (${errorMessage(error)})`));
 		}
-	}
-
-	private async runCommand(command: string, options: ExecOptions): Promise<Result<ExecResult, ExecutionError>> {
-		const startedAt = performance.now();
-		const problem = commandProblem(command) ?? timeoutProblem(options.timeout);
-		if (problem) return err(execError("invalid_argument", String(command), problem));
-		if (options.signal?.aborted) return err(execError("aborted", command, "Command aborted before it started"));
-		let cwd = this.cwd;
-		if (options.cwd !== undefined) {
-			const cwdProblem = pathProblem(options.cwd);
-			if (cwdProblem) {
-				return err(
-					execError(
-						"invalid_argument",
-						command,
-						`Invalid working folder ${JSON.stringify(options.cwd)} (${cwdProblem})`,
-					),
-				);
-			}
-			cwd = resolvePath(this.cwd, options.cwd);
-		}
-		const cwdInfo = await this.fileInfo(cwd);
-		if (!cwdInfo.ok || cwdInfo.value.kind !== "directory") {
-			return err(execError("spawn_error", command, `Working folder ${cwd} does not exist or is not a folder`));
-		}
-		const variables: Record<string, string> = {};
-		for (const [name, value] of Object.entries({ ...(this.baseEnv ?? process.env), ...options.env })) {
-			if (value !== undefined) variables[name] = value;
-		}
-		const shell = this.shell ?? (await defaultShell());
-		let child: ChildProcess;
-		try {
-			child = spawn(shell, ["-c", command], {
-				cwd,
-				env: variables,
-				// Its own process group, so the whole tree can be signalled at once.
-				detached: true,
-				stdio: ["ignore", "pipe", "pipe"],
-				windowsHide: true,
-			});
-		} catch (error) {
-			const code = osCodeOf(error)?.startsWith("ERR_INVALID_ARG") ? "invalid_argument" : "spawn_error";
-			return err(execError(code, command, `Could not start ${shell}: ${(error as Error)?.message ?? String(error)}`));
-		}
-		const outcome = await this.supervise(child, options);
-		const durationMs = performance.now() - startedAt;
-		if (!outcome.ok) {
-			const what =
-				outcome.error.code === "timeout"
-					? `Command timed out after ${options.timeout} seconds`
-					: outcome.error.code === "aborted"
-						? "Command aborted"
-						: `Could not start ${shell}: ${outcome.error.detail}`;
-			return err(execError(outcome.error.code, command, what));
-		}
-		return ok({ ...outcome.value, durationMs });
 	}
 
 	// ---------------------------------------------------------------- internals
@@ -502,198 +429,6 @@ export class NodeExecutionEnv implements ExecutionEnv {
 			// A file where a folder must be surfaces as EEXIST (the last part) or ENOTDIR (earlier).
 			return err(mapFsError(error, shown, { EEXIST: "not_directory" }));
 		}
-	}
-
-	/** Stream, capture, time out, abort, and settle only once the process (tree) is gone. */
-	private supervise(
-		child: ChildProcess,
-		options: ExecOptions,
-	): Promise<
-		| { ok: true; value: Omit<ExecResult, "durationMs"> }
-		| { ok: false; error: { code: ExecutionErrorCode; detail: string } }
-	> {
-		const capture = options.captureOutput ?? (options.onStdout === undefined && options.onStderr === undefined);
-		const decoders = {
-			stdout: new TextDecoder("utf-8", { ignoreBOM: true }),
-			stderr: new TextDecoder("utf-8", { ignoreBOM: true }),
-		};
-		const captured = { stdout: "", stderr: "" };
-		let lastOutputAt = Date.now();
-		/** Streams paused until their listener's promise settles (backpressure, see ExecOptions). */
-		let paused = 0;
-		/** Set once the tree is being killed or waiting has stopped: output must flow again. */
-		let unpausable = false;
-		/** Called when no stream is held anymore (the close handler waits for it). */
-		let onUnpaused: (() => void) | undefined;
-		const releasers: (() => void)[] = [];
-		const listen = (stream: "stdout" | "stderr") => {
-			const listener = stream === "stdout" ? options.onStdout : options.onStderr;
-			const source = child[stream];
-			if (!source) return;
-			/** The pending promise holding this stream back, if any. */
-			let holder: object | undefined;
-			/**
-			 * Chunks that arrived while held. Pausing stops the flow, but Node resumes a child's
-			 * streams itself once the child exits; such chunks wait here, in order, and the stream
-			 * is paused again at once, so this holds at most a chunk per unwanted resume.
-			 */
-			const waiting: Uint8Array[] = [];
-			const deliver = (chunk: Uint8Array) => {
-				let returned: unknown;
-				try {
-					returned = listener?.(chunk);
-					if (!isThenable(returned)) return;
-				} catch {
-					// A listener's failure must not change the command's outcome (see ExecOptions).
-					return;
-				}
-				const token = {};
-				// Caught here as well: a rejection is swallowed like a throw, never left unhandled.
-				const release = () => {
-					if (holder === token) resume();
-				};
-				Promise.resolve(returned).then(release, release);
-				if (unpausable) return;
-				holder = token;
-				paused++;
-				// The pipe fills up while paused and the writer blocks: memory stays bounded.
-				source.pause();
-			};
-			const resume = () => {
-				if (holder === undefined) return;
-				holder = undefined;
-				paused--;
-				// Time spent held back is not silence: the drain after exit starts counting anew.
-				lastOutputAt = Date.now();
-				while (holder === undefined && waiting.length > 0) deliver(waiting.shift() as Uint8Array);
-				if (holder !== undefined) return;
-				if (!source.destroyed) source.resume();
-				if (paused === 0) onUnpaused?.();
-			};
-			releasers.push(resume);
-			source.on("data", (buffer: Buffer) => {
-				lastOutputAt = Date.now();
-				const chunk = new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
-				if (capture) captured[stream] += decoders[stream].decode(chunk, { stream: true });
-				if (holder === undefined) return deliver(chunk);
-				waiting.push(chunk);
-				source.pause();
-			});
-			// A destroyed or broken pipe must not become an unhandled 'error' event.
-			source.on("error", () => undefined);
-		};
-		/** Stop honoring backpressure: deliver what waits and let every stream flow. */
-		const releaseAll = () => {
-			unpausable = true;
-			for (const release of releasers) release();
-		};
-		listen("stdout");
-		listen("stderr");
-
-		return new Promise((resolve) => {
-			const pid = child.pid;
-			let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
-			let killedFor: "timeout" | "aborted" | undefined;
-			let closed = false;
-			let settled = false;
-			const timers: ReturnType<typeof setTimeout>[] = [];
-			const later = (ms: number, fn: () => void) => timers.push(setTimeout(fn, ms));
-
-			const cleanup = () => {
-				for (const timer of timers) clearTimeout(timer);
-				options.signal?.removeEventListener("abort", onAbort);
-			};
-			const finish = () => {
-				if (settled) return;
-				settled = true;
-				cleanup();
-				if (killedFor) {
-					resolve({ ok: false, error: { code: killedFor, detail: "" } });
-					return;
-				}
-				for (const stream of ["stdout", "stderr"] as const) {
-					if (capture) captured[stream] += decoders[stream].decode();
-				}
-				const signo = exit?.signal ? (osConstants.signals[exit.signal] ?? 0) : 0;
-				const exitCode = exit?.code ?? 128 + signo;
-				resolve({ ok: true, value: { exitCode, stdout: captured.stdout, stderr: captured.stderr } });
-			};
-			// Once killing, settle when the shell closed and no process of its group can run anymore.
-			const settleWhenGone = (deadline: number) => {
-				if (settled) return;
-				if (closed && (pid === undefined || !groupAlive(pid))) return finish();
-				if (Date.now() > deadline) {
-					// Unkillable (e.g. stuck in the kernel): report rather than hang the caller forever.
-					child.stdout?.destroy();
-					child.stderr?.destroy();
-					return finish();
-				}
-				later(GROUP_POLL_MS, () => settleWhenGone(deadline));
-			};
-			const kill = (reason: "timeout" | "aborted") => {
-				// After the shell exited, a timeout only stops waiting for a listener holding output back.
-				if (exit && !killedFor) releaseAll();
-				if (settled || killedFor || exit) return;
-				killedFor = reason;
-				// A paused pipe never reaches its end, so 'close' would wait for the kill deadline.
-				releaseAll();
-				if (pid !== undefined) signalGroup(pid, "SIGTERM");
-				later(this.killGraceMs, () => {
-					if (pid !== undefined && !settled) signalGroup(pid, "SIGKILL");
-				});
-				settleWhenGone(Date.now() + this.killGraceMs + KILL_WAIT_MS);
-			};
-			const onAbort = () => {
-				// After the shell exited, an abort only stops waiting for stray output.
-				if (exit) stopDraining();
-				else kill("aborted");
-			};
-			const stopDraining = () => {
-				child.stdout?.destroy();
-				child.stderr?.destroy();
-				finish();
-			};
-			// Background processes that inherited the pipes can hold them open long after the shell
-			// exited. We stop reading once the output has been quiet for a moment (or after a cap)
-			// and leave those processes alone: a command may start a server on purpose.
-			const drain = (exitedAt: number) => {
-				if (settled || closed) return;
-				const now = Date.now();
-				if (paused > 0) {
-					// The caller holds output back: waiting for it is neither silence nor drain time.
-					later(DRAIN_IDLE_MS, () => drain(exitedAt + (Date.now() - now)));
-					return;
-				}
-				const quietFor = now - lastOutputAt;
-				if (quietFor >= DRAIN_IDLE_MS || now - exitedAt >= DRAIN_MAX_MS) return stopDraining();
-				later(Math.min(DRAIN_IDLE_MS - quietFor, DRAIN_MAX_MS - (now - exitedAt)) + 1, () => drain(exitedAt));
-			};
-
-			child.once("error", (error) => {
-				if (settled || pid !== undefined) return;
-				settled = true;
-				cleanup();
-				resolve({ ok: false, error: { code: "spawn_error", detail: (error as Error).message } });
-			});
-			child.once("exit", (code, signal) => {
-				exit = { code, signal };
-				if (killedFor) return;
-				const exitedAt = Date.now();
-				lastOutputAt = Math.max(lastOutputAt, exitedAt);
-				later(DRAIN_IDLE_MS, () => drain(exitedAt));
-			});
-			child.once("close", () => {
-				closed = true;
-				// A shell that never started reports through 'error' instead.
-				if (killedFor || pid === undefined) return;
-				// A stream can end while its last chunks still wait for a listener's promise.
-				if (paused > 0) onUnpaused = finish;
-				else finish();
-			});
-			if (options.timeout !== undefined) later(options.timeout * 1000, () => kill("timeout"));
-			options.signal?.addEventListener("abort", onAbort, { once: true });
-			if (options.signal?.aborted) onAbort();
-		});
 	}
 }
 

@@ -1,0 +1,286 @@
+/** Running a command for NodeExecutionEnv (Node only): spawn, stream, capture, time out, abort, kill its group. */
+import { type ChildProcess, spawn } from "node:child_process";
+import { constants as osConstants } from "node:os";
+import { type ExecutionError, type ExecutionErrorCode, err, ok, type Result } from "../contract/result.js";
+import { commandProblem, execError, isThenable, pathProblem, timeoutProblem } from "./_errors.js";
+import { defaultShell, groupAlive, signalGroup } from "./_node-process.js";
+import { resolvePath } from "./_path.js";
+import type { ExecOptions, ExecResult } from "./types.js";
+
+/** What a command takes from its NodeExecutionEnv, passed in explicitly. */
+export interface CommandContext {
+	/** The env's working folder; a relative `ExecOptions.cwd` resolves against it. */
+	readonly cwd: string;
+	/** The shell run as `<shell> -c <command>`; undefined for the default shell. */
+	readonly shell: string | undefined;
+	/** The environment commands start from; undefined for `process.env` (read at each exec). */
+	readonly baseEnv: Readonly<Record<string, string | undefined>> | undefined;
+	/** Milliseconds between SIGTERM and SIGKILL when killing a process tree. */
+	readonly killGraceMs: number;
+	/** Whether `path` (absolute) is an existing folder, as the env's own `fileInfo` sees it. */
+	readonly isFolder: (path: string) => Promise<boolean>;
+}
+
+/** After the shell exits, how long output may stay silent before we stop waiting for it to close. */
+const DRAIN_IDLE_MS = 250;
+/** After the shell exits, the longest we keep reading output that background processes still write. */
+const DRAIN_MAX_MS = 2000;
+/** How often to look whether a killed process group has gone. */
+const GROUP_POLL_MS = 20;
+/** How long after SIGKILL we wait for the group to disappear before giving up on it. */
+const KILL_WAIT_MS = 2000;
+
+/** The `code` of a Node error, if it has a string one. */
+function osCodeOf(error: unknown): string | undefined {
+	const code = (error as { code?: unknown } | null)?.code;
+	return typeof code === "string" ? code : undefined;
+}
+
+/** Run `command` in `context` as NodeExecutionEnv.exec does (which catches what this throws). */
+export async function runCommand(
+	command: string,
+	options: ExecOptions,
+	context: CommandContext,
+): Promise<Result<ExecResult, ExecutionError>> {
+	const startedAt = performance.now();
+	const problem = commandProblem(command) ?? timeoutProblem(options.timeout);
+	if (problem) return err(execError("invalid_argument", String(command), problem));
+	if (options.signal?.aborted) return err(execError("aborted", command, "Command aborted before it started"));
+	let cwd = context.cwd;
+	if (options.cwd !== undefined) {
+		const cwdProblem = pathProblem(options.cwd);
+		if (cwdProblem) {
+			return err(
+				execError("invalid_argument", command, `Invalid working folder ${JSON.stringify(options.cwd)} (${cwdProblem})`),
+			);
+		}
+		cwd = resolvePath(context.cwd, options.cwd);
+	}
+	if (!(await context.isFolder(cwd))) {
+		return err(execError("spawn_error", command, `Working folder ${cwd} does not exist or is not a folder`));
+	}
+	const variables: Record<string, string> = {};
+	for (const [name, value] of Object.entries({ ...(context.baseEnv ?? process.env), ...options.env })) {
+		if (value !== undefined) variables[name] = value;
+	}
+	const shell = context.shell ?? (await defaultShell());
+	let child: ChildProcess;
+	try {
+		child = spawn(shell, ["-c", command], {
+			cwd,
+			env: variables,
+			// Its own process group, so the whole tree can be signaled at once.
+			detached: true,
+			stdio: ["ignore", "pipe", "pipe"],
+			windowsHide: true,
+		});
+	} catch (error) {
+		const code = osCodeOf(error)?.startsWith("ERR_INVALID_ARG") ? "invalid_argument" : "spawn_error";
+		return err(execError(code, command, `Could not start ${shell}: ${(error as Error)?.message ?? String(error)}`));
+	}
+	const outcome = await supervise(child, options, context.killGraceMs);
+	const durationMs = performance.now() - startedAt;
+	if (!outcome.ok) {
+		const what =
+			outcome.error.code === "timeout"
+				? `Command timed out after ${options.timeout} seconds`
+				: outcome.error.code === "aborted"
+					? "Command aborted"
+					: `Could not start ${shell}: ${outcome.error.detail}`;
+		return err(execError(outcome.error.code, command, what));
+	}
+	return ok({ ...outcome.value, durationMs });
+}
+
+/** Stream, capture, time out, abort, and settle only once the process (tree) is gone. */
+function supervise(
+	child: ChildProcess,
+	options: ExecOptions,
+	killGraceMs: number,
+): Promise<
+	| { ok: true; value: Omit<ExecResult, "durationMs"> }
+	| { ok: false; error: { code: ExecutionErrorCode; detail: string } }
+> {
+	const capture = options.captureOutput ?? (options.onStdout === undefined && options.onStderr === undefined);
+	const decoders = {
+		stdout: new TextDecoder("utf-8", { ignoreBOM: true }),
+		stderr: new TextDecoder("utf-8", { ignoreBOM: true }),
+	};
+	const captured = { stdout: "", stderr: "" };
+	let lastOutputAt = Date.now();
+	/** Streams paused until their listener's promise settles (backpressure, see ExecOptions). */
+	let paused = 0;
+	/** Set once the tree is being killed or waiting has stopped: output must flow again. */
+	let unpausable = false;
+	/** Called when no stream is held anymore (the close handler waits for it). */
+	let onUnpaused: (() => void) | undefined;
+	const releasers: (() => void)[] = [];
+	const listen = (stream: "stdout" | "stderr") => {
+		const listener = stream === "stdout" ? options.onStdout : options.onStderr;
+		const source = child[stream];
+		if (!source) return;
+		/** The pending promise holding this stream back, if any. */
+		let holder: object | undefined;
+		/**
+		 * Chunks that arrived while held. Pausing stops the flow, but Node resumes a child's
+		 * streams itself once the child exits; such chunks wait here, in order, and the stream
+		 * is paused again at once, so this holds at most a chunk per unwanted resume.
+		 */
+		const waiting: Uint8Array[] = [];
+		const deliver = (chunk: Uint8Array) => {
+			let returned: unknown;
+			try {
+				returned = listener?.(chunk);
+				if (!isThenable(returned)) return;
+			} catch {
+				// A listener's failure must not change the command's outcome (see ExecOptions).
+				return;
+			}
+			const token = {};
+			// Caught here as well: a rejection is swallowed like a throw, never left unhandled.
+			const release = () => {
+				if (holder === token) resume();
+			};
+			Promise.resolve(returned).then(release, release);
+			if (unpausable) return;
+			holder = token;
+			paused++;
+			// The pipe fills up while paused and the writer blocks: memory stays bounded.
+			source.pause();
+		};
+		const resume = () => {
+			if (holder === undefined) return;
+			holder = undefined;
+			paused--;
+			// Time spent held back is not silence: the drain after exit starts counting anew.
+			lastOutputAt = Date.now();
+			while (holder === undefined && waiting.length > 0) deliver(waiting.shift() as Uint8Array);
+			if (holder !== undefined) return;
+			if (!source.destroyed) source.resume();
+			if (paused === 0) onUnpaused?.();
+		};
+		releasers.push(resume);
+		source.on("data", (buffer: Buffer) => {
+			lastOutputAt = Date.now();
+			const chunk = new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
+			if (capture) captured[stream] += decoders[stream].decode(chunk, { stream: true });
+			if (holder === undefined) return deliver(chunk);
+			waiting.push(chunk);
+			source.pause();
+		});
+		// A destroyed or broken pipe must not become an unhandled 'error' event.
+		source.on("error", () => undefined);
+	};
+	/** Stop honoring backpressure: deliver what waits and let every stream flow. */
+	const releaseAll = () => {
+		unpausable = true;
+		for (const release of releasers) release();
+	};
+	listen("stdout");
+	listen("stderr");
+
+	return new Promise((resolve) => {
+		const pid = child.pid;
+		let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+		let killedFor: "timeout" | "aborted" | undefined;
+		let closed = false;
+		let settled = false;
+		const timers: ReturnType<typeof setTimeout>[] = [];
+		const later = (ms: number, fn: () => void) => timers.push(setTimeout(fn, ms));
+
+		const cleanup = () => {
+			for (const timer of timers) clearTimeout(timer);
+			options.signal?.removeEventListener("abort", onAbort);
+		};
+		const finish = () => {
+			if (settled) return;
+			settled = true;
+			cleanup();
+			if (killedFor) {
+				resolve({ ok: false, error: { code: killedFor, detail: "" } });
+				return;
+			}
+			for (const stream of ["stdout", "stderr"] as const) {
+				if (capture) captured[stream] += decoders[stream].decode();
+			}
+			const signo = exit?.signal ? (osConstants.signals[exit.signal] ?? 0) : 0;
+			const exitCode = exit?.code ?? 128 + signo;
+			resolve({ ok: true, value: { exitCode, stdout: captured.stdout, stderr: captured.stderr } });
+		};
+		// Once killing, settle when the shell closed and no process of its group can run anymore.
+		const settleWhenGone = (deadline: number) => {
+			if (settled) return;
+			if (closed && (pid === undefined || !groupAlive(pid))) return finish();
+			if (Date.now() > deadline) {
+				// Unkillable (e.g. stuck in the kernel): report rather than hang the caller forever.
+				child.stdout?.destroy();
+				child.stderr?.destroy();
+				return finish();
+			}
+			later(GROUP_POLL_MS, () => settleWhenGone(deadline));
+		};
+		const kill = (reason: "timeout" | "aborted") => {
+			// After the shell exited, a timeout only stops waiting for a listener holding output back.
+			if (exit && !killedFor) releaseAll();
+			if (settled || killedFor || exit) return;
+			killedFor = reason;
+			// A paused pipe never reaches its end, so 'close' would wait for the kill deadline.
+			releaseAll();
+			if (pid !== undefined) signalGroup(pid, "SIGTERM");
+			later(killGraceMs, () => {
+				if (pid !== undefined && !settled) signalGroup(pid, "SIGKILL");
+			});
+			settleWhenGone(Date.now() + killGraceMs + KILL_WAIT_MS);
+		};
+		const onAbort = () => {
+			// After the shell exited, an abort only stops waiting for stray output.
+			if (exit) stopDraining();
+			else kill("aborted");
+		};
+		const stopDraining = () => {
+			child.stdout?.destroy();
+			child.stderr?.destroy();
+			finish();
+		};
+		// Background processes that inherited the pipes can hold them open long after the shell
+		// exited. We stop reading once the output has been quiet for a moment (or after a cap)
+		// and leave those processes alone: a command may start a server on purpose.
+		const drain = (exitedAt: number) => {
+			if (settled || closed) return;
+			const now = Date.now();
+			if (paused > 0) {
+				// The caller holds output back: waiting for it is neither silence nor drain time.
+				later(DRAIN_IDLE_MS, () => drain(exitedAt + (Date.now() - now)));
+				return;
+			}
+			const quietFor = now - lastOutputAt;
+			if (quietFor >= DRAIN_IDLE_MS || now - exitedAt >= DRAIN_MAX_MS) return stopDraining();
+			later(Math.min(DRAIN_IDLE_MS - quietFor, DRAIN_MAX_MS - (now - exitedAt)) + 1, () => drain(exitedAt));
+		};
+
+		child.once("error", (error) => {
+			if (settled || pid !== undefined) return;
+			settled = true;
+			cleanup();
+			resolve({ ok: false, error: { code: "spawn_error", detail: (error as Error).message } });
+		});
+		child.once("exit", (code, signal) => {
+			exit = { code, signal };
+			if (killedFor) return;
+			const exitedAt = Date.now();
+			lastOutputAt = Math.max(lastOutputAt, exitedAt);
+			later(DRAIN_IDLE_MS, () => drain(exitedAt));
+		});
+		child.once("close", () => {
+			closed = true;
+			// A shell that never started reports through 'error' instead.
+			if (killedFor || pid === undefined) return;
+			// A stream can end while its last chunks still wait for a listener's promise.
+			if (paused > 0) onUnpaused = finish;
+			else finish();
+		});
+		if (options.timeout !== undefined) later(options.timeout * 1000, () => kill("timeout"));
+		options.signal?.addEventListener("abort", onAbort, { once: true });
+		if (options.signal?.aborted) onAbort();
+	});
+}
