@@ -3,6 +3,8 @@
  * runtime and the tool registry. Tool authors never need it; `toolsmith-sdk/node`'s extension host
  * is built from these parts. Runtime-neutral, like the main entry.
  */
+
+export type { LoadedExtension } from "./extensions/api.js";
 export {
 	BUILTIN_SOURCE,
 	createToolRegistry,
@@ -25,5 +27,4 @@ export {
 	type EmitOptions,
 	type ExtensionRuntime,
 	type ExtensionRuntimeOptions,
-	type LoadedExtension,
 } from "./extensions/runtime.js";

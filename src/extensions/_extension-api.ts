@@ -15,11 +15,11 @@ import type {
 	ExtensionExecResult,
 	ExtensionHandler,
 	ExtensionState,
+	LoadedExtension,
 	RegisteredCommand,
 	RegisteredFlag,
 } from "./api.js";
 import type { SourceHandlers, ToolRegistry } from "./registry.js";
-import type { LoadedExtension } from "./runtime.js";
 
 type State = "loading" | "active" | "disposed";
 

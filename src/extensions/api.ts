@@ -314,3 +314,21 @@ export type ExtensionFactory = (api: ExtensionAPI) => void | Promise<void>;
 export function defineExtension<const F extends ExtensionFactory>(factory: F): F {
 	return factory;
 }
+
+/** One extension that loaded, as the runtime keeps it. Lists are live views. */
+export interface LoadedExtension {
+	/** Absolute path of its entry file: the extension's identity. */
+	readonly path: string;
+	readonly root: string;
+	/** Local module files it imported, entry first, `node_modules` excluded. */
+	readonly modules: readonly string[];
+	readonly engines: string | undefined;
+	/** Import plus factory time of the version now active. */
+	readonly loadDurationMs: number;
+	/** Names of the tools it registered (including any another extension shadows). */
+	readonly tools: readonly string[];
+	readonly commands: readonly RegisteredCommand[];
+	readonly flags: readonly RegisteredFlag[];
+	/** Names of the events it listens to. */
+	readonly events: readonly string[];
+}

@@ -31,17 +31,12 @@ import { composeAfter, composeBefore } from "./_host-hooks.js";
 import { createReloadQueue, type QueuedJob } from "./_reload-queue.js";
 import { createSwapGate } from "./_swap-gate.js";
 import { signaturesOf, toolChanges } from "./_tool-changes.js";
-import type { ExtensionDiagnostic, ExtensionLogger } from "./api.js";
+import type { ExtensionDiagnostic, ExtensionLogger, LoadedExtension } from "./api.js";
 import { type DiscoveredExtension, discoverExtensions } from "./node-discovery.js";
 import { importExtension } from "./node-loader.js";
 import { createFileWatcher, DEFAULT_DEBOUNCE_MS, type FileChangeKind, type FileWatcher } from "./node-watcher.js";
 import { type ToolRegistry, validateToolDefinition } from "./registry.js";
-import {
-	createExtensionRuntime,
-	DEFAULT_LOAD_TIMEOUT_MS,
-	type ExtensionRuntime,
-	type LoadedExtension,
-} from "./runtime.js";
+import { createExtensionRuntime, DEFAULT_LOAD_TIMEOUT_MS, type ExtensionRuntime } from "./runtime.js";
 
 export { DEFAULT_DEBOUNCE_MS } from "./node-watcher.js";
 

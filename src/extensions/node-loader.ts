@@ -13,10 +13,16 @@ import { NodeExecutionEnv } from "../env/node.js";
 import type { ExecutionEnv } from "../env/types.js";
 import { createBuiltinTools } from "../tools/builtins.js";
 import { importFresh } from "./_node-jiti.js";
-import type { DiagnosticListener, ExtensionDiagnostic, ExtensionFactory, ExtensionLogger } from "./api.js";
+import type {
+	DiagnosticListener,
+	ExtensionDiagnostic,
+	ExtensionFactory,
+	ExtensionLogger,
+	LoadedExtension,
+} from "./api.js";
 import { type DiscoveredExtension, discoverExtensions } from "./node-discovery.js";
 import type { ToolRegistry } from "./registry.js";
-import { createExtensionRuntime, type ExtensionRuntime, type LoadedExtension } from "./runtime.js";
+import { createExtensionRuntime, type ExtensionRuntime } from "./runtime.js";
 import { checkEngines } from "./version.js";
 
 /** Options for `loadExtensions`: the working folder, the env, the runtime and registry to load into, the built-ins, the load time limit, a logger and a diagnostic listener. */

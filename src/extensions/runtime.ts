@@ -19,8 +19,7 @@ import type {
 	ExtensionFactory,
 	ExtensionHandler,
 	ExtensionLogger,
-	RegisteredCommand,
-	RegisteredFlag,
+	LoadedExtension,
 	SessionShutdownEvent,
 	SessionStartEvent,
 } from "./api.js";
@@ -72,24 +71,6 @@ export interface StagedExtension {
 	readonly path: string;
 	/** The tool definitions it registered, unvalidated, in registration order. */
 	readonly tools: readonly ToolDefinition[];
-}
-
-/** One extension that loaded, as the runtime keeps it. Lists are live views. */
-export interface LoadedExtension {
-	/** Absolute path of its entry file: the extension's identity. */
-	readonly path: string;
-	readonly root: string;
-	/** Local module files it imported, entry first, `node_modules` excluded. */
-	readonly modules: readonly string[];
-	readonly engines: string | undefined;
-	/** Import plus factory time of the version now active. */
-	readonly loadDurationMs: number;
-	/** Names of the tools it registered (including any another extension shadows). */
-	readonly tools: readonly string[];
-	readonly commands: readonly RegisteredCommand[];
-	readonly flags: readonly RegisteredFlag[];
-	/** Names of the events it listens to. */
-	readonly events: readonly string[];
 }
 
 /** What activating a version of an extension gave: the new version, or none and the diagnostics saying why. */

@@ -8,14 +8,13 @@ import type { CliIO } from "../../../src/cli/_io.js";
 import { type ToolContext, type ToolDefinition, wrapToolDefinitions } from "../../../src/contract/tool.js";
 import { MemoryExecutionEnv } from "../../../src/env/memory.js";
 import { executeToolCalls } from "../../../src/exec/execute.js";
-import type { ExtensionDiagnostic } from "../../../src/extensions/api.js";
+import type { ExtensionDiagnostic, LoadedExtension } from "../../../src/extensions/api.js";
 import type {
 	ExtensionDiagnosticListener,
 	ExtensionReloadEvent,
 	ExtensionReloadListener,
 } from "../../../src/extensions/node-host.js";
 import type { ToolEntry } from "../../../src/extensions/registry.js";
-import type { LoadedExtension } from "../../../src/extensions/runtime.js";
 
 /** The extension `greet` and `/hello` come from. */
 const GREET = "/project/tools/greet.ts";
