@@ -83,3 +83,9 @@ export function isThenable(value: unknown): value is PromiseLike<unknown> {
 		typeof (value as { then?: unknown }).then === "function"
 	);
 }
+
+/** The `code` of an error Node raised (`ENOENT`, `ERR_INVALID_ARG_TYPE`, …), if it has one. */
+export function osCodeOf(error: unknown): string | undefined {
+	const code = (error as { code?: unknown } | null)?.code;
+	return typeof code === "string" ? code : undefined;
+}

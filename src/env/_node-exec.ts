@@ -2,7 +2,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { constants as osConstants } from "node:os";
 import { type ExecutionError, type ExecutionErrorCode, err, ok, type Result } from "../contract/result.js";
-import { commandProblem, execError, isThenable, pathProblem, timeoutProblem } from "./_errors.js";
+import { commandProblem, execError, isThenable, osCodeOf, pathProblem, timeoutProblem } from "./_errors.js";
 import { defaultShell, groupAlive, signalGroup } from "./_node-process.js";
 import { resolvePath } from "./_path.js";
 import type { ExecOptions, ExecResult } from "./types.js";
@@ -29,12 +29,6 @@ const DRAIN_MAX_MS = 2000;
 const GROUP_POLL_MS = 20;
 /** How long after SIGKILL we wait for the group to disappear before giving up on it. */
 const KILL_WAIT_MS = 2000;
-
-/** The `code` of a Node error, if it has a string one. */
-function osCodeOf(error: unknown): string | undefined {
-	const code = (error as { code?: unknown } | null)?.code;
-	return typeof code === "string" ? code : undefined;
-}
 
 /** Run `command` in `context` as NodeExecutionEnv.exec does (which catches what this throws). */
 export async function runCommand(

@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { resolve as resolveNative } from "node:path";
 import { errorMessage } from "../contract/errors.js";
 import { type ExecutionError, err, type FileError, type FileErrorCode, ok, type Result } from "../contract/result.js";
-import { affixProblem, execError, fileError, pathProblem, rangeProblem } from "./_errors.js";
+import { affixProblem, execError, fileError, osCodeOf, pathProblem, rangeProblem } from "./_errors.js";
 import { runCommand } from "./_node-exec.js";
 import { basename, dirname, resolvePath } from "./_path.js";
 import type { DirEntry, ExecOptions, ExecResult, ExecutionEnv, FileInfo, FileKind, SignalOptions } from "./types.js";
@@ -51,11 +51,6 @@ const OS_CODES: Record<string, FileErrorCode> = {
 	ENAMETOOLONG: "invalid_path",
 	ABORT_ERR: "aborted",
 };
-
-function osCodeOf(error: unknown): string | undefined {
-	const code = (error as { code?: unknown } | null)?.code;
-	return typeof code === "string" ? code : undefined;
-}
 
 /** A Node fs error as a FileError naming `path`. */
 function mapFsError(error: unknown, path: string, override?: Partial<Record<string, FileErrorCode>>): FileError {
