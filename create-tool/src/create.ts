@@ -1,6 +1,6 @@
 /**
  * `npm create toolsmith [directory]`: asks what it needs on a terminal, takes everything from flags
- * otherwise, renders the template with the generator, then installs and initialises git.
+ * otherwise, renders the template with the generator, then installs and initializes git.
  */
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";

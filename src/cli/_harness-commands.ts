@@ -1,5 +1,5 @@
 /**
- * `test`, `check`, `replay-session` and `schema`: options and help here; the engines (toolsmith/harness,
+ * `test`, `check`, `replay-session` and `schema`: options and help here; the engines (toolsmith-sdk/harness,
  * the provider converters) are imported when a command runs, so `--help` stays fast.
  */
 import type { ToolProvider } from "../providers/types.js";

@@ -1,7 +1,8 @@
 /**
  * The extension API: what an extension's default export receives, the events it can listen to,
- * and the diagnostics the runtime reports. Types only (plus two identity helpers), no `node:`
- * imports, so tools and tests written against it run anywhere.
+ * the diagnostics the runtime reports and what it keeps of a loaded extension. Types only (plus
+ * `API_VERSION` and the `defineExtension` identity helper), no `node:` imports, so tools and tests
+ * written against it run anywhere.
  */
 import type { ToolResultContent } from "../contract/content.js";
 import type { TSchema } from "../contract/schema.js";

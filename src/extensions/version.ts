@@ -1,4 +1,4 @@
-/** Checking an extension's `engines.toolsmith` range against `API_VERSION`. Node-only (semver). */
+/** Checking an extension's `engines.toolsmith` range against `API_VERSION` with semver (plain JavaScript, no Node built-ins). */
 import semver from "semver";
 import { API_VERSION, type ExtensionDiagnostic } from "./api.js";
 

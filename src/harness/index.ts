@@ -1,5 +1,5 @@
 /**
- * toolsmith/harness: test tools without a model and without a disk — the test harness, replay
+ * toolsmith-sdk/harness: test tools without a model and without a disk — the test harness, replay
  * fixtures, recorded sessions, recording, and conformance checks. Modules named `node-*` need
  * Node.js; the rest is runtime-neutral.
  */

@@ -1,5 +1,5 @@
 /**
- * toolsmith/vitest: conformance suites and matchers for vitest (an optional peer dependency).
+ * toolsmith-sdk/vitest: conformance suites and matchers for vitest (an optional peer dependency).
  * Importing this module registers the matchers with vitest's `expect`.
  */
 import { describe, expect, it } from "vitest";
