@@ -108,7 +108,7 @@ export function createCommand(setup: CreateSetup): CommandSpec {
 			install: { type: "boolean", default: true, description: "Install the dependencies" },
 			git: {
 				type: "boolean",
-				description: "Initialise a git repository, or not with --no-git (default: yes, unless inside one)",
+				description: "Initialize a git repository, or not with --no-git (default: yes, unless inside one)",
 			},
 			pm: {
 				type: "string",
@@ -184,7 +184,7 @@ export function createCommand(setup: CreateSetup): CommandSpec {
 			const insideRepo = await isInsideGitRepo(dirname(dir), setup.run ?? spawnRunner, io.env);
 			let git = given.has("git") ? options.git : !insideRepo;
 			if (!given.has("git") && !insideRepo && prompts) {
-				const answer = await prompts.confirm({ message: "Initialise a git repository?", initialValue: true });
+				const answer = await prompts.confirm({ message: "Initialize a git repository?", initialValue: true });
 				if (answer === undefined) return cancelled();
 				git = answer;
 			}
@@ -222,7 +222,7 @@ export function createCommand(setup: CreateSetup): CommandSpec {
 			}
 			if (git) {
 				const code = await run("git", ["init", "--quiet"], { cwd: project.dir, env: io.env, quiet: true });
-				say(code === 0 ? "Initialised a git repository." : "Could not run 'git init' (is git installed?); skipped.");
+				say(code === 0 ? "Initialized a git repository." : "Could not run 'git init' (is git installed?); skipped.");
 			}
 
 			const steps: [string, string][] = [
