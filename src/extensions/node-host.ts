@@ -25,7 +25,7 @@ import { NodeExecutionEnv } from "../env/node.js";
 import type { ExecutionEnv } from "../env/types.js";
 import { executeToolCalls } from "../exec/execute.js";
 import type { ExecuteToolCallsConfig, ExecuteToolCallsResult } from "../exec/types.js";
-import { createBuiltinTools } from "../tools/builtins.js";
+import { builtinsFromOption } from "../tools/builtins.js";
 import { type HostFiles, type RouteAction, routeChanges, routeReload } from "./_change-routing.js";
 import { composeAfter, composeBefore } from "./_host-hooks.js";
 import { createReloadQueue, type QueuedJob } from "./_reload-queue.js";
@@ -251,12 +251,7 @@ export function createExtensionHost(options: ExtensionHostOptions): ExtensionHos
 	const runtime = createExtensionRuntime({
 		env,
 		cwd,
-		builtins:
-			options.builtins === false
-				? []
-				: options.builtins === true || options.builtins === undefined
-					? createBuiltinTools()
-					: options.builtins,
+		builtins: builtinsFromOption(options.builtins),
 		log,
 		onDiagnostic,
 	});

@@ -11,7 +11,7 @@ import { dirname, resolve } from "node:path";
 import type { ToolDefinition } from "../contract/tool.js";
 import { NodeExecutionEnv } from "../env/node.js";
 import type { ExecutionEnv } from "../env/types.js";
-import { createBuiltinTools } from "../tools/builtins.js";
+import { builtinsFromOption } from "../tools/builtins.js";
 import { importFresh } from "./_node-jiti.js";
 import type {
 	DiagnosticListener,
@@ -227,12 +227,7 @@ export async function loadExtensions(
 			// Tools work where their env works; `cwd` only locates the extensions then.
 			cwd: options.env?.cwd ?? cwd,
 			...(options.registry ? { registry: options.registry } : {}),
-			builtins:
-				options.builtins === false
-					? []
-					: options.builtins === true || options.builtins === undefined
-						? createBuiltinTools()
-						: options.builtins,
+			builtins: builtinsFromOption(options.builtins),
 			...(options.log ? { log: options.log } : {}),
 			...(listener ? { onDiagnostic: listener } : {}),
 		});

@@ -22,3 +22,13 @@ export function createBuiltinTools(options: BuiltinToolsOptions = {}): ToolDefin
 		createWriteTool(options.write),
 	] as ToolDefinition[];
 }
+
+/**
+ * The built-ins a host's `builtins` option asks for: `false` none, `true` or unset the four with
+ * default options, a list that list.
+ */
+export function builtinsFromOption(option: boolean | readonly ToolDefinition[] | undefined): readonly ToolDefinition[] {
+	if (option === false) return [];
+	if (option === true || option === undefined) return createBuiltinTools();
+	return option;
+}
