@@ -66,15 +66,13 @@ export {
 	wrapToolDefinitions,
 } from "./contract/tool.js";
 export {
-	type CommandLogEntry,
 	MemoryExecutionEnv,
 	type MemoryExecutionEnvOptions,
 	type MemorySeedFile,
-	type ScriptedChunk,
 	type ScriptedCommand,
-	type ScriptedOutput,
 	type ScriptedRunContext,
 } from "./env/memory.js";
+export type { CommandLogEntry, ScriptedChunk, ScriptedOutput } from "./env/memory-shell.js";
 export { withFileMutationQueue } from "./env/mutation-queue.js";
 export type {
 	DirEntry,
