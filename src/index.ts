@@ -65,6 +65,7 @@ export {
 	wrapToolDefinition,
 	wrapToolDefinitions,
 } from "./contract/tool.js";
+export { createOperationsEnv, type EnvOperations, type OperationsEnvOptions } from "./env/from-operations.js";
 export {
 	MemoryExecutionEnv,
 	type MemoryExecutionEnvOptions,

@@ -7,7 +7,9 @@ import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import type { AgentTool, ToolContext, ToolDefinition } from "../../contract/tool.js";
 import { wrapToolDefinition } from "../../contract/tool.js";
+import { createOperationsEnv, type EnvOperations } from "../../env/from-operations.js";
 import { withFileMutationQueue as queueOnEnv } from "../../env/mutation-queue.js";
+import type { ExecutionEnv } from "../../env/types.js";
 import { createBashTool } from "../../tools/bash.js";
 import { createEditTool } from "../../tools/edit.js";
 import { createReadTool } from "../../tools/read.js";
@@ -31,20 +33,137 @@ type FactoryOptions = Record<string, unknown> | undefined;
 type Factory = (options?: never) => ToolDefinition;
 
 /**
- * A definition bound to `cwd`: it runs on the caller's env when that env works in `cwd` (so
- * in-memory tests and the host's mutation queue apply), otherwise on a Node env for `cwd`.
+ * Options of the reference factories that change where a tool acts or what it runs, and that
+ * toolsmith does not implement: a factory given one throws instead of running the tool locally.
  */
-function bound(factory: Factory, cwd: string, options: FactoryOptions): ToolDefinition {
-	const definition = factory(options as never);
+const UNSUPPORTED_WHERE: Readonly<Record<string, string>> = {
+	shellPath: "toolsmith runs commands through its env's shell (bash); pass `operations` with your own exec instead",
+};
+
+/** Reference options toolsmith accepts and ignores because they change nothing about where a tool acts. */
+const IGNORED: ReadonlySet<string> = new Set(["autoResizeImages"]);
+
+/** What the compat layer takes out of a reference factory's options before passing the rest on. */
+function splitOptions(
+	tool: string,
+	options: FactoryOptions,
+): { rest: FactoryOptions; operations: EnvOperations | undefined; spawnHook: SpawnHook | undefined } {
+	if (!options) return { rest: options, operations: undefined, spawnHook: undefined };
+	const { operations, spawnHook, ...rest } = options;
+	for (const key of Object.keys(rest)) {
+		if (rest[key] === undefined) continue;
+		const why = UNSUPPORTED_WHERE[key];
+		if (why) throw new Error(`create${capital(tool)}Tool: the option \`${key}\` is not supported (${why}).`);
+		if (IGNORED.has(key)) delete rest[key];
+	}
+	if (operations !== undefined && (typeof operations !== "object" || operations === null)) {
+		throw new Error(
+			`create${capital(tool)}Tool: \`operations\` must be an object of callbacks, got ${typeof operations}.`,
+		);
+	}
+	if (spawnHook !== undefined && (tool !== "bash" || typeof spawnHook !== "function")) {
+		throw new Error(
+			tool === "bash"
+				? `createBashTool: \`spawnHook\` must be a function ({ command, cwd, env }) => { command, cwd, env }.`
+				: `create${capital(tool)}Tool: \`spawnHook\` is an option of createBashTool only.`,
+		);
+	}
+	return {
+		rest,
+		operations: operations as EnvOperations | undefined,
+		spawnHook: spawnHook as SpawnHook | undefined,
+	};
+}
+
+function capital(name: string): string {
+	return name.charAt(0).toUpperCase() + name.slice(1);
+}
+
+/** The reference's `BashSpawnHook`: adjusts command, cwd and environment before a command runs. */
+type SpawnHook = (context: { command: string; cwd: string; env: Record<string, string | undefined> }) => {
+	command: string;
+	cwd: string;
+	env: Record<string, string | undefined>;
+};
+
+/**
+ * An env whose `exec` first passes `{ command, cwd, env }` through `spawnHook` and runs what it
+ * returns (the full environment it returns replaces the process environment: variables it drops
+ * are removed).
+ */
+function hooked(base: ExecutionEnv, spawnHook: SpawnHook): ExecutionEnv {
+	const exec: ExecutionEnv["exec"] = async (command, options = {}) => {
+		const cwd = options.cwd ? resolve(base.cwd, options.cwd) : base.cwd;
+		const current: Record<string, string | undefined> = { ...process.env, ...options.env };
+		const next = spawnHook({ command, cwd, env: { ...current } });
+		const env: Record<string, string | undefined> = { ...next.env };
+		for (const key of Object.keys(current)) if (!(key in env)) env[key] = undefined;
+		return base.exec(next.command, { ...options, cwd: next.cwd, env });
+	};
+	return new Proxy(base, {
+		get(target, key, receiver) {
+			if (key === "exec") return exec;
+			const value = Reflect.get(target, key, receiver);
+			return typeof value === "function" ? value.bind(target) : value;
+		},
+	});
+}
+
+/**
+ * A definition bound to `cwd`: it runs on the caller's env when that env works in `cwd` (so
+ * in-memory tests and the host's mutation queue apply), otherwise on a Node env for `cwd`. With
+ * `operations` it always runs on an env built from them (`createOperationsEnv`), and bash's
+ * `spawnHook` rewrites every command first: where the extension said the tool acts, it acts.
+ */
+function bound(tool: string, factory: Factory, cwd: string, options: FactoryOptions): ToolDefinition {
+	const { rest, operations, spawnHook } = splitOptions(tool, options);
+	const definition = factory(rest as never);
 	const folder = resolve(cwd);
+	let own: ExecutionEnv | undefined;
+	if (operations) {
+		// The reference keeps bash's full-output file on the local disk; only temp files and their
+		// appends reach the local env, everything the tool acts on goes through the operations.
+		own = createOperationsEnv(operations, { cwd: folder, fallback: tempOnly(envForCwd(folder)) });
+	}
+	if (spawnHook) own = hooked(own ?? envForCwd(folder), spawnHook);
 	return {
 		...definition,
 		execute(toolCallId, params, signal, onUpdate, ctx?: ToolContext) {
-			const context: ToolContext =
-				ctx && ctx.env.cwd === folder ? ctx : { ...contextFor(folder), ...(signal ? { signal } : {}) };
+			const context: ToolContext = own
+				? { ...(ctx ?? contextFor(folder)), env: own, cwd: folder, ...(signal ? { signal } : {}) }
+				: ctx && ctx.env.cwd === folder
+					? ctx
+					: { ...contextFor(folder), ...(signal ? { signal } : {}) };
 			return definition.execute(toolCallId, params, signal, onUpdate, context);
 		},
 	};
+}
+
+/** A view of `env` that only creates temp files and appends to the ones it created. */
+function tempOnly(env: ExecutionEnv): ExecutionEnv {
+	const created = new Set<string>();
+	const refuse = (what: string) => {
+		throw new Error(`the operations env has no ${what}`);
+	};
+	return new Proxy(env, {
+		get(target, key) {
+			if (key === "kind" || key === "cwd") return Reflect.get(target, key);
+			if (key === "createTempFile") {
+				return async (options?: { prefix?: string; suffix?: string }) => {
+					const made = await target.createTempFile(options);
+					if (made.ok) created.add(made.value);
+					return made;
+				};
+			}
+			if (key === "appendFile") {
+				return (path: string, data: string | Uint8Array) => {
+					if (!created.has(path)) refuse(`appendFile for ${path}`);
+					return target.appendFile(path, data);
+				};
+			}
+			return () => refuse(String(key));
+		},
+	});
 }
 
 function contextFor(cwd: string): ToolContext {
@@ -60,16 +179,16 @@ function agentTool(definition: ToolDefinition, cwd: string): AgentTool {
 }
 
 export function createReadToolDefinition(cwd: string, options?: FactoryOptions): ToolDefinition {
-	return bound(createReadTool as Factory, cwd, options);
+	return bound("read", createReadTool as Factory, cwd, options);
 }
 export function createWriteToolDefinition(cwd: string, options?: FactoryOptions): ToolDefinition {
-	return bound(createWriteTool as Factory, cwd, options);
+	return bound("write", createWriteTool as Factory, cwd, options);
 }
 export function createEditToolDefinition(cwd: string, options?: FactoryOptions): ToolDefinition {
-	return bound(createEditTool as Factory, cwd, options);
+	return bound("edit", createEditTool as Factory, cwd, options);
 }
 export function createBashToolDefinition(cwd: string, options?: FactoryOptions): ToolDefinition {
-	return bound(createBashTool as Factory, cwd, options);
+	return bound("bash", createBashTool as Factory, cwd, options);
 }
 
 /** The reference's `createReadTool(cwd, options)`: an AgentTool working in `cwd`. */

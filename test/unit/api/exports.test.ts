@@ -79,7 +79,14 @@ describe("public API", () => {
 		const names = (specifier: string) => new Set((exports.get(specifier) ?? []).map((item) => item.name));
 		const main = names("toolsmith-sdk");
 		const runtime = names("toolsmith-sdk/runtime");
-		for (const name of ["defineTool", "executeToolCalls", "createBuiltinTools", "MemoryExecutionEnv", "Type"]) {
+		for (const name of [
+			"defineTool",
+			"executeToolCalls",
+			"createBuiltinTools",
+			"MemoryExecutionEnv",
+			"createOperationsEnv",
+			"Type",
+		]) {
 			expect(main.has(name), name).toBe(true);
 		}
 		for (const name of ["createExtensionRuntime", "createToolRegistry", "BUILTIN_SOURCE"]) {
