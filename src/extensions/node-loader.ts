@@ -185,6 +185,14 @@ export async function loadExtension(
 	const started = performance.now();
 	const found = entryOf(entry, runtime.cwd);
 	const imported = await importExtension(found, { cwd: runtime.cwd, env: runtime.env });
+	// The compat layer's diagnostics (an unsupported factory option) go to the runtime loading now,
+	// and those raised while the extension's default export runs are part of this load's result.
+	const compatApi = compatModule ? await compatModule : undefined;
+	const fromCompat: ExtensionDiagnostic[] = [];
+	compatApi?.setCompatReporter((diagnostic) => {
+		fromCompat.push(diagnostic);
+		runtime.report(diagnostic);
+	});
 	for (const diagnostic of imported.diagnostics) runtime.report(diagnostic);
 	if (!imported.factory) {
 		return {
@@ -201,10 +209,11 @@ export async function loadExtension(
 		importMs: imported.durationMs,
 		...(options.loadTimeoutMs !== undefined ? { timeoutMs: options.loadTimeoutMs } : {}),
 	});
+	compatApi?.setCompatReporter(runtime.report);
 	return {
 		extension: activated.extension,
 		modules: imported.modules,
-		diagnostics: [...imported.diagnostics, ...activated.diagnostics],
+		diagnostics: [...imported.diagnostics, ...fromCompat, ...activated.diagnostics],
 		durationMs: performance.now() - started,
 	};
 }

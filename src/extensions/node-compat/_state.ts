@@ -3,8 +3,11 @@
  * (`withFileMutationQueue(path, fn)`, `createReadTool(cwd)`). The loader points it at the host's env,
  * so a pi extension's queued writes serialize with the built-in tools of that host.
  */
+import { dirname } from "node:path";
+import { fileURLToPath } from "node:url";
 import { NodeExecutionEnv } from "../../env/node.js";
 import type { ExecutionEnv } from "../../env/types.js";
+import type { ExtensionDiagnostic } from "../api.js";
 
 let shared: ExecutionEnv | undefined;
 
@@ -29,4 +32,51 @@ export function envForCwd(cwd: string): ExecutionEnv {
 		byCwd.set(cwd, own);
 	}
 	return own;
+}
+
+type Reporter = (diagnostic: ExtensionDiagnostic) => void;
+let reporter: Reporter | undefined;
+
+/** Where the compat functions send diagnostics (the loader points it at the runtime that loads). */
+export function setCompatReporter(report: Reporter): void {
+	reporter = report;
+}
+
+const reported = new Set<string>();
+
+/** Raise a diagnostic once per extension and key; without a reporter it goes to `console.warn`. */
+export function reportCompat(key: string, diagnostic: ExtensionDiagnostic): void {
+	const once = `${diagnostic.path}\0${key}`;
+	if (reported.has(once)) return;
+	reported.add(once);
+	if (reporter) {
+		try {
+			reporter(diagnostic);
+		} catch {
+			// a throwing listener is swallowed, like every diagnostic listener
+		}
+	} else console.warn(`[${diagnostic.code}] ${diagnostic.message}`);
+}
+
+const ownRoot = (() => {
+	const file = fileURLToPath(import.meta.url);
+	const at = Math.max(file.lastIndexOf("/src/"), file.lastIndexOf("/dist/"));
+	return at > 0 ? file.slice(0, at) : dirname(file);
+})();
+
+/**
+ * The extension file that called into the compat layer, read from the call stack: the first frame
+ * outside toolsmith's own code, node's internals and node_modules. `undefined` when none is found.
+ */
+export function callingExtension(): string | undefined {
+	const stack = new Error().stack ?? "";
+	for (const line of stack.split("\n").slice(1)) {
+		const match = /\(?((?:file:\/\/)?\/[^():]+):\d+:\d+\)?\s*$/.exec(line);
+		if (!match?.[1]) continue;
+		const file = match[1].startsWith("file://") ? fileURLToPath(match[1]) : match[1];
+		if (file.includes("/node_modules/")) continue;
+		if (file.startsWith(`${ownRoot}/src/`) || file.startsWith(`${ownRoot}/dist/`)) continue;
+		return file;
+	}
+	return undefined;
 }

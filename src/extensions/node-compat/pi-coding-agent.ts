@@ -15,7 +15,7 @@ import { createEditTool } from "../../tools/edit.js";
 import { createReadTool } from "../../tools/read.js";
 import { createWriteTool } from "../../tools/write.js";
 import { createHeadlessUI } from "../_ui.js";
-import { compatEnv, envForCwd } from "./_state.js";
+import { callingExtension, compatEnv, envForCwd, reportCompat } from "./_state.js";
 
 export { StringEnum, Type } from "../../contract/schema.js";
 export { defineTool } from "../../contract/tool.js";
@@ -40,6 +40,17 @@ const UNSUPPORTED_WHERE: Readonly<Record<string, string>> = {
 	shellPath: "toolsmith runs commands through its env's shell (bash); pass `operations` with your own exec instead",
 };
 
+/** Options of toolsmith's own tool factories, passed through. */
+const TOOLSMITH_OPTIONS: ReadonlySet<string> = new Set([
+	"maxLines",
+	"maxBytes",
+	"countLinesUpTo",
+	"maxImageBytes",
+	"commandPrefix",
+	"updateIntervalMs",
+	"tempFilePrefix",
+]);
+
 /** Reference options toolsmith accepts and ignores because they change nothing about where a tool acts. */
 const IGNORED: ReadonlySet<string> = new Set(["autoResizeImages"]);
 
@@ -53,8 +64,22 @@ function splitOptions(
 	for (const key of Object.keys(rest)) {
 		if (rest[key] === undefined) continue;
 		const why = UNSUPPORTED_WHERE[key];
-		if (why) throw new Error(`create${capital(tool)}Tool: the option \`${key}\` is not supported (${why}).`);
-		if (IGNORED.has(key)) delete rest[key];
+		if (why) {
+			const path = callingExtension();
+			throw new Error(
+				`create${capital(tool)}Tool${path ? ` (called by ${path})` : ""}: the option \`${key}\` is not supported (${why}); the tool was not created, so nothing runs in a place the extension did not choose.`,
+			);
+		}
+		if (IGNORED.has(key) || !TOOLSMITH_OPTIONS.has(key)) {
+			delete rest[key];
+			const path = callingExtension() ?? "(an extension)";
+			reportCompat(`${tool}:${key}`, {
+				severity: "warning",
+				code: "W_UNSUPPORTED_API",
+				message: `${path} passed the option \`${key}\` to create${capital(tool)}Tool, which toolsmith does not implement; it is ignored (it does not change where the tool acts).`,
+				path,
+			});
+		}
 	}
 	if (operations !== undefined && (typeof operations !== "object" || operations === null)) {
 		throw new Error(

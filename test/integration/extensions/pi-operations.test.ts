@@ -61,6 +61,13 @@ export default function (pi) {
 }
 `;
 
+const ignoredOptionExtension = `
+import { createReadTool } from "@mariozechner/pi-coding-agent";
+export default function (pi) {
+	pi.registerTool({ ...createReadTool(process.cwd(), { autoResizeImages: false }), name: "plain_read" });
+}
+`;
+
 describe("compat factories honor operations and spawnHook", () => {
 	let root: string;
 	let local: string;
@@ -171,7 +178,26 @@ describe("compat factories honor operations and spawnHook", () => {
 		const failed = other.diagnostics.find((d) => d.code === "E_FACTORY_FAILED");
 		expect(failed?.path).toBe(path);
 		expect(failed?.message).toContain("shellPath");
+		expect(failed?.message).toContain(path);
 		expect(other.registry.infos().some((info) => info.source === path)).toBe(false);
+	});
+});
+
+describe("compat factory options toolsmith does not implement", () => {
+	it("get a W_UNSUPPORTED_API warning naming the option and the extension", async () => {
+		const root = realpathSync(mkdtempSync(join(tmpdir(), "toolsmith-ops-opt-")));
+		try {
+			const path = join(root, "ignored-option-ext.mjs");
+			writeFileSync(path, ignoredOptionExtension);
+			const loaded = await loadExtensions([path], { cwd: root, env: new NodeExecutionEnv({ cwd: root }) });
+			const warning = loaded.diagnostics.find((d) => d.code === "W_UNSUPPORTED_API");
+			expect(warning?.path).toBe(path);
+			expect(warning?.message).toContain("autoResizeImages");
+			expect(warning?.message).toContain(path);
+			expect(loaded.registry.infos().some((info) => info.name === "plain_read")).toBe(true);
+		} finally {
+			rmSync(root, { recursive: true, force: true });
+		}
 	});
 });
 
