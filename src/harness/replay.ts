@@ -6,6 +6,7 @@
 import type { ToolResultMessage } from "../contract/content.js";
 import type { ScriptedCommand } from "../env/memory.js";
 import type { ExtensionDiagnostic } from "../extensions/api.js";
+import { compileLinearPattern } from "./_linear-regex.js";
 import { textDiff } from "./_text-diff.js";
 import {
 	type FileExpectation,
@@ -124,7 +125,8 @@ function checkText(
 	for (const piece of list(match.notContains)) {
 		if (text.includes(piece)) failures.push(`${what} contains ${JSON.stringify(piece)}, which it must not`);
 	}
-	if (match.matches !== undefined && !new RegExp(match.matches, match.flags).test(text)) {
+	// The fixture was validated, so the pattern compiles; RE2 keeps the test linear in the text.
+	if (match.matches !== undefined && !compileLinearPattern(match.matches, match.flags).test(text)) {
 		failures.push(`${what} does not match /${match.matches}/${match.flags ?? ""}; it is ${excerpt(text)}`);
 	}
 }
@@ -203,9 +205,14 @@ function checkCall(step: number, index: number, call: FixtureCall, result: ToolR
 	};
 }
 
+function linearMatcher(source: string): (command: string) => boolean {
+	const pattern = compileLinearPattern(source);
+	return (command) => pattern.test(command);
+}
+
 function scriptedCommands(fixture: ReplayFixture): ScriptedCommand[] {
 	return (fixture.commands ?? []).map((command) => ({
-		match: command.regex ? new RegExp(command.match) : command.match,
+		match: command.regex ? linearMatcher(command.match) : command.match,
 		...(command.stdout !== undefined ? { stdout: command.stdout } : {}),
 		...(command.stderr !== undefined ? { stderr: command.stderr } : {}),
 		...(command.chunks ? { chunks: command.chunks } : {}),
