@@ -82,6 +82,7 @@ export type {
 	FileInfo,
 	FileKind,
 	FileSystem,
+	PathPolicy,
 	Shell,
 	SignalOptions,
 } from "./env/types.js";
