@@ -151,6 +151,14 @@ describe.skipIf(!bwrap)("shell sandbox (bubblewrap; skipped where bwrap is missi
 		expect(await fs.readFile(join(cwd, "made.txt"), "utf8")).toBe("y\n");
 	});
 
+	it("keeps a link made inside the cwd from opening a way out (the disk outside is read-only, whatever the path)", async () => {
+		const result = await confined().exec(`ln -s ${outside} way-out && echo x > way-out/new.txt`);
+		expect(result.ok && result.value.exitCode).not.toBe(0);
+		expect(existsSync(join(outside, "new.txt"))).toBe(false);
+		// The file API, asked afterwards, refuses the link too.
+		expect((await confined().writeFile("way-out/new.txt", "x")).ok).toBe(false);
+	});
+
 	it("turns the network off unless the policy allows it", async () => {
 		// /proc is the sandbox's own, so /proc/net/dev lists the interfaces of its network namespace.
 		const interfaces = "tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' '";
