@@ -83,6 +83,7 @@ export type {
 	FileInfo,
 	FileKind,
 	FileSystem,
+	PathPolicy,
 	Shell,
 	SignalOptions,
 } from "./env/types.js";

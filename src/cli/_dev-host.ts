@@ -27,6 +27,8 @@ export interface DevHostOptions extends Pick<ExtensionHostOptions, "paths" | "wa
 	readonly env: "node" | "memory";
 	/** The working folder tools see, absolute. */
 	readonly cwd: string;
+	/** Confine the env to `cwd` (`--confine`): a path policy with `cwd` as the only root, the shell sandboxed. */
+	readonly confine?: boolean;
 }
 
 /** Starts the host for `toolsmith dev`. Rejects when the host cannot start at all. */

@@ -392,15 +392,16 @@ export function complete(host: DevHost, line: string): [string[], string] {
  * The extension host over the env asked for. It and the envs are imported when `dev` runs, not when
  * the program starts, so `--help` stays fast.
  */
-const startExtensionHost: DevHostFactory = async ({ env, ...options }) => {
+const startExtensionHost: DevHostFactory = async ({ env, confine, ...options }) => {
 	const { createExtensionHost } = await import("../extensions/node-host.js");
+	const policy = confine ? { policy: { read: [options.cwd] } } : {};
 	let executionEnv: ExecutionEnv;
 	if (env === "memory") {
 		const { MemoryExecutionEnv } = await import("../env/memory.js");
-		executionEnv = new MemoryExecutionEnv({ cwd: options.cwd });
+		executionEnv = new MemoryExecutionEnv({ cwd: options.cwd, ...policy });
 	} else {
 		const { NodeExecutionEnv } = await import("../env/node.js");
-		executionEnv = new NodeExecutionEnv({ cwd: options.cwd });
+		executionEnv = new NodeExecutionEnv({ cwd: options.cwd, ...policy });
 	}
 	return createExtensionHost({ ...options, env: executionEnv });
 };
@@ -426,6 +427,11 @@ export function createDevCommand(factory: DevHostFactory = startExtensionHost) {
 			},
 			cwd: { type: "string", valueName: "dir", description: "Working folder the tools see (default: the current one)" },
 			watch: { type: "boolean", default: true, description: "Reload extensions when their files change" },
+			confine: {
+				type: "boolean",
+				default: false,
+				description: "Confine tools to the working folder: files outside it refused, bash in an OS sandbox",
+			},
 		},
 		positionals: [{ name: "paths", variadic: true, description: "Extension files or folders to load" }],
 		examples: [
@@ -444,6 +450,7 @@ export function createDevCommand(factory: DevHostFactory = startExtensionHost) {
 					env: options.env === "memory" ? "memory" : "node",
 					cwd,
 					watch: options.watch,
+					confine: options.confine,
 					log: ({ level, message }) =>
 						io.stdout.write(`${theme.fg(level === "info" ? "muted" : level, `[${level}]`)} ${message}\n`),
 				});
@@ -456,7 +463,7 @@ export function createDevCommand(factory: DevHostFactory = startExtensionHost) {
 			const tools = activeTools(host);
 			const extensionCount = new Set(tools.flatMap((t) => (t.source.kind === "extension" ? [t.source.path] : []))).size;
 			io.stdout.write(
-				`${theme.bold("toolsmith dev")} · ${tools.length} tools (${extensionCount} from extensions) · ${options.env} env · cwd ${displayPath(cwd, io.cwd)}\n`,
+				`${theme.bold("toolsmith dev")} · ${tools.length} tools (${extensionCount} from extensions) · ${options.env} env${options.confine ? " (confined)" : ""} · cwd ${displayPath(cwd, io.cwd)}\n`,
 			);
 			io.stdout.write(
 				`${formatToolsTable(tools, io.cwd, theme, interactive ? outputWidth(io.stdout, io.env) : undefined).join("\n")}\n`,

@@ -19,6 +19,15 @@ export interface CommandContext {
 	readonly killGraceMs: number;
 	/** Whether `path` (absolute) is an existing folder, as the env's own `fileInfo` sees it. */
 	readonly isFolder: (path: string) => Promise<boolean>;
+	/**
+	 * Under a path policy: the program that runs `<shell> -c <command>` in the sandbox (with a
+	 * warning when it runs unconfined), or why the command may not run. Absent: no policy.
+	 */
+	readonly confine?: (
+		shell: string,
+		command: string,
+		cwd: string,
+	) => Promise<Result<{ file: string; args: readonly string[]; warning?: string }, string>>;
 }
 
 /** After the shell exits, how long output may stay silent before we stop waiting for it to close. */
@@ -58,9 +67,22 @@ export async function runCommand(
 		if (value !== undefined) variables[name] = value;
 	}
 	const shell = context.shell ?? (await defaultShell());
+	let program: { file: string; args: readonly string[]; warning?: string } = { file: shell, args: ["-c", command] };
+	if (context.confine) {
+		const confined = await context.confine(shell, command, cwd);
+		if (!confined.ok) return err(execError("spawn_error", command, confined.error));
+		program = confined.value;
+		if (program.warning !== undefined) {
+			try {
+				await options.onStderr?.(new TextEncoder().encode(`${program.warning}\n`));
+			} catch {
+				// A listener's failure must not change the command's outcome.
+			}
+		}
+	}
 	let child: ChildProcess;
 	try {
-		child = spawn(shell, ["-c", command], {
+		child = spawn(program.file, [...program.args], {
 			cwd,
 			env: variables,
 			// Its own process group, so the whole tree can be signaled at once.
@@ -83,7 +105,11 @@ export async function runCommand(
 					: `Could not start ${shell}: ${outcome.error.detail}`;
 		return err(execError(outcome.error.code, command, what));
 	}
-	return ok({ ...outcome.value, durationMs });
+	const warning = program.warning;
+	if (warning === undefined) return ok({ ...outcome.value, durationMs });
+	const stderr =
+		outcome.value.stderr === "" && options.captureOutput === false ? "" : `${warning}\n${outcome.value.stderr}`;
+	return ok({ ...outcome.value, stderr, durationMs, warning });
 }
 
 /** Stream, capture, time out, abort, and settle only once the process (tree) is gone. */

@@ -21,6 +21,7 @@ import {
 	walkFiles,
 } from "./_memory-tree.js";
 import { dirname, isPathInside, normalizePath, relativePath, resolvePath } from "./_path.js";
+import { type Access, policyRefusal } from "./_policy.js";
 import {
 	type CommandLogEntry,
 	type ScriptedOutput,
@@ -28,7 +29,7 @@ import {
 	type ShellCommand,
 	type ShellRunContext,
 } from "./memory-shell.js";
-import type { DirEntry, ExecOptions, ExecResult, ExecutionEnv, FileInfo, SignalOptions } from "./types.js";
+import type { DirEntry, ExecOptions, ExecResult, ExecutionEnv, FileInfo, PathPolicy, SignalOptions } from "./types.js";
 
 /** A seeded file: its content, or its content with a mode and mtime. */
 export type MemorySeedFile =
@@ -69,6 +70,12 @@ export interface MemoryExecutionEnvOptions {
 	readonly unmatched?: ScriptedOutput | ((command: string) => ScriptedOutput);
 	/** Folder for `createTempFile` / `createTempDir`. Default `/tmp`. */
 	readonly tempDir?: string;
+	/**
+	 * Confine file operations to the policy's roots, checked on canonical paths as NodeExecutionEnv
+	 * does. The scripted shell has no sandbox to run in: `exec` is not confined (a scripted `run`
+	 * reaches files through this env, so through the policy). Default: unconfined.
+	 */
+	readonly policy?: PathPolicy;
 }
 
 const encoder = new TextEncoder();
@@ -108,9 +115,13 @@ export class MemoryExecutionEnv implements ExecutionEnv {
 	private readonly seed = new Map<string, Uint8Array>();
 	private tempCounter = 0;
 	private readonly shell: ScriptedShell<MemoryExecutionEnv>;
+	private readonly policy: PathPolicy | undefined;
+	/** Temp files and folders this env created (always allowed under a policy). */
+	private readonly createdTemps: string[] = [];
 
 	constructor(options: MemoryExecutionEnvOptions = {}) {
 		this.clock = options.clock ?? Date.now;
+		this.policy = options.policy;
 		this.cwd = resolvePath("/", options.cwd ?? "/project");
 		this.tempDir = resolvePath(this.cwd, options.tempDir ?? "/tmp");
 		this.root = newDir(this.now());
@@ -198,12 +209,15 @@ export class MemoryExecutionEnv implements ExecutionEnv {
 	}
 
 	async canonicalPath(path: string): Promise<Result<string, FileError>> {
+		const denied = this.deny(path, "read");
+		if (denied) return err(denied);
 		const found = this.find(path, true);
 		if (!found.ok) return found;
 		return ok(found.value.located.path);
 	}
 
 	async exists(path: string): Promise<boolean> {
+		if (this.deny(path, "read")) return false;
 		const abs = this.absolutePath(path);
 		if (!abs.ok) return false;
 		const located = locate(this.root, abs.value, true);
@@ -214,6 +228,8 @@ export class MemoryExecutionEnv implements ExecutionEnv {
 		path: string,
 		options: { readonly followSymlinks?: boolean } = {},
 	): Promise<Result<FileInfo, FileError>> {
+		const denied = this.deny(path, "read", options.followSymlinks !== false);
+		if (denied) return err(denied);
 		const found = this.find(path, options.followSymlinks !== false);
 		if (!found.ok) return found;
 		const node = found.value.node;
@@ -223,6 +239,8 @@ export class MemoryExecutionEnv implements ExecutionEnv {
 	}
 
 	async listDir(path: string): Promise<Result<DirEntry[], FileError>> {
+		const denied = this.deny(path, "read");
+		if (denied) return err(denied);
 		const found = this.find(path, true);
 		if (!found.ok) return found;
 		const { node, absolute } = found.value;
@@ -232,6 +250,8 @@ export class MemoryExecutionEnv implements ExecutionEnv {
 	}
 
 	async readTextFile(path: string, options: SignalOptions = {}): Promise<Result<string, FileError>> {
+		const denied = this.deny(path, "read");
+		if (denied) return err(denied);
 		return this.readTextFileNow(path, options);
 	}
 
@@ -249,6 +269,8 @@ export class MemoryExecutionEnv implements ExecutionEnv {
 	}
 
 	async readBinaryFile(path: string, options: SignalOptions = {}): Promise<Result<Uint8Array, FileError>> {
+		const denied = this.deny(path, "read");
+		if (denied) return err(denied);
 		const file = this.findFile(path, options);
 		if (!file.ok) return file;
 		return ok(new Uint8Array(file.value.data));
@@ -260,6 +282,8 @@ export class MemoryExecutionEnv implements ExecutionEnv {
 		length: number,
 		options: SignalOptions = {},
 	): Promise<Result<Uint8Array, FileError>> {
+		const denied = this.deny(path, "read");
+		if (denied) return err(denied);
 		const problem = rangeProblem(offset, length);
 		if (problem) return err(fileError("invalid_argument", String(path), problem));
 		const file = this.findFile(path, options);
@@ -272,14 +296,20 @@ export class MemoryExecutionEnv implements ExecutionEnv {
 		data: string | Uint8Array,
 		options: SignalOptions = {},
 	): Promise<Result<void, FileError>> {
+		const denied = this.deny(path, "write");
+		if (denied) return err(denied);
 		return this.putFile(path, data, options, false);
 	}
 
 	async appendFile(path: string, data: string | Uint8Array): Promise<Result<void, FileError>> {
+		const denied = this.deny(path, "write");
+		if (denied) return err(denied);
 		return this.putFile(path, data, {}, true);
 	}
 
 	async rename(from: string, to: string): Promise<Result<void, FileError>> {
+		const refused = this.deny(from, "write", false) ?? this.deny(to, "write", false);
+		if (refused) return err(refused);
 		const source = this.find(from, false);
 		if (!source.ok) return source;
 		const dest = this.absolutePath(to);
@@ -317,6 +347,8 @@ export class MemoryExecutionEnv implements ExecutionEnv {
 	}
 
 	async remove(path: string, options: { readonly recursive?: boolean } = {}): Promise<Result<void, FileError>> {
+		const refused = this.deny(path, "write", false);
+		if (refused) return err(refused);
 		const found = this.find(path, false);
 		if (!found.ok) return found;
 		const { located, node, absolute } = found.value;
@@ -332,6 +364,8 @@ export class MemoryExecutionEnv implements ExecutionEnv {
 	}
 
 	async createDir(path: string, options: { readonly recursive?: boolean } = {}): Promise<Result<void, FileError>> {
+		const denied = this.deny(path, "write");
+		if (denied) return err(denied);
 		const abs = this.absolutePath(path);
 		if (!abs.ok) return abs;
 		if (options.recursive !== false) {
@@ -370,6 +404,43 @@ export class MemoryExecutionEnv implements ExecutionEnv {
 	}
 
 	// ---------------------------------------------------------------- internals
+
+	/** Under a policy: the refusal for `access` to `path`, or undefined (also for a path the operation rejects itself). */
+	private deny(path: string, access: Access, followLast = true): FileError | undefined {
+		const policy = this.policy;
+		if (!policy) return undefined;
+		const abs = this.absolutePath(path);
+		if (!abs.ok) return undefined;
+		const roots = (paths: readonly string[]) => [
+			...paths.map((root) => {
+				const absolute = resolvePath(this.cwd, root);
+				return this.canonicalOf(absolute) ?? absolute;
+			}),
+			...this.createdTemps,
+		];
+		const allowed = { read: roots(policy.read), write: roots(policy.write ?? policy.read) };
+		const slash = abs.value.lastIndexOf("/");
+		const canonical =
+			followLast || slash <= 0
+				? this.canonicalOf(abs.value)
+				: (() => {
+						const parent = this.canonicalOf(abs.value.slice(0, slash));
+						return parent === undefined ? undefined : `${parent === "/" ? "" : parent}/${abs.value.slice(slash + 1)}`;
+					})();
+		if (canonical === undefined) return policyRefusal("\0", access, { read: [], write: [] }, abs.value);
+		return policyRefusal(canonical, access, allowed, abs.value);
+	}
+
+	/** The canonical form of an absolute path, existing or not (undefined when it cannot be resolved). */
+	private canonicalOf(absolute: string): string | undefined {
+		const located = locate(this.root, absolute, true);
+		if (located.ok) return located.value.path;
+		if (located.code !== "not_found" && located.code !== "not_directory") return undefined;
+		const slash = absolute.lastIndexOf("/");
+		if (slash <= 0) return absolute;
+		const parent = this.canonicalOf(absolute.slice(0, slash));
+		return parent === undefined ? undefined : `${parent === "/" ? "" : parent}/${absolute.slice(slash + 1)}`;
+	}
 
 	private now(): number {
 		try {
@@ -541,6 +612,7 @@ export class MemoryExecutionEnv implements ExecutionEnv {
 			const located = locate(this.root, path, false);
 			if (!located.ok) return err(fileError(located.code, path));
 			const added = this.addChild(located.value, make());
+			if (added.ok && this.policy) this.createdTemps.push(this.canonicalOf(path) ?? path);
 			return added.ok ? ok(path) : added;
 		}
 	}

@@ -14,8 +14,19 @@ import { errorMessage } from "../contract/errors.js";
 import { type ExecutionError, err, type FileError, type FileErrorCode, ok, type Result } from "../contract/result.js";
 import { affixProblem, execError, fileError, osCodeOf, pathProblem, rangeProblem } from "./_errors.js";
 import { runCommand } from "./_node-exec.js";
+import { NodePathGuard } from "./_node-policy.js";
+import { findSandbox } from "./_node-sandbox.js";
 import { basename, dirname, resolvePath } from "./_path.js";
-import type { DirEntry, ExecOptions, ExecResult, ExecutionEnv, FileInfo, FileKind, SignalOptions } from "./types.js";
+import type {
+	DirEntry,
+	ExecOptions,
+	ExecResult,
+	ExecutionEnv,
+	FileInfo,
+	FileKind,
+	PathPolicy,
+	SignalOptions,
+} from "./types.js";
 
 /** Options for `NodeExecutionEnv`: its working folder, shell, environment variables and temp folder. */
 export interface NodeExecutionEnvOptions {
@@ -35,6 +46,16 @@ export interface NodeExecutionEnvOptions {
 	readonly durable?: boolean;
 	/** Milliseconds between SIGTERM and SIGKILL when killing a process tree. Default 1000. */
 	readonly killGraceMs?: number;
+	/**
+	 * Confine the env: file operations outside the policy's roots (on canonical paths) are refused
+	 * with `permission_denied`, and `exec` runs commands in an OS sandbox. Default: unconfined.
+	 */
+	readonly policy?: PathPolicy;
+	/**
+	 * `"auto"` (the default): under a policy, use the OS sandbox when this machine has one; `"off"`:
+	 * act as if it had none (the policy's `withoutSandbox` decides).
+	 */
+	readonly sandbox?: "auto" | "off";
 }
 
 const OS_CODES: Record<string, FileErrorCode> = {
@@ -88,6 +109,8 @@ export class NodeExecutionEnv implements ExecutionEnv {
 	private readonly baseEnv: Readonly<Record<string, string | undefined>> | undefined;
 	private readonly durable: boolean;
 	private readonly killGraceMs: number;
+	private readonly guard: NodePathGuard | undefined;
+	private readonly sandboxMode: "auto" | "off";
 
 	constructor(options: NodeExecutionEnvOptions = {}) {
 		this.cwd = resolveNative(options.cwd ?? process.cwd());
@@ -96,6 +119,8 @@ export class NodeExecutionEnv implements ExecutionEnv {
 		this.baseEnv = options.env;
 		this.durable = options.durable === true;
 		this.killGraceMs = Math.max(0, options.killGraceMs ?? 1000);
+		this.guard = options.policy ? new NodePathGuard(options.policy, this.cwd) : undefined;
+		this.sandboxMode = options.sandbox ?? "auto";
 	}
 
 	// ---------------------------------------------------------------- FileSystem
@@ -109,6 +134,8 @@ export class NodeExecutionEnv implements ExecutionEnv {
 	async canonicalPath(path: string): Promise<Result<string, FileError>> {
 		const abs = this.absolutePath(path);
 		if (!abs.ok) return abs;
+		const denied = await this.guard?.check(abs.value, "read");
+		if (denied) return err(denied);
 		try {
 			return ok(await fs.realpath(abs.value));
 		} catch (error) {
@@ -119,6 +146,7 @@ export class NodeExecutionEnv implements ExecutionEnv {
 	async exists(path: string): Promise<boolean> {
 		const abs = this.absolutePath(path);
 		if (!abs.ok) return false;
+		if (await this.guard?.check(abs.value, "read")) return false;
 		try {
 			await fs.stat(abs.value);
 			return true;
@@ -133,6 +161,8 @@ export class NodeExecutionEnv implements ExecutionEnv {
 	): Promise<Result<FileInfo, FileError>> {
 		const abs = this.absolutePath(path);
 		if (!abs.ok) return abs;
+		const denied = await this.guard?.check(abs.value, "read", options.followSymlinks !== false);
+		if (denied) return err(denied);
 		try {
 			const stats = options.followSymlinks === false ? await fs.lstat(abs.value) : await fs.stat(abs.value);
 			return ok({ kind: kindOf(stats), size: stats.size, mtimeMs: stats.mtimeMs, mode: stats.mode & 0o7777 });
@@ -144,6 +174,8 @@ export class NodeExecutionEnv implements ExecutionEnv {
 	async listDir(path: string): Promise<Result<DirEntry[], FileError>> {
 		const abs = this.absolutePath(path);
 		if (!abs.ok) return abs;
+		const denied = await this.guard?.check(abs.value, "read");
+		if (denied) return err(denied);
 		try {
 			const entries = await fs.readdir(abs.value, { withFileTypes: true });
 			entries.sort((a, b) => byName(a.name, b.name));
@@ -167,6 +199,8 @@ export class NodeExecutionEnv implements ExecutionEnv {
 	async readBinaryFile(path: string, options: SignalOptions = {}): Promise<Result<Uint8Array, FileError>> {
 		const abs = this.absolutePath(path);
 		if (!abs.ok) return abs;
+		const denied = await this.guard?.check(abs.value, "read");
+		if (denied) return err(denied);
 		if (options.signal?.aborted) return err(fileError("aborted", abs.value));
 		try {
 			const buffer = await fs.readFile(abs.value, options.signal ? { signal: options.signal } : {});
@@ -184,6 +218,8 @@ export class NodeExecutionEnv implements ExecutionEnv {
 	): Promise<Result<Uint8Array, FileError>> {
 		const abs = this.absolutePath(path);
 		if (!abs.ok) return abs;
+		const denied = await this.guard?.check(abs.value, "read");
+		if (denied) return err(denied);
 		const problem = rangeProblem(offset, length);
 		if (problem) return err(fileError("invalid_argument", abs.value, problem));
 		if (options.signal?.aborted) return err(fileError("aborted", abs.value));
@@ -225,6 +261,8 @@ export class NodeExecutionEnv implements ExecutionEnv {
 	): Promise<Result<void, FileError>> {
 		const abs = this.absolutePath(path);
 		if (!abs.ok) return abs;
+		const denied = await this.guard?.check(abs.value, "write");
+		if (denied) return err(denied);
 		if (!(typeof data === "string" || data instanceof Uint8Array)) {
 			return err(fileError("invalid_argument", abs.value, "data must be a string or a Uint8Array"));
 		}
@@ -269,6 +307,8 @@ export class NodeExecutionEnv implements ExecutionEnv {
 	async appendFile(path: string, data: string | Uint8Array): Promise<Result<void, FileError>> {
 		const abs = this.absolutePath(path);
 		if (!abs.ok) return abs;
+		const denied = await this.guard?.check(abs.value, "write");
+		if (denied) return err(denied);
 		if (!(typeof data === "string" || data instanceof Uint8Array)) {
 			return err(fileError("invalid_argument", abs.value, "data must be a string or a Uint8Array"));
 		}
@@ -293,6 +333,9 @@ export class NodeExecutionEnv implements ExecutionEnv {
 		if (!source.ok) return source;
 		const dest = this.absolutePath(to);
 		if (!dest.ok) return dest;
+		const denied =
+			(await this.guard?.check(source.value, "write", false)) ?? (await this.guard?.check(dest.value, "write", false));
+		if (denied) return err(denied);
 		try {
 			await fs.rename(source.value, dest.value);
 			return ok(undefined);
@@ -311,6 +354,8 @@ export class NodeExecutionEnv implements ExecutionEnv {
 	async remove(path: string, options: { readonly recursive?: boolean } = {}): Promise<Result<void, FileError>> {
 		const abs = this.absolutePath(path);
 		if (!abs.ok) return abs;
+		const denied = await this.guard?.check(abs.value, "write", false);
+		if (denied) return err(denied);
 		if (abs.value === "/") return err(fileError("permission_denied", "/", "refusing to remove the root folder"));
 		try {
 			const stats = await fs.lstat(abs.value);
@@ -326,6 +371,8 @@ export class NodeExecutionEnv implements ExecutionEnv {
 	async createDir(path: string, options: { readonly recursive?: boolean } = {}): Promise<Result<void, FileError>> {
 		const abs = this.absolutePath(path);
 		if (!abs.ok) return abs;
+		const denied = await this.guard?.check(abs.value, "write");
+		if (denied) return err(denied);
 		try {
 			await fs.mkdir(abs.value, { recursive: options.recursive !== false });
 			return ok(undefined);
@@ -343,13 +390,15 @@ export class NodeExecutionEnv implements ExecutionEnv {
 	): Promise<Result<string, FileError>> {
 		const problem = affixProblem(options.prefix, "prefix") ?? affixProblem(options.suffix, "suffix");
 		if (problem) return err(fileError("invalid_argument", this.tempDir, problem));
-		const made = await this.createDir(this.tempDir);
+		// The env's own folder: made without the policy's check (what it creates there is allowed).
+		const made = await this.createDirUnchecked(this.tempDir);
 		if (!made.ok) return made;
 		for (let attempt = 0; ; attempt++) {
 			const path = `${this.tempDir}/${options.prefix ?? "toolsmith-"}${randomBytes(8).toString("hex")}${options.suffix ?? ""}`;
 			try {
 				const handle = await fs.open(path, "wx", 0o600);
 				await handle.close();
+				await this.guard?.allowCreated(path);
 				return ok(path);
 			} catch (error) {
 				if (osCodeOf(error) !== "EEXIST" || attempt >= 10) return err(mapFsError(error, path));
@@ -360,10 +409,13 @@ export class NodeExecutionEnv implements ExecutionEnv {
 	async createTempDir(options: { readonly prefix?: string } = {}): Promise<Result<string, FileError>> {
 		const problem = affixProblem(options.prefix, "prefix");
 		if (problem) return err(fileError("invalid_argument", this.tempDir, problem));
-		const made = await this.createDir(this.tempDir);
+		// The env's own folder: made without the policy's check (what it creates there is allowed).
+		const made = await this.createDirUnchecked(this.tempDir);
 		if (!made.ok) return made;
 		try {
-			return ok(await fs.mkdtemp(`${this.tempDir}/${options.prefix ?? "toolsmith-"}`));
+			const made = await fs.mkdtemp(`${this.tempDir}/${options.prefix ?? "toolsmith-"}`);
+			await this.guard?.allowCreated(made);
+			return ok(made);
 		} catch (error) {
 			return err(mapFsError(error, this.tempDir));
 		}
@@ -378,6 +430,9 @@ export class NodeExecutionEnv implements ExecutionEnv {
 				shell: this.shell,
 				baseEnv: this.baseEnv,
 				killGraceMs: this.killGraceMs,
+				...(this.guard
+					? { confine: (shell: string, line: string, cwd: string) => this.confine(shell, line, cwd) }
+					: {}),
 				isFolder: async (path) => {
 					const info = await this.fileInfo(path);
 					return info.ok && info.value.kind === "directory";
@@ -390,6 +445,54 @@ export class NodeExecutionEnv implements ExecutionEnv {
 	}
 
 	// ---------------------------------------------------------------- internals
+
+	/** `createDir` without the path policy, for the env's own temp folder. */
+	private async createDirUnchecked(path: string): Promise<Result<void, FileError>> {
+		try {
+			await fs.mkdir(path, { recursive: true });
+			return ok(undefined);
+		} catch (error) {
+			return err(mapFsError(error, path));
+		}
+	}
+
+	/** Under the policy: the sandboxed program for a command, or why it may not run. */
+	private async confine(
+		shell: string,
+		command: string,
+		cwd: string,
+	): Promise<Result<{ file: string; args: readonly string[]; warning?: string }, string>> {
+		const guard = this.guard as NodePathGuard;
+		const denied = await guard.check(cwd, "read");
+		if (denied) return err(`Working folder refused: ${denied.message}`);
+		const sandbox = this.sandboxMode === "off" ? undefined : await findSandbox();
+		if (!sandbox) {
+			const why =
+				this.sandboxMode === "off"
+					? 'the env was created with sandbox: "off"'
+					: process.platform === "linux"
+						? "bubblewrap (bwrap) is not installed or cannot run here"
+						: process.platform === "darwin"
+							? "sandbox-exec cannot run here"
+							: `no sandbox is supported on ${process.platform}`;
+			if (guard.policy.withoutSandbox !== "warn") {
+				return err(
+					`Refused: the env's path policy confines commands to an OS sandbox, but ${why}. Install bubblewrap (Linux), or set the policy's withoutSandbox: "warn" to run commands unconfined`,
+				);
+			}
+			return ok({ file: shell, args: ["-c", command], warning: `warning: this command ran unconfined: ${why}` });
+		}
+		const roots = await guard.canonicalRoots();
+		let realCwd = cwd;
+		try {
+			realCwd = await fs.realpath(cwd);
+		} catch {
+			// The spawn reports a missing folder.
+		}
+		return ok(
+			sandbox.wrap(shell, command, { writeRoots: roots.write, network: guard.policy.network === true, cwd: realCwd }),
+		);
+	}
 
 	/**
 	 * Where a write to `absolute` must land: the final target of a symlink chain (even a dangling

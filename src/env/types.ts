@@ -137,8 +137,30 @@ export interface ExecOptions extends SignalOptions {
 	readonly captureOutput?: boolean;
 }
 
+/**
+ * Where an env's tools may reach: allowed roots for reading and for writing, checked on the
+ * canonical path (every symlink resolved), and what `exec` does about the shell. Without a policy
+ * an env is unconfined. Refusals are `permission_denied` errors whose message names the roots.
+ */
+export interface PathPolicy {
+	/** Folders (and everything under them) that may be read. Relative ones resolve against the env's cwd. */
+	readonly read: readonly string[];
+	/** Folders (and everything under them) that may be written. Default: the `read` roots. */
+	readonly write?: readonly string[];
+	/** Whether sandboxed commands may use the network. Default false. */
+	readonly network?: boolean;
+	/**
+	 * What `exec` does where no OS sandbox is available (no `bwrap` on Linux, no `sandbox-exec` on
+	 * macOS, another OS, or the env's `sandbox: "off"`): `"refuse"` (the default) fails every command
+	 * with `spawn_error`; `"warn"` runs it unconfined and says so in `ExecResult.warning` and stderr.
+	 */
+	readonly withoutSandbox?: "refuse" | "warn";
+}
+
 /** How a command ended: its exit code, the output if it was captured, and how long it ran. */
 export interface ExecResult {
+	/** Set when the command ran without the confinement its env's policy asks for (see `PathPolicy.withoutSandbox`). */
+	readonly warning?: string;
 	/** The exit code; a process ended by a signal reports `128 + signal number`. */
 	readonly exitCode: number;
 	/** Buffered stdout (empty unless output was captured). */

@@ -83,6 +83,7 @@ describe("toolsmith CLI (child process)", () => {
 			      --env <node|memory>  Run tools on the real disk and shell, or in an empty in-memory env (default: node)
 			      --cwd <dir>          Working folder the tools see (default: the current one)
 			      --watch, --no-watch  Reload extensions when their files change (on by default)
+			      --confine            Confine tools to the working folder: files outside it refused, bash in an OS sandbox
 			  -h, --help               Show this help
 
 			Examples:

@@ -98,8 +98,19 @@ describe("runProgram", () => {
 				env: "memory",
 				cwd: "/project/sub",
 				watch: false,
+				confine: false,
 				log: "function",
 			},
 		]);
+	});
+
+	it("passes --confine to the dev host factory", async () => {
+		const seen: unknown[] = [];
+		const dev = createDevCommand(async (options) => {
+			seen.push(options.confine);
+			throw new Error("no host in this test");
+		});
+		await runProgram({ ...program, commands: [dev] }, ["dev", "--confine"], fakeIO());
+		expect(seen).toEqual([true]);
 	});
 });

@@ -15,7 +15,7 @@ const echo = defineTool({
 	},
 });
 
-function issuesOf(fixture: unknown): { path: string; message: string }[] {
+function issuesOf(fixture: unknown): readonly { path: string; message: string }[] {
 	try {
 		parseReplayFixture(fixture);
 	} catch (error) {

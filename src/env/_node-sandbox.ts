@@ -1,0 +1,106 @@
+/**
+ * The OS sandbox NodeExecutionEnv runs commands in under a path policy (Node only): bubblewrap on
+ * Linux, `sandbox-exec` on macOS. Write roots are the only writable places, the rest of the disk is
+ * read-only, the network is off unless the policy allows it.
+ */
+import { execFile } from "node:child_process";
+import { promises as fs, constants as fsConstants } from "node:fs";
+
+/** What the sandbox is given: the canonical write roots, the network switch, the working folder. */
+export interface SandboxSpec {
+	readonly writeRoots: readonly string[];
+	readonly network: boolean;
+	readonly cwd: string;
+}
+
+/** The program and arguments that run `<shell> -c <command>` inside the sandbox. */
+export interface SandboxedCommand {
+	readonly file: string;
+	readonly args: readonly string[];
+}
+
+/** A way to wrap a shell command in a sandbox on this machine. */
+export interface Sandbox {
+	readonly name: string;
+	wrap(shell: string, command: string, spec: SandboxSpec): SandboxedCommand;
+}
+
+const BWRAP_PATHS = ["/usr/bin/bwrap", "/bin/bwrap", "/usr/local/bin/bwrap"];
+
+/** Whether running `file args` succeeds (exit 0) within a few seconds. */
+function runs(file: string, args: readonly string[]): Promise<boolean> {
+	return new Promise((resolve) => {
+		execFile(file, [...args], { timeout: 5000 }, (error) => resolve(error === null));
+	});
+}
+
+/**
+ * bubblewrap: `/` bound read-only, `/dev` and `/proc` fresh, a private `/tmp` (unless the cwd or a
+ * write root lies under it), each write root bound writable, its own PID
+ * namespace, and it dies with the env's process. No `--new-session`: the command stays in the
+ * process group the env kills on timeout and abort (stdin is never a terminal).
+ */
+export function bwrapSandbox(file: string): Sandbox {
+	return {
+		name: "bubblewrap",
+		wrap(shell, command, spec) {
+			const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"];
+			// A private /tmp, unless the project lives there: a tmpfs would hide it (and turn writes
+			// beside it into writes that vanish instead of failing).
+			const inTmp = (path: string) => path === "/tmp" || path.startsWith("/tmp/");
+			if (!spec.writeRoots.some(inTmp) && !inTmp(spec.cwd)) args.push("--tmpfs", "/tmp");
+			for (const root of spec.writeRoots) args.push("--bind", root, root);
+			if (!spec.network) args.push("--unshare-net");
+			args.push("--unshare-pid", "--die-with-parent", "--chdir", spec.cwd, "--", shell, "-c", command);
+			return { file, args };
+		},
+	};
+}
+
+/** A `sandbox-exec` profile string literal. */
+const quoted = (path: string) => JSON.stringify(path);
+
+/** macOS `sandbox-exec`: everything allowed except writing outside the roots (and the network when off). */
+export function seatbeltSandbox(): Sandbox {
+	return {
+		name: "sandbox-exec",
+		wrap(shell, command, spec) {
+			const writable = [...spec.writeRoots, "/dev"].map((root) => `(subpath ${quoted(root)})`).join(" ");
+			const profile = [
+				"(version 1)",
+				"(allow default)",
+				"(deny file-write*)",
+				`(allow file-write* ${writable})`,
+				...(spec.network ? [] : ["(deny network*)"]),
+			].join("\n");
+			return { file: "/usr/bin/sandbox-exec", args: ["-p", profile, shell, "-c", command] };
+		},
+	};
+}
+
+let found: Promise<Sandbox | undefined> | undefined;
+
+/** The sandbox this machine offers (tried once per process: it must actually start), or undefined. */
+export function findSandbox(): Promise<Sandbox | undefined> {
+	found ??= (async () => {
+		if (process.platform === "linux") {
+			for (const file of BWRAP_PATHS) {
+				try {
+					await fs.access(file, fsConstants.X_OK);
+				} catch {
+					continue;
+				}
+				const probe = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-net", "--unshare-pid"];
+				if (await runs(file, [...probe, "--", "/bin/sh", "-c", "true"])) return bwrapSandbox(file);
+			}
+			return undefined;
+		}
+		if (process.platform === "darwin") {
+			return (await runs("/usr/bin/sandbox-exec", ["-p", "(version 1)(allow default)", "/usr/bin/true"]))
+				? seatbeltSandbox()
+				: undefined;
+		}
+		return undefined;
+	})();
+	return found;
+}

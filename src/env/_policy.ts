@@ -1,0 +1,37 @@
+/**
+ * The path policy's rule, shared by both envs (runtime-neutral): is a canonical path under one of
+ * the allowed roots, and the refusal that names them when it is not.
+ */
+import type { FileError } from "../contract/result.js";
+import { fileError } from "./_errors.js";
+import { isPathInside } from "./_path.js";
+
+/** Whether a path is read or written. */
+export type Access = "read" | "write";
+
+/** A policy's roots, canonical (symlinks resolved), for each kind of access. */
+export interface CanonicalRoots {
+	readonly read: readonly string[];
+	readonly write: readonly string[];
+}
+
+/**
+ * `undefined` when `canonical` lies under an allowed root for `access`, else the
+ * `permission_denied` error naming `shown` (the path as the caller gave it) and the roots.
+ */
+export function policyRefusal(
+	canonical: string,
+	access: Access,
+	roots: CanonicalRoots,
+	shown: string,
+): FileError | undefined {
+	const allowed = roots[access];
+	if (allowed.some((root) => isPathInside(canonical, root))) return undefined;
+	const where = canonical === shown ? "" : ` (it resolves to ${canonical})`;
+	const list = allowed.length === 0 ? "no folder" : allowed.join(", ");
+	return fileError(
+		"permission_denied",
+		shown,
+		`outside the allowed ${access} roots${where}: the env's path policy allows ${access === "read" ? "reading" : "writing"} only under ${list}`,
+	);
+}
