@@ -110,6 +110,18 @@ function findTool(tools: readonly unknown[], name: string): AgentTool | undefine
 
 /** Lookup, parsing, `prepareArguments` and validation: synchronous, so cheap calls stay cheap. */
 function prepare(batch: Batch, c: Call): void {
+	try {
+		prepareCall(batch, c);
+	} catch (error) {
+		// A getter of the tool or of the arguments threw: this call fails, the others go on.
+		c.fail(
+			`Could not read the arguments or the definition of tool ${c.name}: ${errorMessage(error)}`,
+			"E_INVALID_ARGS",
+		);
+	}
+}
+
+function prepareCall(batch: Batch, c: Call): void {
 	const tool = c.tool;
 	if (tool === undefined) {
 		const available = [...toolMap(batch.tools).keys()];
@@ -195,14 +207,15 @@ function launch(batch: Batch, c: Call): void {
 				emit({ type: "tool_execution_update", toolCallId: c.id, toolName: c.name, args: c.args, partialResult });
 			}
 		: ignoreUpdate;
-	let returned: unknown;
+	let promise: Promise<unknown>;
 	try {
-		returned = (c.tool as AgentTool).execute(c.id, c.args, batch.signal, onUpdate);
+		const returned: unknown = (c.tool as AgentTool).execute(c.id, c.args, batch.signal, onUpdate);
+		// `instanceof` asks a Proxy's getPrototypeOf trap, which may throw too.
+		promise = returned instanceof Promise ? returned : Promise.resolve(returned);
 	} catch (error) {
 		c.fail(thrownMessage(error), "E_TOOL_FAILED");
 		return;
 	}
-	const promise = returned instanceof Promise ? returned : Promise.resolve(returned);
 	c.running = promise.then(
 		(value) => recordSafely(c, value),
 		(reason) => c.fail(thrownMessage(reason), "E_TOOL_FAILED"),
@@ -416,7 +429,8 @@ function collect(calls: readonly Call[]): ExecuteToolCallsResult {
 /** Only a bug in the executor itself lands here; the model still gets one result per call. */
 function internalFailure(calls: readonly Call[], error: unknown): ExecuteToolCallsResult {
 	const text = `Internal error of the tool executor: ${errorMessage(error)}`;
-	for (const c of calls) c.fail(text, "E_TOOL_FAILED");
+	// Calls that already have their result keep it.
+	for (const c of calls) if (!c.done) c.fail(text, "E_TOOL_FAILED");
 	return { results: calls.map(toMessage), terminate: false };
 }
 
