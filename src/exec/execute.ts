@@ -54,6 +54,60 @@ interface Batch {
 	readonly detach: (() => void) | undefined;
 	/** Whether the whole batch runs one call after another. */
 	readonly sequential: boolean;
+	/** At most this many calls of a parallel batch are in flight at once. */
+	readonly limit: number;
+}
+
+/**
+ * Calls a parallel batch runs at once unless `maxConcurrency` says otherwise: enough for the calls
+ * one assistant message makes, few enough that a batch of a thousand shell commands does not run
+ * out of file descriptors (each child process holds several).
+ */
+export const DEFAULT_MAX_CONCURRENCY = 16;
+
+/** `maxConcurrency` as given, or the default; throws (an internal failure of the batch) when it is not a positive integer or `Infinity`. */
+function concurrencyLimit(value: unknown): number {
+	if (value === undefined) return DEFAULT_MAX_CONCURRENCY;
+	if (value === Number.POSITIVE_INFINITY || (typeof value === "number" && Number.isInteger(value) && value >= 1)) {
+		return value as number;
+	}
+	throw new Error(
+		`maxConcurrency must be a positive integer or Infinity, got ${errorMessage(value)}; no tool call of this batch ran.`,
+	);
+}
+
+/** A counting semaphore for the calls of a parallel batch; an abort lets every waiter through. */
+class Slots {
+	private waiters: (() => void)[] = [];
+
+	constructor(
+		private free: number,
+		signal: AbortSignal | undefined,
+	) {
+		signal?.addEventListener(
+			"abort",
+			() => {
+				this.free = Number.POSITIVE_INFINITY;
+				for (const wake of this.waiters.splice(0)) wake();
+			},
+			{ once: true },
+		);
+	}
+
+	/** Takes a slot: undefined when one was free, else a promise that settles once one is. */
+	acquire(): Promise<void> | undefined {
+		if (this.free > 0) {
+			this.free--;
+			return undefined;
+		}
+		return new Promise((resolve) => this.waiters.push(resolve));
+	}
+
+	release(): void {
+		const wake = this.waiters.shift();
+		if (wake) wake();
+		else this.free++;
+	}
 }
 
 const ABORTED_TEXT = "Aborted: the batch was cancelled before this tool call ran.";
@@ -352,19 +406,29 @@ async function runParallel(batch: Batch, calls: readonly Call[]): Promise<void> 
 		return !c.done;
 	};
 	const hooked = typeof batch.config.beforeToolCall === "function";
+	// More calls than the limit: each call holds a slot from its start until its tool settled.
+	const slots = calls.length > batch.limit ? new Slots(batch.limit, batch.signal) : undefined;
 	let launched: Promise<void>[] | undefined;
-	if (!hooked) {
+	if (!hooked && !slots) {
 		for (const c of calls) if (start(c)) launch(batch, c);
 	} else {
 		// Hooks run one after another in source order (they may ask a person); each call launches as
-		// soon as its hook lets it through, and the collector below waits for the launch.
+		// soon as its hook lets it through (and a slot is free), and the collector below waits for the launch.
+		const release = slots ? () => slots.release() : undefined;
 		let chain: Promise<void> = Promise.resolve();
 		launched = calls.map((c) => {
 			chain = chain.then(async () => {
-				if (!start(c)) return;
-				await before(batch, c);
-				if (!c.done && batch.signal?.aborted) c.fail(ABORTED_TEXT, "E_ABORTED");
-				if (!c.done) launch(batch, c);
+				const waiting = slots?.acquire();
+				if (waiting) await waiting;
+				if (start(c)) {
+					if (hooked) await before(batch, c);
+					if (!c.done && batch.signal?.aborted) c.fail(ABORTED_TEXT, "E_ABORTED");
+					if (!c.done) launch(batch, c);
+				}
+				if (release) {
+					if (c.running) void c.running.then(release);
+					else release();
+				}
 			});
 			return chain;
 		});
@@ -400,8 +464,9 @@ function openBatch(config: ExecuteToolCallsConfig, calls: readonly Call[]): Batc
 		if (c.tool?.executionMode === "sequential") sequential = true;
 	}
 	const emit = makeEmitter(config);
+	const limit = concurrencyLimit(config.maxConcurrency);
 	const outer = config.signal;
-	if (!outer) return { config, tools, signal: undefined, emit, detach: undefined, sequential };
+	if (!outer) return { config, tools, signal: undefined, emit, detach: undefined, sequential, limit };
 	// A batch-owned signal: every running tool sees the abort, and listeners added by tools do not
 	// pile up on a long-lived session signal.
 	const controller = new AbortController();
@@ -412,7 +477,7 @@ function openBatch(config: ExecuteToolCallsConfig, calls: readonly Call[]): Batc
 		outer.addEventListener("abort", onAbort, { once: true });
 		detach = () => outer.removeEventListener("abort", onAbort);
 	}
-	return { config, tools, signal: controller.signal, emit, detach, sequential };
+	return { config, tools, signal: controller.signal, emit, detach, sequential, limit };
 }
 
 function collect(calls: readonly Call[]): ExecuteToolCallsResult {
