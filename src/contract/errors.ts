@@ -42,16 +42,43 @@ export class ToolsmithError extends Error {
 	}
 }
 
-/** The message of anything thrown: `Error#message`, a string as is, other values as JSON or `String()`. */
+/** What `errorMessage` says of a value none of whose parts can be read. */
+const UNREADABLE = "a thrown value that cannot be read (its getters or proxy traps throw)";
+
+/** Runs `read`, or gives `undefined` when it throws: for values whose getters or proxy traps may throw. */
+function attempt<T>(read: () => T): T | undefined {
+	try {
+		return read();
+	} catch {
+		return undefined;
+	}
+}
+
+/**
+ * The message of anything thrown: `Error#message`, a string as is, other values as JSON or `String()`.
+ * Total: it never throws, whatever the value (a cyclic null-prototype object, an `Error` whose
+ * `message` getter throws, a Proxy whose traps throw); what cannot be read is described instead.
+ */
 export function errorMessage(value: unknown): string {
-	if (value instanceof Error) return value.message || value.name;
 	if (typeof value === "string") return value;
 	if (value === undefined) return "undefined";
-	try {
-		const json = JSON.stringify(value);
-		if (json !== undefined) return json;
-	} catch {
-		// fall through: cyclic or otherwise unserializable
+	if (typeof value !== "object" && typeof value !== "function") return String(value);
+	if (value === null) return "null";
+	if (attempt(() => value instanceof Error) === true) {
+		const message = attempt(() => (value as Error).message);
+		if (typeof message === "string" && message !== "") return message;
+		const name = attempt(() => (value as Error).name);
+		const label = typeof name === "string" && name !== "" ? name : "Error";
+		return message === undefined ? `${label} (its message cannot be read)` : label;
 	}
-	return String(value);
+	const json = attempt(() => JSON.stringify(value));
+	if (typeof json === "string") return json;
+	const text = attempt(() => String(value));
+	if (typeof text === "string") return text;
+	const keys = attempt(() => Object.keys(value));
+	if (keys !== undefined) {
+		const shown = keys.slice(0, 10).join(", ");
+		return `an object that cannot be serialized (keys: ${shown === "" ? "none" : shown}${keys.length > 10 ? ", …" : ""})`;
+	}
+	return UNREADABLE;
 }

@@ -159,7 +159,7 @@ export function coerceValue(schema: unknown, value: unknown, check: SubCheck, de
 		if (typeof next === "string" && (types.includes("object") || types.includes("array"))) {
 			const trimmed = next.trim();
 			if (trimmed.startsWith("{") || trimmed.startsWith("[")) {
-				const parsed = parseJsonArguments(trimmed, { sawHostileKey: false });
+				const parsed = parseJsonArguments(trimmed, { sawHostileKey: false }, Math.max(0, MAX_DEPTH - depth));
 				if (parsed.ok && types.some((t) => matchesType(parsed.value, t))) next = parsed.value;
 			}
 		}

@@ -16,7 +16,76 @@ export function isHostileKey(key: string): boolean {
 /** Deeper nesting than this is treated as a cycle: no model writes arguments that deep. */
 export const MAX_DEPTH = 512;
 
+/**
+ * Arguments sent as a JSON string longer than this many characters are refused before parsing;
+ * no model writes arguments that large (16 MiB).
+ */
+export const MAX_ARGUMENT_CHARS = 16 * 1024 * 1024;
+
 export class ArgumentsShapeError extends Error {}
+
+/**
+ * How deep the JSON text nests arrays and objects, counted without recursion and without parsing;
+ * stops counting once past `limit`. Brackets inside strings do not count.
+ */
+export function jsonNestingDepth(text: string, limit: number): number {
+	let depth = 0;
+	let deepest = 0;
+	let inString = false;
+	for (let i = 0; i < text.length; i++) {
+		const code = text.charCodeAt(i);
+		if (inString) {
+			if (code === 92)
+				i++; // backslash: skip the escaped character
+			else if (code === 34) inString = false;
+		} else if (code === 34) inString = true;
+		else if (code === 123 || code === 91) {
+			if (++depth > deepest) {
+				deepest = depth;
+				if (deepest > limit) return deepest;
+			}
+		} else if (code === 125 || code === 93) depth--;
+	}
+	return deepest;
+}
+
+/**
+ * What is left of `budget` after counting `value` as compact JSON (strings and keys by length, one
+ * character for each other value and separator: a lower bound), or -1 once it is spent. Stops
+ * early and does not go deeper than `MAX_DEPTH` (the depth check is the copy's job).
+ */
+export function sizeLeft(value: unknown, budget: number, depth = 0): number {
+	if (typeof value === "string") return budget - value.length - 2;
+	if (typeof value !== "object" || value === null || depth > MAX_DEPTH) return budget - 1;
+	let left = budget - 2;
+	if (Array.isArray(value)) {
+		for (let i = 0; i < value.length && left >= 0; i++) left = sizeLeft(value[i], left - 1, depth + 1);
+		return left;
+	}
+	for (const key in value) {
+		if (left < 0) return -1;
+		left = sizeLeft((value as Record<string, unknown>)[key], left - key.length - 4, depth + 1);
+	}
+	return left;
+}
+
+/** Why arguments sent as an object break the size limit, or undefined when they fit. */
+export function objectSizeProblem(value: unknown): string | undefined {
+	if (sizeLeft(value, MAX_ARGUMENT_CHARS) >= 0) return undefined;
+	return `the arguments are more than ${MAX_ARGUMENT_CHARS} characters as JSON, the limit`;
+}
+
+/** Why a JSON argument string breaks a limit (size, then depth), or undefined when it fits. */
+export function jsonLimitProblem(text: string, maxDepth = MAX_DEPTH): string | undefined {
+	if (text.length > MAX_ARGUMENT_CHARS) {
+		return `the arguments are ${text.length} characters of JSON, more than the limit of ${MAX_ARGUMENT_CHARS} characters`;
+	}
+	// Nesting past the limit needs more opening brackets than that: short texts need no scan.
+	if (text.length > maxDepth && jsonNestingDepth(text, maxDepth) > maxDepth) {
+		return `the arguments are nested more than ${maxDepth} levels deep, the limit`;
+	}
+	return undefined;
+}
 
 /** Whether `value` is an object literal or a prototype-less object, as JSON parsing makes them. */
 function isPlainObject(value: object): boolean {
@@ -39,7 +108,9 @@ export interface HostileKeyState {
 export function cloneArguments(value: unknown, state: HostileKeyState, depth = 0): unknown {
 	if (typeof value !== "object" || value === null) return value;
 	if (depth > MAX_DEPTH) {
-		throw new ArgumentsShapeError(`Arguments are nested more than ${MAX_DEPTH} levels deep (or contain a cycle).`);
+		throw new ArgumentsShapeError(
+			`the arguments are nested more than ${MAX_DEPTH} levels deep, the limit (or contain a cycle)`,
+		);
 	}
 	if (Array.isArray(value)) {
 		const out = new Array<unknown>(value.length);
@@ -120,8 +191,14 @@ function stripProtoKeys(value: unknown, state: HostileKeyState, depth: number): 
  * Parses a JSON argument string. An empty or blank string means "no arguments" (`{}`), which some
  * providers send for parameterless tools. Own `__proto__` keys are removed.
  */
-export function parseJsonArguments(text: string, state: HostileKeyState): Result<unknown, string> {
+export function parseJsonArguments(
+	text: string,
+	state: HostileKeyState,
+	maxDepth = MAX_DEPTH,
+): Result<unknown, string> {
 	if (text.trim() === "") return ok({});
+	const problem = jsonLimitProblem(text, maxDepth);
+	if (problem !== undefined) return err(problem);
 	let parsed: unknown;
 	try {
 		parsed = JSON.parse(text);

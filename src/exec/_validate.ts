@@ -8,13 +8,18 @@ import { err, ok, type Result } from "../contract/result.js";
 import { coerceValue, dropUndeclaredHostileKeys } from "./_coerce.js";
 import { fromJsonSchema, isCompilableTypeBox } from "./_from-json-schema.js";
 import {
+	ArgumentsShapeError,
 	cleanObjectCheck,
 	cloneArguments,
 	type HostileKeyState,
 	isCleanJson,
 	isHostileKey,
+	jsonLimitProblem,
+	MAX_ARGUMENT_CHARS,
+	objectSizeProblem,
 	parseJsonArguments,
 	previewJson,
+	sizeLeft,
 } from "./_json.js";
 import { argumentsError, type ToolArgumentsError, type ValidationIssue } from "./errors.js";
 
@@ -91,7 +96,13 @@ function usableAsSentFor(
 	// Defaults must be filled in on a copy.
 	if (hasDefaults) return never;
 	const clean = cleanJsonCheckFor(schema);
-	return (raw) => typeof raw === "object" && raw !== null && !Array.isArray(raw) && checker.Check(raw) && clean(raw);
+	return (raw) =>
+		typeof raw === "object" &&
+		raw !== null &&
+		!Array.isArray(raw) &&
+		checker.Check(raw) &&
+		clean(raw) &&
+		sizeLeft(raw, MAX_ARGUMENT_CHARS) >= 0;
 }
 
 const PRIMITIVE_KINDS = new Set(["String", "Number", "Integer", "Boolean", "Null", "Literal"]);
@@ -176,6 +187,8 @@ export interface CopiedArguments {
 export function copyArguments(toolName: string, raw: unknown): Result<CopiedArguments, ToolArgumentsError> {
 	const state: HostileKeyState = { sawHostileKey: false };
 	if (typeof raw === "string") {
+		const tooLarge = jsonLimitProblem(raw);
+		if (tooLarge !== undefined) return err(limitError(toolName, tooLarge));
 		const parsed = parseJsonArguments(raw, state);
 		if (!parsed.ok) {
 			return err(
@@ -192,12 +205,24 @@ export function copyArguments(toolName: string, raw: unknown): Result<CopiedArgu
 	}
 	try {
 		const value = raw === undefined ? {} : cloneArguments(raw, state);
+		const tooLarge = objectSizeProblem(value);
+		if (tooLarge !== undefined) return err(limitError(toolName, tooLarge));
 		return ok({ value, sawHostileKey: state.sawHostileKey });
 	} catch (error) {
+		if (error instanceof ArgumentsShapeError) return err(limitError(toolName, error.message));
 		return err(
 			argumentsError("E_INVALID_ARGS", toolName, `Invalid arguments for tool "${toolName}": ${errorMessage(error)}`),
 		);
 	}
+}
+
+/** The error for arguments past a limit (`problem` names it), whatever their spelling. */
+function limitError(toolName: string, problem: string): ToolArgumentsError {
+	return argumentsError(
+		"E_INVALID_ARGS",
+		toolName,
+		`Invalid arguments for tool "${toolName}": ${problem}. Send smaller, flatter arguments and call the tool again.`,
+	);
 }
 
 /**

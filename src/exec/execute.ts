@@ -54,6 +54,60 @@ interface Batch {
 	readonly detach: (() => void) | undefined;
 	/** Whether the whole batch runs one call after another. */
 	readonly sequential: boolean;
+	/** At most this many calls of a parallel batch are in flight at once. */
+	readonly limit: number;
+}
+
+/**
+ * Calls a parallel batch runs at once unless `maxConcurrency` says otherwise: enough for the calls
+ * one assistant message makes, few enough that a batch of a thousand shell commands does not run
+ * out of file descriptors (each child process holds several).
+ */
+export const DEFAULT_MAX_CONCURRENCY = 16;
+
+/** `maxConcurrency` as given, or the default; throws (an internal failure of the batch) when it is not a positive integer or `Infinity`. */
+function concurrencyLimit(value: unknown): number {
+	if (value === undefined) return DEFAULT_MAX_CONCURRENCY;
+	if (value === Number.POSITIVE_INFINITY || (typeof value === "number" && Number.isInteger(value) && value >= 1)) {
+		return value as number;
+	}
+	throw new Error(
+		`maxConcurrency must be a positive integer or Infinity, got ${errorMessage(value)}; no tool call of this batch ran.`,
+	);
+}
+
+/** A counting semaphore for the calls of a parallel batch; an abort lets every waiter through. */
+class Slots {
+	private waiters: (() => void)[] = [];
+
+	constructor(
+		private free: number,
+		signal: AbortSignal | undefined,
+	) {
+		signal?.addEventListener(
+			"abort",
+			() => {
+				this.free = Number.POSITIVE_INFINITY;
+				for (const wake of this.waiters.splice(0)) wake();
+			},
+			{ once: true },
+		);
+	}
+
+	/** Takes a slot: undefined when one was free, else a promise that settles once one is. */
+	acquire(): Promise<void> | undefined {
+		if (this.free > 0) {
+			this.free--;
+			return undefined;
+		}
+		return new Promise((resolve) => this.waiters.push(resolve));
+	}
+
+	release(): void {
+		const wake = this.waiters.shift();
+		if (wake) wake();
+		else this.free++;
+	}
 }
 
 const ABORTED_TEXT = "Aborted: the batch was cancelled before this tool call ran.";
@@ -110,6 +164,18 @@ function findTool(tools: readonly unknown[], name: string): AgentTool | undefine
 
 /** Lookup, parsing, `prepareArguments` and validation: synchronous, so cheap calls stay cheap. */
 function prepare(batch: Batch, c: Call): void {
+	try {
+		prepareCall(batch, c);
+	} catch (error) {
+		// A getter of the tool or of the arguments threw: this call fails, the others go on.
+		c.fail(
+			`Could not read the arguments or the definition of tool ${c.name}: ${errorMessage(error)}`,
+			"E_INVALID_ARGS",
+		);
+	}
+}
+
+function prepareCall(batch: Batch, c: Call): void {
 	const tool = c.tool;
 	if (tool === undefined) {
 		const available = [...toolMap(batch.tools).keys()];
@@ -195,14 +261,15 @@ function launch(batch: Batch, c: Call): void {
 				emit({ type: "tool_execution_update", toolCallId: c.id, toolName: c.name, args: c.args, partialResult });
 			}
 		: ignoreUpdate;
-	let returned: unknown;
+	let promise: Promise<unknown>;
 	try {
-		returned = (c.tool as AgentTool).execute(c.id, c.args, batch.signal, onUpdate);
+		const returned: unknown = (c.tool as AgentTool).execute(c.id, c.args, batch.signal, onUpdate);
+		// `instanceof` asks a Proxy's getPrototypeOf trap, which may throw too.
+		promise = returned instanceof Promise ? returned : Promise.resolve(returned);
 	} catch (error) {
 		c.fail(thrownMessage(error), "E_TOOL_FAILED");
 		return;
 	}
-	const promise = returned instanceof Promise ? returned : Promise.resolve(returned);
 	c.running = promise.then(
 		(value) => recordSafely(c, value),
 		(reason) => c.fail(thrownMessage(reason), "E_TOOL_FAILED"),
@@ -339,19 +406,29 @@ async function runParallel(batch: Batch, calls: readonly Call[]): Promise<void> 
 		return !c.done;
 	};
 	const hooked = typeof batch.config.beforeToolCall === "function";
+	// More calls than the limit: each call holds a slot from its start until its tool settled.
+	const slots = calls.length > batch.limit ? new Slots(batch.limit, batch.signal) : undefined;
 	let launched: Promise<void>[] | undefined;
-	if (!hooked) {
+	if (!hooked && !slots) {
 		for (const c of calls) if (start(c)) launch(batch, c);
 	} else {
 		// Hooks run one after another in source order (they may ask a person); each call launches as
-		// soon as its hook lets it through, and the collector below waits for the launch.
+		// soon as its hook lets it through (and a slot is free), and the collector below waits for the launch.
+		const release = slots ? () => slots.release() : undefined;
 		let chain: Promise<void> = Promise.resolve();
 		launched = calls.map((c) => {
 			chain = chain.then(async () => {
-				if (!start(c)) return;
-				await before(batch, c);
-				if (!c.done && batch.signal?.aborted) c.fail(ABORTED_TEXT, "E_ABORTED");
-				if (!c.done) launch(batch, c);
+				const waiting = slots?.acquire();
+				if (waiting) await waiting;
+				if (start(c)) {
+					if (hooked) await before(batch, c);
+					if (!c.done && batch.signal?.aborted) c.fail(ABORTED_TEXT, "E_ABORTED");
+					if (!c.done) launch(batch, c);
+				}
+				if (release) {
+					if (c.running) void c.running.then(release);
+					else release();
+				}
 			});
 			return chain;
 		});
@@ -387,8 +464,9 @@ function openBatch(config: ExecuteToolCallsConfig, calls: readonly Call[]): Batc
 		if (c.tool?.executionMode === "sequential") sequential = true;
 	}
 	const emit = makeEmitter(config);
+	const limit = concurrencyLimit(config.maxConcurrency);
 	const outer = config.signal;
-	if (!outer) return { config, tools, signal: undefined, emit, detach: undefined, sequential };
+	if (!outer) return { config, tools, signal: undefined, emit, detach: undefined, sequential, limit };
 	// A batch-owned signal: every running tool sees the abort, and listeners added by tools do not
 	// pile up on a long-lived session signal.
 	const controller = new AbortController();
@@ -399,7 +477,7 @@ function openBatch(config: ExecuteToolCallsConfig, calls: readonly Call[]): Batc
 		outer.addEventListener("abort", onAbort, { once: true });
 		detach = () => outer.removeEventListener("abort", onAbort);
 	}
-	return { config, tools, signal: controller.signal, emit, detach, sequential };
+	return { config, tools, signal: controller.signal, emit, detach, sequential, limit };
 }
 
 function collect(calls: readonly Call[]): ExecuteToolCallsResult {
@@ -416,7 +494,8 @@ function collect(calls: readonly Call[]): ExecuteToolCallsResult {
 /** Only a bug in the executor itself lands here; the model still gets one result per call. */
 function internalFailure(calls: readonly Call[], error: unknown): ExecuteToolCallsResult {
 	const text = `Internal error of the tool executor: ${errorMessage(error)}`;
-	for (const c of calls) c.fail(text, "E_TOOL_FAILED");
+	// Calls that already have their result keep it.
+	for (const c of calls) if (!c.done) c.fail(text, "E_TOOL_FAILED");
 	return { results: calls.map(toMessage), terminate: false };
 }
 

@@ -40,6 +40,13 @@ export interface ExecuteToolCallsConfig {
 	/** `parallel` (default) or `sequential`. A single sequential tool in the batch serializes it too. */
 	readonly toolExecution?: "parallel" | "sequential";
 	/**
+	 * Parallel mode: at most this many calls run at once (default 16);
+	 * the others start, in source order, as running ones settle. A positive integer or `Infinity`;
+	 * any other value fails every call of the batch with an error result saying so. Results keep
+	 * source order.
+	 */
+	readonly maxConcurrency?: number;
+	/**
 	 * Runs after validation, before `execute`. Return `{ block: true, reason }` to stop the call.
 	 * May throw or reject: the call is blocked with the error's message.
 	 */
