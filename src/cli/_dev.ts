@@ -403,7 +403,8 @@ const startExtensionHost: DevHostFactory = async ({ env, confine, ...options }) 
 		const { NodeExecutionEnv } = await import("../env/node.js");
 		executionEnv = new NodeExecutionEnv({ cwd: options.cwd, ...policy });
 	}
-	return createExtensionHost({ ...options, env: executionEnv });
+	// The dev loop owns its process: an extension's stray error is a diagnostic, not the end of it.
+	return createExtensionHost({ ...options, env: executionEnv, catchStrayErrors: true });
 };
 
 export function createDevCommand(factory: DevHostFactory = startExtensionHost) {

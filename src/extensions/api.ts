@@ -30,6 +30,9 @@ export const API_VERSION = "1.1.0";
  * - `E_INVALID_TOOL`: a tool definition broke a registration rule; the tool was rejected.
  * - `W_DUPLICATE_TOOL`: two extensions register one tool name; the one loaded first is used.
  * - `E_HANDLER_FAILED`: an event handler threw or rejected (the event went on without it).
+ * - `E_UNCAUGHT`: an uncaught exception or unhandled rejection, caught by a host that catches
+ *   stray errors (`catchStrayErrors`; `toolsmith dev` does); `path` names the extension whose file
+ *   is on the stack, or is empty when none is.
  * - `W_PROVIDER_NAME`: a tool name is valid here but a provider's rule is stricter.
  * - `W_UNKNOWN_TOOL`: `setActiveTools` named a tool that is not registered.
  * - `W_UNSUPPORTED_API`: an extension used an API member toolsmith accepts but does not implement.
@@ -50,6 +53,7 @@ export type ExtensionDiagnosticCode =
 	| "E_INVALID_TOOL"
 	| "W_DUPLICATE_TOOL"
 	| "E_HANDLER_FAILED"
+	| "E_UNCAUGHT"
 	| "W_PROVIDER_NAME"
 	| "W_UNKNOWN_TOOL"
 	| "W_UNSUPPORTED_API"

@@ -28,6 +28,7 @@ import type { ExecuteToolCallsConfig, ExecuteToolCallsResult } from "../exec/typ
 import { builtinsFromOption } from "../tools/builtins.js";
 import { type HostFiles, type RouteAction, routeChanges, routeReload } from "./_change-routing.js";
 import { composeAfter, composeBefore } from "./_host-hooks.js";
+import { installErrorGuard } from "./_node-error-guard.js";
 import { createReloadQueue, type QueuedJob } from "./_reload-queue.js";
 import { createSwapGate } from "./_swap-gate.js";
 import { signaturesOf, toolChanges } from "./_tool-changes.js";
@@ -66,6 +67,14 @@ export interface ExtensionHostOptions {
 	readonly shutdownTimeoutMs?: number;
 	/** Where `ctx.ui.notify`, runtime messages and watcher errors go. */
 	readonly log?: ExtensionLogger;
+	/**
+	 * Catch uncaught exceptions and unhandled rejections process-wide while the host is open (a throw
+	 * in an extension's timer, a promise it left without a `catch`) and report each as an
+	 * `E_UNCAUGHT` diagnostic naming the extension whose file is on the stack, instead of letting the
+	 * process end. Off by default: it changes the whole process, so only the owner of the process
+	 * should turn it on. `toolsmith dev` does. The handlers are removed by `close()`.
+	 */
+	readonly catchStrayErrors?: boolean;
 }
 
 /** One load, reload or unload of one extension. */
@@ -256,6 +265,9 @@ export function createExtensionHost(options: ExtensionHostOptions): ExtensionHos
 		onDiagnostic,
 	});
 	const registry = runtime.registry;
+	const removeErrorGuard = options.catchStrayErrors
+		? installErrorGuard(() => runtime.extensions(), onDiagnostic)
+		: undefined;
 
 	// Paths as given: folders are rescanned on change, files are watched even while missing.
 	const roots: string[] = [];
@@ -628,9 +640,11 @@ export function createExtensionHost(options: ExtensionHostOptions): ExtensionHos
 				}
 				await reloads.idle();
 				await runtime.emit({ type: "session_shutdown", reason: "exit" }, { timeoutMs: shutdownTimeoutMs });
-			})().catch((error: unknown) => {
-				safeLog("error", `Closing the extension host failed: ${errorMessage(error)}`);
-			});
+			})()
+				.catch((error: unknown) => {
+					safeLog("error", `Closing the extension host failed: ${errorMessage(error)}`);
+				})
+				.finally(() => removeErrorGuard?.());
 			return closing;
 		},
 	};
