@@ -68,6 +68,29 @@ function kindOf(stats: { isDirectory(): boolean; isSymbolicLink(): boolean }): F
 	return "file";
 }
 
+/** What a non-regular, non-folder file is, in words. */
+function specialKind(stats: {
+	isFIFO(): boolean;
+	isCharacterDevice(): boolean;
+	isBlockDevice(): boolean;
+	isSocket(): boolean;
+}): string {
+	if (stats.isFIFO()) return "a FIFO (named pipe)";
+	if (stats.isCharacterDevice()) return "a character device";
+	if (stats.isBlockDevice()) return "a block device";
+	if (stats.isSocket()) return "a socket";
+	return "not a regular file";
+}
+
+/** The error for a FIFO, device or socket where a regular file is needed. */
+function notRegular(path: string, stats: Parameters<typeof specialKind>[0]): FileError {
+	return fileError(
+		"invalid_argument",
+		path,
+		`it is ${specialKind(stats)}, not a regular file; only regular files can be read or written here`,
+	);
+}
+
 function byName(a: string, b: string): number {
 	return a < b ? -1 : a > b ? 1 : 0;
 }
@@ -75,6 +98,17 @@ function byName(a: string, b: string): number {
 const MAX_SYMLINK_HOPS = 40;
 /** Beyond this, a range read of a non-regular file (unknown size) grows its buffer as it reads. */
 const UNKNOWN_SIZE_CHUNK = 1 << 20;
+
+/**
+ * The mutation-queue scope of every NodeExecutionEnv (see mutation-queue.ts): registered with
+ * `Symbol.for`, so even two copies of this module in one process queue together.
+ */
+const NODE_MUTATION_SCOPE: object = (() => {
+	const holder = globalThis as { [key: symbol]: object | undefined };
+	const key = Symbol.for("toolsmith.nodeMutationScope");
+	holder[key] ??= { name: "node file system" };
+	return holder[key];
+})();
 
 /**
  * An ExecutionEnv over the real file system and real processes. Every method settles with a
@@ -96,6 +130,8 @@ export class NodeExecutionEnv implements ExecutionEnv {
 		this.baseEnv = options.env;
 		this.durable = options.durable === true;
 		this.killGraceMs = Math.max(0, options.killGraceMs ?? 1000);
+		// Every NodeExecutionEnv shares one mutation queue per real file (not enumerable: no API).
+		Object.defineProperty(this, Symbol.for("toolsmith.mutationScope"), { value: NODE_MUTATION_SCOPE });
 	}
 
 	// ---------------------------------------------------------------- FileSystem
@@ -235,9 +271,12 @@ export class NodeExecutionEnv implements ExecutionEnv {
 		try {
 			const stats = await fs.stat(target.value);
 			if (stats.isDirectory()) return err(fileError("is_directory", abs.value));
+			if (!stats.isFile()) return err(notRegular(abs.value, stats));
 			mode = stats.mode & 0o7777;
 			// The rename below would replace even a read-only file; honor its bits like a plain write.
 			await fs.access(target.value, fsConstants.W_OK);
+			// A rename would give this name a new inode and cut it off from its other hard links.
+			if (stats.nlink > 1) return await this.writeInPlace(target.value, abs.value, data, options);
 		} catch (error) {
 			if (osCodeOf(error) !== "ENOENT") return err(mapFsError(error, abs.value));
 			const made = await this.makeParents(target.value, abs.value);
@@ -413,6 +452,41 @@ export class NodeExecutionEnv implements ExecutionEnv {
 			}
 		}
 		return err(fileError("symlink_loop", absolute));
+	}
+
+	/**
+	 * Overwrite a hard-linked file in place (same inode, so every name sees the new content). Not
+	 * atomic: a crash midway leaves a mix. To narrow that window the new content is written over the
+	 * old from offset 0 and the file is cut to length only afterwards (never emptied first), and with
+	 * `durable` it is flushed before returning. Opened without blocking and checked again after
+	 * opening, so a path swapped for a FIFO or a device in between is refused, never waited on.
+	 */
+	private async writeInPlace(
+		target: string,
+		shown: string,
+		data: string | Uint8Array,
+		options: SignalOptions,
+	): Promise<Result<void, FileError>> {
+		let handle: fs.FileHandle | undefined;
+		try {
+			handle = await fs.open(target, fsConstants.O_WRONLY | fsConstants.O_NONBLOCK | fsConstants.O_NOFOLLOW);
+			const stats = await handle.stat();
+			if (!stats.isFile()) return err(notRegular(shown, stats));
+			if (options.signal?.aborted) return err(fileError("aborted", shown));
+			const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
+			let written = 0;
+			while (written < bytes.byteLength) {
+				const { bytesWritten } = await handle.write(bytes, written, bytes.byteLength - written, written);
+				written += bytesWritten;
+			}
+			await handle.truncate(bytes.byteLength);
+			if (this.durable) await handle.sync();
+			return ok(undefined);
+		} catch (error) {
+			return err(mapFsError(error, shown));
+		} finally {
+			await handle?.close().catch(() => undefined);
+		}
 	}
 
 	/** `mkdir -p` of the folder holding `file`, with errors naming `shown`. */
