@@ -12,7 +12,15 @@ import { tmpdir } from "node:os";
 import { resolve as resolveNative } from "node:path";
 import { errorMessage } from "../contract/errors.js";
 import { type ExecutionError, err, type FileError, type FileErrorCode, ok, type Result } from "../contract/result.js";
-import { affixProblem, execError, fileError, osCodeOf, pathProblem, rangeProblem } from "./_errors.js";
+import {
+	affixProblem,
+	execError,
+	fileError,
+	notRegularFileError,
+	osCodeOf,
+	pathProblem,
+	rangeProblem,
+} from "./_errors.js";
 import { runCommand } from "./_node-exec.js";
 import { basename, dirname, resolvePath } from "./_path.js";
 import type { DirEntry, ExecOptions, ExecResult, ExecutionEnv, FileInfo, FileKind, SignalOptions } from "./types.js";
@@ -62,33 +70,27 @@ function mapFsError(error: unknown, path: string, override?: Partial<Record<stri
 	return fileError(code, path, detail, osCode);
 }
 
-function kindOf(stats: { isDirectory(): boolean; isSymbolicLink(): boolean }): FileKind {
-	if (stats.isDirectory()) return "directory";
-	if (stats.isSymbolicLink()) return "symlink";
-	return "file";
-}
-
-/** What a non-regular, non-folder file is, in words. */
-function specialKind(stats: {
+function kindOf(stats: {
+	isDirectory(): boolean;
+	isSymbolicLink(): boolean;
 	isFIFO(): boolean;
 	isCharacterDevice(): boolean;
 	isBlockDevice(): boolean;
 	isSocket(): boolean;
-}): string {
-	if (stats.isFIFO()) return "a FIFO (named pipe)";
-	if (stats.isCharacterDevice()) return "a character device";
-	if (stats.isBlockDevice()) return "a block device";
-	if (stats.isSocket()) return "a socket";
-	return "not a regular file";
+}): FileKind {
+	if (stats.isDirectory()) return "directory";
+	if (stats.isSymbolicLink()) return "symlink";
+	if (stats.isFIFO()) return "fifo";
+	if (stats.isCharacterDevice()) return "character_device";
+	if (stats.isBlockDevice()) return "block_device";
+	if (stats.isSocket()) return "socket";
+	return "file";
 }
 
-/** The error for a FIFO, device or socket where a regular file is needed. */
-function notRegular(path: string, stats: Parameters<typeof specialKind>[0]): FileError {
-	return fileError(
-		"invalid_argument",
-		path,
-		`it is ${specialKind(stats)}, not a regular file; only regular files can be read or written here`,
-	);
+/** The error for a FIFO, device or socket (or anything else that is not a regular file). */
+function notRegular(path: string, stats: Parameters<typeof kindOf>[0]): FileError {
+	const kind = kindOf(stats);
+	return notRegularFileError(path, kind === "file" || kind === "directory" || kind === "symlink" ? undefined : kind);
 }
 
 function byName(a: string, b: string): number {
@@ -204,11 +206,17 @@ export class NodeExecutionEnv implements ExecutionEnv {
 		const abs = this.absolutePath(path);
 		if (!abs.ok) return abs;
 		if (options.signal?.aborted) return err(fileError("aborted", abs.value));
+		let handle: fs.FileHandle | undefined;
 		try {
-			const buffer = await fs.readFile(abs.value, options.signal ? { signal: options.signal } : {});
+			const opened = await openRegular(abs.value);
+			if (!opened.ok) return opened;
+			handle = opened.value;
+			const buffer = await handle.readFile(options.signal ? { signal: options.signal } : {});
 			return ok(new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength));
 		} catch (error) {
 			return err(mapFsError(error, abs.value));
+		} finally {
+			await handle?.close().catch(() => undefined);
 		}
 	}
 
@@ -225,9 +233,10 @@ export class NodeExecutionEnv implements ExecutionEnv {
 		if (options.signal?.aborted) return err(fileError("aborted", abs.value));
 		let handle: fs.FileHandle | undefined;
 		try {
-			handle = await fs.open(abs.value, "r");
+			const opened = await openRegular(abs.value);
+			if (!opened.ok) return opened;
+			handle = opened.value;
 			const stats = await handle.stat();
-			if (stats.isDirectory()) return err(fileError("is_directory", abs.value));
 			// Only the range is ever allocated and read, whatever the file's size.
 			const knownSize = stats.isFile() && stats.size > 0;
 			let buffer = new Uint8Array(
@@ -265,6 +274,10 @@ export class NodeExecutionEnv implements ExecutionEnv {
 			return err(fileError("invalid_argument", abs.value, "data must be a string or a Uint8Array"));
 		}
 		if (options.signal?.aborted) return err(fileError("aborted", abs.value));
+		// Decided from metadata before anything is opened; also covers a link such as /dev/stdin whose
+		// target has no name to resolve.
+		const special = await fs.stat(abs.value).catch(() => undefined);
+		if (special && !special.isFile() && !special.isDirectory()) return err(notRegular(abs.value, special));
 		const target = await this.writeTarget(abs.value);
 		if (!target.ok) return target;
 		let mode: number | undefined;
@@ -498,6 +511,31 @@ export class NodeExecutionEnv implements ExecutionEnv {
 			// A file where a folder must be surfaces as EEXIST (the last part) or ENOTDIR (earlier).
 			return err(mapFsError(error, shown, { EEXIST: "not_directory" }));
 		}
+	}
+}
+
+/**
+ * Open a regular file for reading without ever blocking. Decided from metadata first (`stat`), so a
+ * FIFO, device or socket is refused before any open (opening some devices has effects). A path
+ * swapped for one between the stat and the open cannot block either: the open is non-blocking
+ * (`O_NONBLOCK`), and the opened descriptor is checked again (`fstat`) and refused if not regular.
+ */
+async function openRegular(path: string): Promise<Result<fs.FileHandle, FileError>> {
+	const before = await fs.stat(path);
+	if (before.isDirectory()) return err(fileError("is_directory", path));
+	if (!before.isFile()) return err(notRegular(path, before));
+	const handle = await fs.open(path, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK);
+	try {
+		const after = await handle.stat();
+		if (after.isDirectory()) throw Object.assign(new Error("EISDIR"), { code: "EISDIR" });
+		if (!after.isFile()) {
+			await handle.close();
+			return err(notRegular(path, after));
+		}
+		return ok(handle);
+	} catch (error) {
+		await handle.close().catch(() => undefined);
+		throw error;
 	}
 }
 
