@@ -25,6 +25,30 @@ export function fileError(code: FileErrorCode, path: string, detail?: string, os
 	return new FileError(code, path, message, osCode);
 }
 
+/** The kinds of special file an env can report, and how a message names each. */
+const SPECIAL_WORDS = {
+	fifo: "a FIFO (named pipe)",
+	character_device: "a character device",
+	block_device: "a block device",
+	socket: "a socket",
+} as const;
+
+/** A kind of special file: a FIFO, a device or a socket. */
+export type SpecialFileKind = keyof typeof SPECIAL_WORDS;
+
+/**
+ * The error for a FIFO, device or socket where a regular file is needed (the same words in both
+ * envs): reading one could block forever or never end, so it is refused from its metadata.
+ */
+export function notRegularFileError(path: string, kind: SpecialFileKind | undefined): FileError {
+	const what = kind ? SPECIAL_WORDS[kind] : "not a regular file";
+	return fileError(
+		"invalid_argument",
+		path,
+		`it is ${what}, not a regular file; only regular files can be read, edited or written (a stream like this may never end)`,
+	);
+}
+
 /** Why `path` cannot name a file, or `undefined` when it can. */
 export function pathProblem(path: unknown): string | undefined {
 	if (typeof path !== "string") return `expected a string, got ${path === null ? "null" : typeof path}`;

@@ -81,7 +81,14 @@ export interface MemLink {
 	mtimeMs: number;
 }
 
-export type MemNode = MemFile | MemDir | MemLink;
+/** A FIFO, device or socket: it has no content; reading or writing it is refused. */
+export interface MemSpecial {
+	readonly kind: "fifo" | "character_device" | "block_device" | "socket";
+	mode: number;
+	mtimeMs: number;
+}
+
+export type MemNode = MemFile | MemDir | MemLink | MemSpecial;
 
 /** Linux gives up after 40 links; so do we, which also catches loops. */
 const MAX_SYMLINK_HOPS = 40;

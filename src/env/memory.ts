@@ -9,7 +9,14 @@
 
 import { errorMessage } from "../contract/errors.js";
 import { type ExecutionError, err, type FileError, ok, type Result } from "../contract/result.js";
-import { affixProblem, fileError, pathProblem, rangeProblem } from "./_errors.js";
+import {
+	affixProblem,
+	fileError,
+	notRegularFileError,
+	pathProblem,
+	rangeProblem,
+	type SpecialFileKind,
+} from "./_errors.js";
 import {
 	bytesEqual,
 	type Located,
@@ -29,7 +36,16 @@ import {
 	type ShellCommand,
 	type ShellRunContext,
 } from "./memory-shell.js";
-import type { DirEntry, ExecOptions, ExecResult, ExecutionEnv, FileInfo, PathPolicy, SignalOptions } from "./types.js";
+import type {
+	DirEntry,
+	ExecOptions,
+	ExecResult,
+	ExecutionEnv,
+	FileInfo,
+	FileKind,
+	PathPolicy,
+	SignalOptions,
+} from "./types.js";
 
 /** A seeded file: its content, or its content with a mode and mtime. */
 export type MemorySeedFile =
@@ -57,6 +73,12 @@ export interface MemoryExecutionEnvOptions {
 	readonly dirs?: readonly string[];
 	/** Symlinks to start with: link path → target (kept verbatim; relative targets resolve from the link's folder). */
 	readonly symlinks?: Readonly<Record<string, string>>;
+	/**
+	 * Special files to start with: path → `"fifo"`, `"character_device"`, `"block_device"` or
+	 * `"socket"`. They have no content: reading or writing one is refused as on a real disk, so
+	 * tools can be tested against a FIFO or a device without one.
+	 */
+	readonly specialFiles?: Readonly<Record<string, Exclude<FileKind, "file" | "directory" | "symlink">>>;
 	/** Paths (files or folders, with everything inside) that refuse changes with `permission_denied`. */
 	readonly readOnly?: readonly string[];
 	/** Source of mtimes, in ms since the epoch. Default `Date.now`. Should not throw. */
@@ -144,6 +166,9 @@ export class MemoryExecutionEnv implements ExecutionEnv {
 		}
 		for (const [path, file] of Object.entries(options.files ?? {})) {
 			this.seedOrThrow(path, () => this.seedFile(this.seedPath(path), file));
+		}
+		for (const [path, kind] of Object.entries(options.specialFiles ?? {})) {
+			this.seedOrThrow(path, () => this.addSpecial(this.seedPath(path), kind));
 		}
 		// Resolved after seeding so read-only roots may sit behind seeded symlinks.
 		this.readOnlyRoots = (options.readOnly ?? []).flatMap((path) => {
@@ -235,7 +260,10 @@ export class MemoryExecutionEnv implements ExecutionEnv {
 		const node = found.value.node;
 		if (node.kind === "file") return ok({ kind: "file", size: node.size, mtimeMs: node.mtimeMs, mode: node.mode });
 		if (node.kind === "directory") return ok({ kind: "directory", size: 0, mtimeMs: node.mtimeMs, mode: node.mode });
-		return ok({ kind: "symlink", size: encoder.encode(node.target).byteLength, mtimeMs: node.mtimeMs, mode: 0o777 });
+		if (node.kind === "symlink") {
+			return ok({ kind: "symlink", size: encoder.encode(node.target).byteLength, mtimeMs: node.mtimeMs, mode: 0o777 });
+		}
+		return ok({ kind: node.kind, size: 0, mtimeMs: node.mtimeMs, mode: node.mode });
 	}
 
 	async listDir(path: string): Promise<Result<DirEntry[], FileError>> {
@@ -493,6 +521,19 @@ export class MemoryExecutionEnv implements ExecutionEnv {
 		return ok(undefined);
 	}
 
+	private addSpecial(absolute: string, kind: SpecialFileKind): Result<void, FileError> {
+		if (!["fifo", "character_device", "block_device", "socket"].includes(kind)) {
+			return err(fileError("invalid_argument", absolute, `unknown special file kind ${JSON.stringify(kind)}`));
+		}
+		const parent = this.mkdirp(dirname(absolute));
+		if (!parent.ok) return parent;
+		const located = locate(this.root, absolute, false);
+		if (!located.ok) return err(fileError(located.code, absolute));
+		if (located.value.node) return err(fileError("already_exists", absolute));
+		located.value.parent.entries.set(located.value.name, { kind, mode: 0o644, mtimeMs: this.now() });
+		return ok(undefined);
+	}
+
 	/** Resolve `path` to something that exists. */
 	private find(
 		path: string,
@@ -511,7 +552,9 @@ export class MemoryExecutionEnv implements ExecutionEnv {
 		if (options.signal?.aborted) return err(abortedError(String(path)));
 		const found = this.find(path, true);
 		if (!found.ok) return found;
-		if (found.value.node.kind !== "file") return err(fileError("is_directory", found.value.absolute));
+		const kind = found.value.node.kind;
+		if (kind === "directory") return err(fileError("is_directory", found.value.absolute));
+		if (kind !== "file") return err(notRegularFileError(found.value.absolute, kind === "symlink" ? undefined : kind));
 		return ok(found.value.node);
 	}
 
@@ -551,6 +594,7 @@ export class MemoryExecutionEnv implements ExecutionEnv {
 		const node = located.value.node;
 		if (node?.kind === "directory") return ok(node);
 		if (node?.kind === "file") return err(fileError("already_exists", absolute, "it is a file, not a folder"));
+		if (node && node.kind !== "symlink") return err(fileError("already_exists", absolute, "it is a special file"));
 		if (node) return err(fileError("not_found", absolute, "it is a dangling symlink"));
 		const dir = newDir(this.now());
 		const added = this.addChild(located.value, dir);
@@ -578,6 +622,9 @@ export class MemoryExecutionEnv implements ExecutionEnv {
 		if (!located.ok) return Promise.resolve(err(fileError(located.code, abs.value)));
 		const existing = located.value.node;
 		if (existing?.kind === "directory") return Promise.resolve(err(fileError("is_directory", abs.value)));
+		if (existing && existing.kind !== "file" && existing.kind !== "symlink") {
+			return Promise.resolve(err(notRegularFileError(abs.value, existing.kind)));
+		}
 		const denied = this.denyWrite(located.value.path, false);
 		if (denied) return Promise.resolve(err(denied));
 		// Well-formed text is kept as it is and encoded only when its bytes are asked for.

@@ -4,7 +4,12 @@
  * Parallel tool calls are the default, so two calls may change one file at the same time. The
  * queue makes mutations of the same file run one after another in call order, keyed by the
  * canonical path so that `a.txt`, `./a.txt`, `/abs/a.txt` and a symlink to it share one queue.
- * Different files proceed in parallel. Queues are per env: two envs never block each other.
+ * Different files proceed in parallel.
+ *
+ * Scope: an env may name the scope its queue lives in with a `Symbol.for("toolsmith.mutationScope")`
+ * property. Every `NodeExecutionEnv` names one process-wide scope (the disk is shared, so all of
+ * them queue together, including the envs the pi-compat layer makes, and even a second copy of this
+ * module loaded by an extension). Any other env, a `MemoryExecutionEnv` included, is its own scope.
  */
 import type { ExecutionEnv } from "./types.js";
 
@@ -13,7 +18,21 @@ interface PendingMutation {
 	readonly done: Promise<void>;
 }
 
-const pendingByEnv = new WeakMap<ExecutionEnv, Set<PendingMutation>>();
+/** The property through which an env names its queue scope (an object shared by envs that share files). */
+const SCOPE = Symbol.for("toolsmith.mutationScope");
+/** Kept on `globalThis` under a registered symbol so that two copies of this module share it. */
+const REGISTRY = Symbol.for("toolsmith.mutationQueues");
+
+function pendingSets(): WeakMap<object, Set<PendingMutation>> {
+	const holder = globalThis as { [REGISTRY]?: WeakMap<object, Set<PendingMutation>> };
+	holder[REGISTRY] ??= new WeakMap();
+	return holder[REGISTRY];
+}
+
+function scopeOf(env: ExecutionEnv): object {
+	const scope = (env as { [SCOPE]?: unknown })[SCOPE];
+	return scope !== null && typeof scope === "object" ? scope : env;
+}
 
 /** The canonical path, or for a file that does not exist yet its canonical folder plus its name. */
 async function mutationKey(env: ExecutionEnv, path: string): Promise<string> {
@@ -28,15 +47,18 @@ async function mutationKey(env: ExecutionEnv, path: string): Promise<string> {
 }
 
 /**
- * Run `fn` once every earlier mutation of the same file (through the same env) has settled.
+ * Run `fn` once every earlier mutation of the same file (through any env of the same scope: every
+ * `NodeExecutionEnv` of the process, or the same other env) has settled.
  * Settles with `fn`'s outcome; the queue moves on either way, so a throwing `fn` never blocks
  * later mutations.
  */
 export async function withFileMutationQueue<T>(env: ExecutionEnv, path: string, fn: () => Promise<T>): Promise<T> {
-	let pending = pendingByEnv.get(env);
+	const sets = pendingSets();
+	const scope = scopeOf(env);
+	let pending = sets.get(scope);
 	if (!pending) {
 		pending = new Set();
-		pendingByEnv.set(env, pending);
+		sets.set(scope, pending);
 	}
 	// Everything below up to the first await runs synchronously, so the order of calls is the
 	// order of the queue even when resolving keys takes different times for different spellings.

@@ -12,7 +12,15 @@ import { tmpdir } from "node:os";
 import { resolve as resolveNative } from "node:path";
 import { errorMessage } from "../contract/errors.js";
 import { type ExecutionError, err, type FileError, type FileErrorCode, ok, type Result } from "../contract/result.js";
-import { affixProblem, execError, fileError, osCodeOf, pathProblem, rangeProblem } from "./_errors.js";
+import {
+	affixProblem,
+	execError,
+	fileError,
+	notRegularFileError,
+	osCodeOf,
+	pathProblem,
+	rangeProblem,
+} from "./_errors.js";
 import { runCommand } from "./_node-exec.js";
 import { NodePathGuard } from "./_node-policy.js";
 import { findSandbox } from "./_node-sandbox.js";
@@ -83,10 +91,27 @@ function mapFsError(error: unknown, path: string, override?: Partial<Record<stri
 	return fileError(code, path, detail, osCode);
 }
 
-function kindOf(stats: { isDirectory(): boolean; isSymbolicLink(): boolean }): FileKind {
+function kindOf(stats: {
+	isDirectory(): boolean;
+	isSymbolicLink(): boolean;
+	isFIFO(): boolean;
+	isCharacterDevice(): boolean;
+	isBlockDevice(): boolean;
+	isSocket(): boolean;
+}): FileKind {
 	if (stats.isDirectory()) return "directory";
 	if (stats.isSymbolicLink()) return "symlink";
+	if (stats.isFIFO()) return "fifo";
+	if (stats.isCharacterDevice()) return "character_device";
+	if (stats.isBlockDevice()) return "block_device";
+	if (stats.isSocket()) return "socket";
 	return "file";
+}
+
+/** The error for a FIFO, device or socket (or anything else that is not a regular file). */
+function notRegular(path: string, stats: Parameters<typeof kindOf>[0]): FileError {
+	const kind = kindOf(stats);
+	return notRegularFileError(path, kind === "file" || kind === "directory" || kind === "symlink" ? undefined : kind);
 }
 
 function byName(a: string, b: string): number {
@@ -96,6 +121,17 @@ function byName(a: string, b: string): number {
 const MAX_SYMLINK_HOPS = 40;
 /** Beyond this, a range read of a non-regular file (unknown size) grows its buffer as it reads. */
 const UNKNOWN_SIZE_CHUNK = 1 << 20;
+
+/**
+ * The mutation-queue scope of every NodeExecutionEnv (see mutation-queue.ts): registered with
+ * `Symbol.for`, so even two copies of this module in one process queue together.
+ */
+const NODE_MUTATION_SCOPE: object = (() => {
+	const holder = globalThis as { [key: symbol]: object | undefined };
+	const key = Symbol.for("toolsmith.nodeMutationScope");
+	holder[key] ??= { name: "node file system" };
+	return holder[key];
+})();
 
 /**
  * An ExecutionEnv over the real file system and real processes. Every method settles with a
@@ -121,6 +157,8 @@ export class NodeExecutionEnv implements ExecutionEnv {
 		this.killGraceMs = Math.max(0, options.killGraceMs ?? 1000);
 		this.guard = options.policy ? new NodePathGuard(options.policy, this.cwd) : undefined;
 		this.sandboxMode = options.sandbox ?? "auto";
+		// Every NodeExecutionEnv shares one mutation queue per real file (not enumerable: no API).
+		Object.defineProperty(this, Symbol.for("toolsmith.mutationScope"), { value: NODE_MUTATION_SCOPE });
 	}
 
 	// ---------------------------------------------------------------- FileSystem
@@ -202,11 +240,17 @@ export class NodeExecutionEnv implements ExecutionEnv {
 		const denied = await this.guard?.check(abs.value, "read");
 		if (denied) return err(denied);
 		if (options.signal?.aborted) return err(fileError("aborted", abs.value));
+		let handle: fs.FileHandle | undefined;
 		try {
-			const buffer = await fs.readFile(abs.value, options.signal ? { signal: options.signal } : {});
+			const opened = await openRegular(abs.value);
+			if (!opened.ok) return opened;
+			handle = opened.value;
+			const buffer = await handle.readFile(options.signal ? { signal: options.signal } : {});
 			return ok(new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength));
 		} catch (error) {
 			return err(mapFsError(error, abs.value));
+		} finally {
+			await handle?.close().catch(() => undefined);
 		}
 	}
 
@@ -225,9 +269,10 @@ export class NodeExecutionEnv implements ExecutionEnv {
 		if (options.signal?.aborted) return err(fileError("aborted", abs.value));
 		let handle: fs.FileHandle | undefined;
 		try {
-			handle = await fs.open(abs.value, "r");
+			const opened = await openRegular(abs.value);
+			if (!opened.ok) return opened;
+			handle = opened.value;
 			const stats = await handle.stat();
-			if (stats.isDirectory()) return err(fileError("is_directory", abs.value));
 			// Only the range is ever allocated and read, whatever the file's size.
 			const knownSize = stats.isFile() && stats.size > 0;
 			let buffer = new Uint8Array(
@@ -267,15 +312,22 @@ export class NodeExecutionEnv implements ExecutionEnv {
 			return err(fileError("invalid_argument", abs.value, "data must be a string or a Uint8Array"));
 		}
 		if (options.signal?.aborted) return err(fileError("aborted", abs.value));
+		// Decided from metadata before anything is opened; also covers a link such as /dev/stdin whose
+		// target has no name to resolve.
+		const special = await fs.stat(abs.value).catch(() => undefined);
+		if (special && !special.isFile() && !special.isDirectory()) return err(notRegular(abs.value, special));
 		const target = await this.writeTarget(abs.value);
 		if (!target.ok) return target;
 		let mode: number | undefined;
 		try {
 			const stats = await fs.stat(target.value);
 			if (stats.isDirectory()) return err(fileError("is_directory", abs.value));
+			if (!stats.isFile()) return err(notRegular(abs.value, stats));
 			mode = stats.mode & 0o7777;
 			// The rename below would replace even a read-only file; honor its bits like a plain write.
 			await fs.access(target.value, fsConstants.W_OK);
+			// A rename would give this name a new inode and cut it off from its other hard links.
+			if (stats.nlink > 1) return await this.writeInPlace(target.value, abs.value, data, options);
 		} catch (error) {
 			if (osCodeOf(error) !== "ENOENT") return err(mapFsError(error, abs.value));
 			const made = await this.makeParents(target.value, abs.value);
@@ -518,6 +570,41 @@ export class NodeExecutionEnv implements ExecutionEnv {
 		return err(fileError("symlink_loop", absolute));
 	}
 
+	/**
+	 * Overwrite a hard-linked file in place (same inode, so every name sees the new content). Not
+	 * atomic: a crash midway leaves a mix. To narrow that window the new content is written over the
+	 * old from offset 0 and the file is cut to length only afterwards (never emptied first), and with
+	 * `durable` it is flushed before returning. Opened without blocking and checked again after
+	 * opening, so a path swapped for a FIFO or a device in between is refused, never waited on.
+	 */
+	private async writeInPlace(
+		target: string,
+		shown: string,
+		data: string | Uint8Array,
+		options: SignalOptions,
+	): Promise<Result<void, FileError>> {
+		let handle: fs.FileHandle | undefined;
+		try {
+			handle = await fs.open(target, fsConstants.O_WRONLY | fsConstants.O_NONBLOCK | fsConstants.O_NOFOLLOW);
+			const stats = await handle.stat();
+			if (!stats.isFile()) return err(notRegular(shown, stats));
+			if (options.signal?.aborted) return err(fileError("aborted", shown));
+			const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
+			let written = 0;
+			while (written < bytes.byteLength) {
+				const { bytesWritten } = await handle.write(bytes, written, bytes.byteLength - written, written);
+				written += bytesWritten;
+			}
+			await handle.truncate(bytes.byteLength);
+			if (this.durable) await handle.sync();
+			return ok(undefined);
+		} catch (error) {
+			return err(mapFsError(error, shown));
+		} finally {
+			await handle?.close().catch(() => undefined);
+		}
+	}
+
 	/** `mkdir -p` of the folder holding `file`, with errors naming `shown`. */
 	private async makeParents(file: string, shown: string): Promise<Result<void, FileError>> {
 		try {
@@ -527,6 +614,31 @@ export class NodeExecutionEnv implements ExecutionEnv {
 			// A file where a folder must be surfaces as EEXIST (the last part) or ENOTDIR (earlier).
 			return err(mapFsError(error, shown, { EEXIST: "not_directory" }));
 		}
+	}
+}
+
+/**
+ * Open a regular file for reading without ever blocking. Decided from metadata first (`stat`), so a
+ * FIFO, device or socket is refused before any open (opening some devices has effects). A path
+ * swapped for one between the stat and the open cannot block either: the open is non-blocking
+ * (`O_NONBLOCK`), and the opened descriptor is checked again (`fstat`) and refused if not regular.
+ */
+async function openRegular(path: string): Promise<Result<fs.FileHandle, FileError>> {
+	const before = await fs.stat(path);
+	if (before.isDirectory()) return err(fileError("is_directory", path));
+	if (!before.isFile()) return err(notRegular(path, before));
+	const handle = await fs.open(path, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK);
+	try {
+		const after = await handle.stat();
+		if (after.isDirectory()) throw Object.assign(new Error("EISDIR"), { code: "EISDIR" });
+		if (!after.isFile()) {
+			await handle.close();
+			return err(notRegular(path, after));
+		}
+		return ok(handle);
+	} catch (error) {
+		await handle.close().catch(() => undefined);
+		throw error;
 	}
 }
 

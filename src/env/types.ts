@@ -12,8 +12,12 @@
  */
 import type { ExecutionError, FileError, Result } from "../contract/result.js";
 
-/** What a path points at. */
-export type FileKind = "file" | "directory" | "symlink";
+/**
+ * What a path points at. Besides regular files, folders and symlinks an env may report special
+ * files (`fifo`, `character_device`, `block_device`, `socket`); reading or writing one is refused
+ * with an `invalid_argument` error naming the path and what it is, never waited on.
+ */
+export type FileKind = "file" | "directory" | "symlink" | "fifo" | "character_device" | "block_device" | "socket";
 
 /** What `stat` and `lstat` report of a path: kind, size, modification time and permission bits. */
 export interface FileInfo {
@@ -65,7 +69,11 @@ export interface FileSystem {
 	/** The entries of a folder, sorted by name. */
 	listDir(path: string): Promise<Result<DirEntry[], FileError>>;
 
-	/** The whole file decoded as UTF-8 (a BOM is kept; invalid bytes become U+FFFD). */
+	/**
+	 * The whole file decoded as UTF-8 (a BOM is kept; invalid bytes become U+FFFD). This and the
+	 * other reads and `writeFile` accept only regular files: a FIFO, device or socket is refused
+	 * (`invalid_argument`) from its metadata, without blocking.
+	 */
 	readTextFile(path: string, options?: SignalOptions): Promise<Result<string, FileError>>;
 
 	/** The whole file as bytes. */

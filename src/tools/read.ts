@@ -176,6 +176,13 @@ class ChunkReader {
 	}
 }
 
+const SPECIAL_WORDS: Partial<Record<string, string>> = {
+	fifo: "a FIFO (named pipe)",
+	character_device: "a character device",
+	block_device: "a block device",
+	socket: "a socket",
+};
+
 function readFailure(path: string, code: string, message: string): Error {
 	if (code === "not_found") return new Error(`Could not read ${path}: the file does not exist.`);
 	if (code === "is_directory")
@@ -428,6 +435,12 @@ export function createReadTool(
 			throwIfAborted(signal);
 			if (!info.ok) throw readFailure(displayPath, info.error.code, info.error.message);
 			if (info.value.kind === "directory") throw readFailure(displayPath, "is_directory", "");
+			// A FIFO or a device may block forever or never end: refused from its metadata, never opened.
+			if (info.value.kind !== "file") {
+				throw new Error(
+					`Could not read ${displayPath}: it is ${SPECIAL_WORDS[info.value.kind] ?? "not a regular file"}, not a regular file. read only reads regular files; use bash (with head -c or timeout) if you really need its bytes.`,
+				);
+			}
 			const fileSize = info.value.size;
 			const reader = new ChunkReader(ctx.env, absolutePath, displayPath, signal);
 			const first = (await reader.whole(fileSize)) ?? (await reader.next());

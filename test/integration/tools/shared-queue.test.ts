@@ -1,0 +1,100 @@
+/**
+ * Edits through several NodeExecutionEnv instances on one folder share one mutation queue per
+ * real file (process-wide), so none is lost; hard-linked files keep their links.
+ */
+import { promises as fs } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { ToolContext } from "../../../src/contract/tool.js";
+import { NodeExecutionEnv } from "../../../src/env/node.js";
+import type { ExecutionEnv } from "../../../src/env/types.js";
+import { createEditTool } from "../../../src/tools/edit.js";
+import { createWriteTool } from "../../../src/tools/write.js";
+
+const edit = createEditTool();
+const write = createWriteTool();
+const ui: ToolContext["ui"] = {
+	select: async () => undefined,
+	confirm: async () => false,
+	input: async () => undefined,
+	notify: () => undefined,
+};
+const ctxOf = (env: ExecutionEnv): ToolContext => ({ env, cwd: env.cwd, hasUI: false, ui });
+
+let root: string;
+beforeEach(async () => {
+	root = await fs.realpath(await fs.mkdtemp(join(tmpdir(), "toolsmith-queue-")));
+});
+afterEach(async () => fs.rm(root, { recursive: true, force: true }));
+
+async function concurrentEdits(envCount: number, path: string): Promise<void> {
+	const lines = Array.from({ length: 50 }, (_, i) => `line ${i} old`);
+	await fs.writeFile(join(root, "a.txt"), `${lines.join("\n")}\n`);
+	const envs = Array.from({ length: envCount }, () => new NodeExecutionEnv({ cwd: root }));
+	const results = await Promise.all(
+		lines.map((line, i) =>
+			edit.execute(
+				`c${i}`,
+				{ path, edits: [{ oldText: line, newText: `line ${i} new` }] },
+				undefined,
+				undefined,
+				ctxOf(envs[i % envCount]!),
+			),
+		),
+	);
+	expect(results).toHaveLength(50);
+	const after = await fs.readFile(join(root, "a.txt"), "utf8");
+	expect(after).toBe(`${lines.map((_, i) => `line ${i} new`).join("\n")}\n`);
+}
+
+describe("one mutation queue per real file, process-wide", () => {
+	it("loses no edit of 50 concurrent ones through 2 NodeExecutionEnv instances", async () => {
+		await concurrentEdits(2, "a.txt");
+	});
+	it("loses no edit of 50 concurrent ones through 50 NodeExecutionEnv instances", async () => {
+		await concurrentEdits(50, "a.txt");
+	});
+	it("loses no edit when half of them go through a symlinked alias", async () => {
+		await fs.symlink("a.txt", join(root, "alias.txt"));
+		const lines = Array.from({ length: 50 }, (_, i) => `line ${i} old`);
+		await fs.writeFile(join(root, "a.txt"), `${lines.join("\n")}\n`);
+		const envs = Array.from({ length: 5 }, () => new NodeExecutionEnv({ cwd: root }));
+		await Promise.all(
+			lines.map((line, i) =>
+				edit.execute(
+					`c${i}`,
+					{ path: i % 2 ? "alias.txt" : join(root, "a.txt"), edits: [{ oldText: line, newText: `line ${i} new` }] },
+					undefined,
+					undefined,
+					ctxOf(envs[i % 5]!),
+				),
+			),
+		);
+		expect(await fs.readFile(join(root, "a.txt"), "utf8")).toBe(`${lines.map((_, i) => `line ${i} new`).join("\n")}\n`);
+		expect((await fs.lstat(join(root, "alias.txt"))).isSymbolicLink()).toBe(true);
+	});
+});
+
+describe("hard links", () => {
+	it("edit and write keep a hard-linked file's links: both names see the new content", async () => {
+		await fs.writeFile(join(root, "a.txt"), "one\ntwo\n", { mode: 0o640 });
+		await fs.link(join(root, "a.txt"), join(root, "b.txt"));
+		const env = new NodeExecutionEnv({ cwd: root });
+		await edit.execute(
+			"e",
+			{ path: "a.txt", edits: [{ oldText: "two", newText: "deux" }] },
+			undefined,
+			undefined,
+			ctxOf(env),
+		);
+		expect((await fs.stat(join(root, "a.txt"))).nlink).toBe(2);
+		expect(await fs.readFile(join(root, "b.txt"), "utf8")).toBe("one\ndeux\n");
+		await write.execute("w", { path: "b.txt", content: "short" }, undefined, undefined, ctxOf(env));
+		const stats = await fs.stat(join(root, "b.txt"));
+		expect(stats.nlink).toBe(2);
+		expect(stats.mode & 0o777).toBe(0o640);
+		expect(await fs.readFile(join(root, "a.txt"), "utf8")).toBe("short");
+		expect((await fs.readdir(root)).sort()).toEqual(["a.txt", "b.txt"]);
+	});
+});

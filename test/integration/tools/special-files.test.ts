@@ -1,0 +1,126 @@
+/**
+ * read, edit and write refuse FIFOs, devices and sockets from their metadata, at once: nothing
+ * blocks on a FIFO and nothing reads an endless device into memory. One body runs on the real
+ * disk (mkfifo, a link to /dev/zero) and on a memory env modeling the same special files.
+ */
+import { execFileSync } from "node:child_process";
+import { promises as fs, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import type { ToolContext } from "../../../src/contract/tool.js";
+import { MemoryExecutionEnv } from "../../../src/env/memory.js";
+import { NodeExecutionEnv } from "../../../src/env/node.js";
+import type { ExecutionEnv } from "../../../src/env/types.js";
+import { createEditTool } from "../../../src/tools/edit.js";
+import { createReadTool } from "../../../src/tools/read.js";
+import { createWriteTool } from "../../../src/tools/write.js";
+
+const read = createReadTool();
+const edit = createEditTool();
+const write = createWriteTool();
+const ui: ToolContext["ui"] = {
+	select: async () => undefined,
+	confirm: async () => false,
+	input: async () => undefined,
+	notify: () => undefined,
+};
+const ctxOf = (env: ExecutionEnv): ToolContext => ({ env, cwd: env.cwd, hasUI: false, ui });
+
+/** Settles within `ms` (or fails the test), resolving to the rejection's message. */
+async function refusedWithin(run: Promise<unknown>, ms = 1000): Promise<string> {
+	let timer: NodeJS.Timeout | undefined;
+	const timeout = new Promise<never>((_, reject) => {
+		timer = setTimeout(() => reject(new Error(`still running after ${ms} ms`)), ms);
+	});
+	try {
+		await Promise.race([run.then(() => Promise.reject(new Error("it succeeded"))), timeout]);
+		return "";
+	} catch (error) {
+		const message = (error as Error).message;
+		if (message.startsWith("still running") || message === "it succeeded") throw error;
+		return message;
+	} finally {
+		clearTimeout(timer);
+	}
+}
+
+async function expectAllRefused(env: ExecutionEnv, path: string, what: RegExp): Promise<void> {
+	const ctx = ctxOf(env);
+	const messages = [
+		await refusedWithin(read.execute("r", { path }, undefined, undefined, ctx)),
+		await refusedWithin(
+			edit.execute("e", { path, edits: [{ oldText: "a", newText: "b" }] }, undefined, undefined, ctx),
+		),
+		await refusedWithin(write.execute("w", { path, content: "x" }, undefined, undefined, ctx)),
+	];
+	for (const message of messages) {
+		expect(message).toContain(path);
+		expect(message).toMatch(what);
+		expect(message).toMatch(/not a regular file/);
+	}
+}
+
+interface SpecialFixture {
+	env: ExecutionEnv;
+	cleanup(): Promise<void>;
+}
+
+const envs: [string, () => Promise<SpecialFixture>][] = [
+	[
+		"node",
+		async () => {
+			const root = await fs.realpath(await fs.mkdtemp(join(tmpdir(), "toolsmith-special-")));
+			execFileSync("mkfifo", [join(root, "pipe")]);
+			await fs.symlink("/dev/zero", join(root, "zero"));
+			return { env: new NodeExecutionEnv({ cwd: root }), cleanup: () => fs.rm(root, { recursive: true, force: true }) };
+		},
+	],
+	[
+		"memory",
+		async () => ({
+			env: new MemoryExecutionEnv({
+				cwd: "/work",
+				specialFiles: { "/dev/zero": "character_device", pipe: "fifo" },
+				symlinks: { zero: "/dev/zero" },
+			}),
+			cleanup: async () => undefined,
+		}),
+	],
+];
+
+describe.each(envs)("special files on %s", (_name, make) => {
+	let fixture: SpecialFixture | undefined;
+	afterEach(async () => fixture?.cleanup());
+
+	it("refuses a FIFO in read, edit and write, without blocking", async () => {
+		fixture = await make();
+		await expectAllRefused(fixture.env, "pipe", /FIFO/);
+		const info = await fixture.env.fileInfo("pipe");
+		expect(info.ok && info.value.kind).toBe("fifo");
+		const listed = await fixture.env.listDir(".");
+		expect(listed.ok && listed.value.find((entry) => entry.name === "pipe")?.kind).toBe("fifo");
+	});
+
+	it("refuses a character device reached through a symlink", async () => {
+		fixture = await make();
+		await expectAllRefused(fixture.env, "zero", /character device/);
+		const bytes = await fixture.env.readRange("zero", 0, 10);
+		expect(bytes.ok).toBe(false);
+		expect(!bytes.ok && bytes.error.code).toBe("invalid_argument");
+	});
+});
+
+describe("special files of the real system", () => {
+	const env = new NodeExecutionEnv({ cwd: tmpdir() });
+	it.each(["/dev/zero", "/dev/urandom"])("refuses %s at once (nothing endless is read)", async (path) => {
+		await expectAllRefused(env, path, /character device/);
+		const whole = await env.readBinaryFile(path);
+		expect(!whole.ok && whole.error.message).toMatch(/character device/);
+	});
+
+	const stdin = statSync("/dev/stdin", { throwIfNoEntry: false });
+	it.skipIf(!stdin || stdin.isFile())("refuses /dev/stdin at once", async () => {
+		await expectAllRefused(env, "/dev/stdin", /FIFO|character device|socket/);
+	});
+});
