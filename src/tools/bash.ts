@@ -64,6 +64,8 @@ export function createBashTool(
 		parameters: bashToolParameters,
 		async execute(_toolCallId, { command, timeout }, signal, onUpdate, ctx) {
 			throwIfAborted(signal);
+			// Checked before anything runs, so a bad timeout costs the model nothing but a retry.
+			const seconds = timeoutSeconds(timeout);
 			const started = Date.now();
 			const output = new OutputTail(ctx.env, maxLines, maxBytes, tempPrefix);
 			let timer: ReturnType<typeof setTimeout> | undefined;
@@ -96,7 +98,6 @@ export function createBashTool(
 				}
 				return output.backlog();
 			};
-			const seconds = typeof timeout === "number" && Number.isFinite(timeout) && timeout > 0 ? timeout : undefined;
 			const script = options.commandPrefix ? `${options.commandPrefix}\n${command}` : command;
 			let result: Awaited<ReturnType<typeof ctx.env.exec>>;
 			try {
@@ -176,4 +177,18 @@ export function createBashTool(
 			return lines;
 		},
 	});
+}
+
+/**
+ * The `timeout` argument as the env takes it: undefined for none (left out, 0, or Infinity, which
+ * no command outlives), the seconds otherwise, of any finite size. Negative and NaN throw.
+ */
+function timeoutSeconds(timeout: unknown): number | undefined {
+	if (timeout === undefined || timeout === 0 || timeout === Number.POSITIVE_INFINITY) return undefined;
+	if (typeof timeout !== "number" || Number.isNaN(timeout) || timeout < 0) {
+		throw new Error(
+			`Invalid timeout ${String(timeout)}: give a positive number of seconds, or leave timeout out for no timeout. The command was not run.`,
+		);
+	}
+	return timeout;
 }

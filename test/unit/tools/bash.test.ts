@@ -62,6 +62,7 @@ const scripted: ScriptedCommand[] = [
 	},
 	{ match: "head -c 60000 /dev/zero | tr '\\0' x", stdout: "x".repeat(60_000) },
 	{ match: /^pwd$/, stdout: "/home/user/project\n" },
+	{ match: "sleep 0.2; echo done", chunks: [{ stream: "stdout", data: "done\n", delayMs: 200 }] },
 ];
 
 describe.each(bothEnvs)("bash on %s", (_name, make) => {
@@ -154,6 +155,20 @@ describe.each(bothEnvs)("bash on %s", (_name, make) => {
 		expect(await failure(run("echo waiting; sleep 20", { timeout: 0.5 }))).toBe(
 			"waiting\n\n\nCommand timed out after 0.5 seconds",
 		);
+	});
+
+	it("rejects negative and NaN timeouts without running, and never kills at once for large ones", async () => {
+		fx = await make({ commands: scripted });
+		for (const timeout of [-1, -0.5, Number.NaN, Number.NEGATIVE_INFINITY]) {
+			expect(await failure(run("sleep 0.2; echo done", { timeout }))).toBe(
+				`Invalid timeout ${timeout}: give a positive number of seconds, or leave timeout out for no timeout. The command was not run.`,
+			);
+		}
+		// 0 and Infinity mean no timeout; the rest lie past the 24.8 days one timer holds (or at it).
+		for (const timeout of [0, Number.POSITIVE_INFINITY, (2 ** 31 - 1) / 1000, 2 ** 31 / 1000, 3_000_000]) {
+			const result = await run("sleep 0.2; echo done", { timeout }).catch((e: Error) => e.message);
+			expect(typeof result === "string" ? result : textOf(result), `timeout ${timeout}`).toBe("done\n");
+		}
 	});
 
 	it("aborts the command and reports the output so far", async () => {
