@@ -27,6 +27,11 @@ export interface BashToolDetails {
 	readonly truncation?: TruncationResult;
 	/** The file (in the env) holding the complete output, when it was cut. */
 	readonly fullOutputPath?: string;
+	/**
+	 * Set when terminal escape sequences or control characters (other than tab, newline and
+	 * carriage return) were removed from the returned text: how many of each. The spill file keeps them.
+	 */
+	readonly stripped?: { readonly escapeSequences: number; readonly controlCharacters: number };
 }
 
 /** Options for `createBashTool`: output budgets, a command prefix, how often updates are sent, and the spill file's name prefix. */
@@ -85,6 +90,7 @@ export function createBashTool(
 						durationMs: lastUpdate - started,
 						...(snapshot.truncation.truncated ? { truncation: snapshot.truncation } : {}),
 						...(path !== undefined ? { fullOutputPath: path } : {}),
+						...(snapshot.stripped ? { stripped: snapshot.stripped } : {}),
 					},
 				});
 			};
@@ -153,6 +159,7 @@ export function createBashTool(
 					durationMs,
 					...(truncation.truncated ? { truncation } : {}),
 					...(truncation.truncated && fullOutputPath !== undefined ? { fullOutputPath } : {}),
+					...(snapshot.stripped ? { stripped: snapshot.stripped } : {}),
 				},
 			};
 		},

@@ -62,6 +62,11 @@ const scripted: ScriptedCommand[] = [
 	},
 	{ match: "head -c 60000 /dev/zero | tr '\\0' x", stdout: "x".repeat(60_000) },
 	{ match: /^pwd$/, stdout: "/home/user/project\n" },
+	{
+		match: "printf 'a\\0b\\ac\\033[31mred\\033[0m\\177d\\te\\r\\n'",
+		stdout: "a\0b\x07c\x1b[31mred\x1b[0m\x7fd\te\r\n",
+	},
+	{ match: "printf '\\033]0;title\\007\\0x\\n1\\n2\\n'", stdout: "\x1b]0;title\x07\0x\n1\n2\n" },
 	{ match: "sleep 0.2; echo done", chunks: [{ stream: "stdout", data: "done\n", delayMs: 200 }] },
 ];
 
@@ -169,6 +174,28 @@ describe.each(bothEnvs)("bash on %s", (_name, make) => {
 			const result = await run("sleep 0.2; echo done", { timeout }).catch((e: Error) => e.message);
 			expect(typeof result === "string" ? result : textOf(result), `timeout ${timeout}`).toBe("done\n");
 		}
+	});
+
+	it("removes control bytes and escape sequences from the text, counts them, and spills the raw bytes", async () => {
+		fx = await make({ commands: scripted });
+		const result = await run("printf 'a\\0b\\ac\\033[31mred\\033[0m\\177d\\te\\r\\n'");
+		expect(textOf(result)).toBe("abcredd\te\r\n");
+		expect(result.details).toMatchObject({ exitCode: 0, stripped: { escapeSequences: 2, controlCharacters: 3 } });
+		expect((await run("printf 'a\\nb\\n'")).details).not.toHaveProperty("stripped");
+
+		const short = createBashTool({ maxLines: 2 });
+		const cut = await short.execute(
+			"id",
+			{ command: "printf '\\033]0;title\\007\\0x\\n1\\n2\\n'" },
+			undefined,
+			undefined,
+			fx.ctx,
+		);
+		const details = cut.details as BashToolDetails;
+		// Only what was removed from the kept tail is counted: the title and NUL were on a dropped line.
+		expect(textOf(cut)).toBe(`2\n\n\n[Showing lines 3-4 of 4. Full output: ${details.fullOutputPath}]`);
+		expect(details).not.toHaveProperty("stripped");
+		expect(await fx.text(details.fullOutputPath as string)).toBe("\x1b]0;title\x07\0x\n1\n2\n");
 	});
 
 	it("aborts the command and reports the output so far", async () => {
