@@ -34,6 +34,18 @@ export interface OutputSnapshot {
 	readonly stripped: StrippedCounts | undefined;
 }
 
+/** How the spill file ended up. */
+export interface SpillOutcome {
+	/** The file, once created. */
+	readonly path: string | undefined;
+	/** Why it could not be created, or why a write to it failed (nothing was appended after that). */
+	readonly error: string | undefined;
+	/** Bytes the file holds. */
+	readonly savedBytes: number;
+	/** Writing stopped at the cap on the spill file's size. */
+	readonly capped: boolean;
+}
+
 /** What `stripControl` removed: terminal escape sequences, and other control characters. */
 export interface StrippedCounts {
 	/** ANSI/VT escape sequences (colors, cursor moves, titles), each removed whole. */
@@ -122,6 +134,12 @@ export class OutputTail {
 	private writer: Promise<void> | undefined;
 	private writing = false;
 	private spillError: string | undefined;
+	/** Bytes appended to the spill file without error. */
+	private savedBytes = 0;
+	/** Writing stopped at `maxSpillBytes`. */
+	private capped = false;
+	/** Runs once the spill file exists (the bash tool's sweep of old spill files); awaited by `close`. */
+	private sweeping: Promise<void> | undefined;
 	private readonly keepBytes: number;
 
 	constructor(
@@ -129,6 +147,8 @@ export class OutputTail {
 		private readonly maxLines: number,
 		private readonly maxBytes: number,
 		private readonly tempPrefix: string,
+		private readonly maxSpillBytes: number = Number.POSITIVE_INFINITY,
+		private readonly onSpillCreated?: (path: string) => Promise<void>,
 	) {
 		this.keepBytes = Math.max(2 * maxBytes, 4096);
 	}
@@ -221,7 +241,10 @@ export class OutputTail {
 	private async drain(): Promise<void> {
 		try {
 			this.spillPath ??= this.env.createTempFile({ prefix: this.tempPrefix, suffix: ".log" }).then((created) => {
-				if (created.ok) return created.value;
+				if (created.ok) {
+					if (this.onSpillCreated) this.sweeping = this.onSpillCreated(created.value).catch(() => undefined);
+					return created.value;
+				}
 				this.spillError = created.error.message;
 				return undefined;
 			});
@@ -229,9 +252,17 @@ export class OutputTail {
 			while (this.unsaved.length > 0) {
 				const batch = this.unsaved.shift() as Uint8Array;
 				this.unsavedBytes -= batch.length;
-				if (path !== undefined) {
-					const appended = await this.env.appendFile(path, batch);
-					if (!appended.ok && this.spillError === undefined) this.spillError = appended.error.message;
+				// After a failed write the file stays a clean prefix of the output: nothing more is
+				// appended (a later append could succeed and leave a gap). Past the cap, likewise.
+				if (path !== undefined && this.spillError === undefined && !this.capped) {
+					const room = this.maxSpillBytes - this.savedBytes;
+					const part = batch.length > room ? batch.subarray(0, Math.max(0, room)) : batch;
+					if (part.length < batch.length) this.capped = true;
+					if (part.length > 0) {
+						const appended = await this.env.appendFile(path, part);
+						if (appended.ok) this.savedBytes += part.length;
+						else this.spillError = appended.error.message;
+					}
 				}
 				if (this.unsavedBytes <= BACKLOG_BYTES / 2) this.release();
 			}
@@ -259,6 +290,7 @@ export class OutputTail {
 			if (!this.writing) this.flush();
 			await this.writer;
 		}
+		if (this.sweeping) await this.sweeping;
 	}
 
 	/** Whether output went to a spill file (`fullOutput` then says where). */
@@ -266,10 +298,18 @@ export class OutputTail {
 		return this.spillPath !== undefined;
 	}
 
-	/** The spill file's path once spilling started, or the reason it could not be written. */
-	async fullOutput(): Promise<{ path: string | undefined; error: string | undefined }> {
+	/**
+	 * The spill file's path once spilling started, or the reason it could not be written; when a
+	 * write failed, how many bytes the file holds (its size: a failed append may have written part).
+	 */
+	async fullOutput(): Promise<SpillOutcome> {
 		const path = this.spillPath ? await this.spillPath : undefined;
-		return { path, error: this.spillError };
+		let savedBytes = this.savedBytes;
+		if (path !== undefined && this.spillError !== undefined) {
+			const info = await this.env.fileInfo(path);
+			if (info.ok) savedBytes = info.value.size;
+		}
+		return { path, error: this.spillError, savedBytes, capped: this.capped };
 	}
 
 	/** Known without waiting: the spill path has been created. */

@@ -231,7 +231,7 @@ describe("bash on node only", () => {
 		expect(processGone(pid)).toBe(true);
 	});
 
-	it("handles 120 MB of output: the text stays within budget and the spill file holds everything", async () => {
+	it("handles 120 MB of output: the text stays within budget and the spill file stops at the 100 MB cap", async () => {
 		fx = await nodeFixture();
 		const result = await bash.execute(
 			"id",
@@ -243,10 +243,13 @@ describe("bash on node only", () => {
 		const details = result.details as BashToolDetails;
 		const text = textOf(result);
 		const notice = text.slice(text.lastIndexOf("\n\n[") + 2);
-		expect(notice).toMatch(/^\[Showing lines 1199\d{3}-1200000 of 1200000 \(50\.0KB limit\)\. Full output: .+\]$/);
+		expect(notice).toMatch(
+			/^\[Showing lines 1199\d{3}-1200000 of 1200000 \(50\.0KB limit\)\. Full output: .+ \(full output truncated at 100\.0MB\)\]$/,
+		);
+		expect(details.fullOutputIncomplete).toBe("full output truncated at 100.0MB");
 		expect(Buffer.byteLength(text.slice(0, text.lastIndexOf("\n\n["))) <= 50 * 1024).toBe(true);
 		expect(details.truncation?.totalBytes).toBe(120_000_000 + 1_199_999);
-		expect(statSync(details.fullOutputPath as string).size).toBe(120_000_000 + 1_199_999);
+		expect(statSync(details.fullOutputPath as string).size).toBe(100 * 1024 * 1024);
 	});
 
 	it("runs the command prefix first", async () => {
