@@ -1,7 +1,11 @@
-import { readFileSync, statSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { AgentToolResult } from "../../../src/contract/tool.js";
 import type { ScriptedCommand } from "../../../src/env/memory.js";
+import { NodeExecutionEnv } from "../../../src/env/node.js";
 import { type BashToolDetails, createBashTool } from "../../../src/tools/bash.js";
 import { bothEnvs, nodeFixture, type ToolFixture, textOf } from "./_env.js";
 
@@ -259,3 +263,103 @@ describe("bash on node only", () => {
 		expect(textOf(result)).toBe("hi\n");
 	});
 });
+
+describe.each(bothEnvs)("bash spill files on %s", (_name, make) => {
+	let fx: ToolFixture;
+	afterEach(async () => fx?.cleanup());
+	const command = "seq 1 5000";
+
+	it("reports a failed write of the spill file and appends nothing after it", async () => {
+		fx = await make({ commands: scripted });
+		const env = fx.env;
+		let appends = 0;
+		const failing = new Proxy(env, {
+			get(target, key) {
+				if (key === "appendFile")
+					return async (path: string, data: Uint8Array) => {
+						// Like a full disk: the first append writes part of its bytes and fails.
+						appends++;
+						if (appends === 1) await target.appendFile(path, data.subarray(0, 1000));
+						return { ok: false, error: { message: "no space left on device" } };
+					};
+				const member = Reflect.get(target, key);
+				return typeof member === "function" ? member.bind(target) : member;
+			},
+		});
+		const tool = createBashTool({ maxLines: 10 });
+		const result = await tool.execute("id", { command }, undefined, undefined, { ...fx.ctx, env: failing });
+		const details = result.details as BashToolDetails;
+		expect(textOf(result)).toContain(
+			`Full output: ${details.fullOutputPath} (full output incomplete: the file holds the first 1000B of 23.3KB, writing it failed: no space left on device)]`,
+		);
+		expect(details.fullOutputIncomplete).toMatch(/^full output incomplete: /);
+		expect(appends).toBe(1);
+	});
+
+	it("stops the spill file at its cap and says so", async () => {
+		fx = await make({ commands: scripted });
+		const tool = createBashTool({ maxLines: 10, maxSpillBytes: 2048 });
+		const result = await tool.execute("id", { command }, undefined, undefined, fx.ctx);
+		const details = result.details as BashToolDetails;
+		expect(textOf(result)).toContain(`Full output: ${details.fullOutputPath} (full output truncated at 2.0KB)]`);
+		expect((await fx.bytes(details.fullOutputPath as string)).length).toBe(2048);
+		expect(await fx.text(details.fullOutputPath as string)).toBe(seq5000.slice(0, 2048));
+	});
+
+	it("removes the tool's old spill files when a command spills, and keeps recent ones", async () => {
+		fx = await make({ commands: scripted });
+		const tool = createBashTool({ maxLines: 10, spillMaxAgeMs: 60_000 });
+		const first = (await tool.execute("id", { command }, undefined, undefined, fx.ctx)).details as BashToolDetails;
+		const second = (await tool.execute("id", { command }, undefined, undefined, fx.ctx)).details as BashToolDetails;
+		// Both recent: the second spill keeps the first.
+		expect(await fx.env.exists(first.fullOutputPath as string)).toBe(true);
+		const aged = createBashTool({ maxLines: 10, spillMaxAgeMs: -1 });
+		const third = (await aged.execute("id", { command }, undefined, undefined, fx.ctx)).details as BashToolDetails;
+		expect(await fx.env.exists(first.fullOutputPath as string)).toBe(false);
+		expect(await fx.env.exists(second.fullOutputPath as string)).toBe(false);
+		expect(await fx.env.exists(third.fullOutputPath as string)).toBe(true);
+	});
+});
+
+describe("bash spill file on a real full disk", () => {
+	it("reports the spill file as incomplete when a 256 KB tmpfs fills up (root only: mounts a tmpfs)", async (context) => {
+		if (process.getuid?.() !== 0) return context.skip("mounting a tmpfs needs root");
+		const root = mkdtempSync(join(tmpdir(), "toolsmith-full-"));
+		const disk = join(root, "disk");
+		mkdirSync(disk);
+		try {
+			try {
+				execFileSync("mount", ["-t", "tmpfs", "-o", "size=256k", "tmpfs", disk], { stdio: "ignore" });
+			} catch {
+				return context.skip("mount -t tmpfs failed here (no CAP_SYS_ADMIN in this container)");
+			}
+			try {
+				const env = new NodeExecutionEnv({ cwd: root, tempDir: disk });
+				const ctx = { env, cwd: root, hasUI: false, ui: fxUi };
+				const result = await bash.execute(
+					"id",
+					{ command: "head -c 1000000 /dev/zero | tr '\\0' a | fold -w 100" },
+					undefined,
+					undefined,
+					ctx,
+				);
+				const details = result.details as BashToolDetails;
+				expect(details.fullOutputIncomplete).toMatch(/^full output incomplete: the file holds the first \d/);
+				const size = statSync(details.fullOutputPath as string).size;
+				expect(size).toBeLessThan(1_010_000);
+				expect(textOf(result)).toContain("(full output incomplete: ");
+			} finally {
+				execFileSync("umount", [disk], { stdio: "ignore" });
+			}
+		} finally {
+			rmSync(root, { recursive: true, force: true });
+		}
+	});
+});
+
+const fxUi = {
+	select: async () => undefined,
+	confirm: async () => false,
+	input: async () => undefined,
+	notify: () => undefined,
+};
