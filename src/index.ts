@@ -220,6 +220,8 @@ export {
 	type BashToolParams,
 	bashToolParameters,
 	createBashTool,
+	DEFAULT_MAX_SPILL_BYTES,
+	DEFAULT_SPILL_MAX_AGE_MS,
 } from "./tools/bash.js";
 export {
 	type BuiltinToolsOptions,

@@ -63,11 +63,15 @@ export function execError(code: ExecutionErrorCode, command: string, what: strin
 	return new ExecutionError(code, command, `${what}: ${JSON.stringify(shown)}`);
 }
 
-/** Why `timeout` is unusable, or `undefined` when it is fine (or absent). */
+/**
+ * Why `timeout` is unusable, or `undefined` when it is fine (or absent). Both envs check with it:
+ * a timeout is a positive, finite number of seconds, of any size (timers longer than one
+ * `setTimeout` holds are re-armed, see `_timer.ts`).
+ */
 export function timeoutProblem(timeout: unknown): string | undefined {
 	if (timeout === undefined) return undefined;
 	if (typeof timeout !== "number" || !Number.isFinite(timeout) || timeout <= 0) {
-		return `timeout must be a positive number of seconds, got ${String(timeout)}`;
+		return `timeout must be a positive, finite number of seconds (leave it out for no timeout), got ${String(timeout)}`;
 	}
 	return undefined;
 }

@@ -5,6 +5,7 @@ import { type ExecutionError, type ExecutionErrorCode, err, ok, type Result } fr
 import { commandProblem, execError, isThenable, osCodeOf, pathProblem, timeoutProblem } from "./_errors.js";
 import { defaultShell, groupAlive, signalGroup } from "./_node-process.js";
 import { resolvePath } from "./_path.js";
+import { setLongTimeout } from "./_timer.js";
 import type { ExecOptions, ExecResult } from "./types.js";
 
 /** What a command takes from its NodeExecutionEnv, passed in explicitly. */
@@ -208,8 +209,10 @@ function supervise(
 		const timers: ReturnType<typeof setTimeout>[] = [];
 		const later = (ms: number, fn: () => void) => timers.push(setTimeout(fn, ms));
 
+		let cancelTimeout: (() => void) | undefined;
 		const cleanup = () => {
 			for (const timer of timers) clearTimeout(timer);
+			cancelTimeout?.();
 			options.signal?.removeEventListener("abort", onAbort);
 		};
 		const finish = () => {
@@ -299,7 +302,8 @@ function supervise(
 			if (paused > 0) onUnpaused = finish;
 			else finish();
 		});
-		if (options.timeout !== undefined) later(options.timeout * 1000, () => kill("timeout"));
+		// A long timeout (past the 24.8 days one timer holds) must wait, not fire at once.
+		if (options.timeout !== undefined) cancelTimeout = setLongTimeout(options.timeout * 1000, () => kill("timeout"));
 		options.signal?.addEventListener("abort", onAbort, { once: true });
 		if (options.signal?.aborted) onAbort();
 	});

@@ -5,6 +5,7 @@ import { type ExecutionError, type ExecutionErrorCode, err, ok, type Result } fr
 import { encodePooled } from "./_byte-pool.js";
 import { commandProblem, execError, isThenable, pathProblem, timeoutProblem } from "./_errors.js";
 import { resolvePath } from "./_path.js";
+import { setLongTimeout } from "./_timer.js";
 import type { ExecOptions, ExecResult } from "./types.js";
 
 /** One piece of scripted output, written after waiting `delayMs` (cancelled by timeout or abort). */
@@ -100,13 +101,13 @@ function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
 	return new Promise((resolve) => {
 		if (signal.aborted) return resolve(false);
 		const onAbort = () => {
-			clearTimeout(timer);
+			cancel();
 			resolve(false);
 		};
-		const timer = setTimeout(() => {
+		const cancel = setLongTimeout(ms, () => {
 			signal.removeEventListener("abort", onAbort);
 			resolve(true);
-		}, ms);
+		});
 		signal.addEventListener("abort", onAbort, { once: true });
 	});
 }
@@ -271,18 +272,19 @@ export class ScriptedShell<TEnv> {
 		};
 
 		const outcome = await new Promise<Result<number, ExecutionErrorCode>>((resolve) => {
-			let timer: ReturnType<typeof setTimeout> | undefined;
+			let cancelTimer: (() => void) | undefined;
 			const onAbort = () => end(err("aborted"));
 			const end = (value: Result<number, ExecutionErrorCode>) => {
 				if (settled) return;
 				settled = true;
-				if (timer !== undefined) clearTimeout(timer);
+				cancelTimer?.();
 				options.signal?.removeEventListener("abort", onAbort);
 				// Aborting costs an exception object: only when the script could be listening.
 				stop?.abort();
 				resolve(value);
 			};
-			if (options.timeout !== undefined) timer = setTimeout(() => end(err("timeout")), options.timeout * 1000);
+			if (options.timeout !== undefined)
+				cancelTimer = setLongTimeout(options.timeout * 1000, () => end(err("timeout")));
 			options.signal?.addEventListener("abort", onAbort, { once: true });
 			run().then(
 				(code) => (holding === undefined ? end(ok(code)) : delivered().then(() => end(ok(code)))),

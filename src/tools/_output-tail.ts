@@ -30,6 +30,75 @@ export interface OutputSnapshot {
 	readonly content: string;
 	readonly truncation: TruncationResult;
 	readonly fullOutputPath: string | undefined;
+	/** What was removed from `content` (see `stripControl`); undefined when nothing was. */
+	readonly stripped: StrippedCounts | undefined;
+}
+
+/** How the spill file ended up. */
+export interface SpillOutcome {
+	/** The file, once created. */
+	readonly path: string | undefined;
+	/** Why it could not be created, or why a write to it failed (nothing was appended after that). */
+	readonly error: string | undefined;
+	/** Bytes the file holds. */
+	readonly savedBytes: number;
+	/** Writing stopped at the cap on the spill file's size. */
+	readonly capped: boolean;
+}
+
+/** What `stripControl` removed: terminal escape sequences, and other control characters. */
+export interface StrippedCounts {
+	/** ANSI/VT escape sequences (colors, cursor moves, titles), each removed whole. */
+	readonly escapeSequences: number;
+	/** Control characters other than tab, newline and carriage return: C0, DEL and C1. */
+	readonly controlCharacters: number;
+}
+
+/**
+ * Terminal escape sequences, removed whole so no `[31m` is left behind: CSI (`ESC [ … final`,
+ * also the one-character C1 CSI), OSC (`ESC ] … BEL` or `… ESC \`), DCS/SOS/PM/APC strings ending
+ * in `ESC \`, and the short `ESC <intermediates> <final>` forms (`ESC 7`, `ESC ( B`, `ESC c`).
+ */
+const ESCAPE_SEQUENCE =
+	// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
+	/\x1b\[[0-?]*[ -/]*[@-~]|\x9b[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[PX^_][^\x1b]*\x1b\\|\x1b[ -/]*[0-~]/g;
+/** Control characters kept out of the model's text: C0 except tab, newline, carriage return; DEL; C1. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
+const CONTROL = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]/g;
+/** Quick test: does the text hold anything `stripControl` would remove? */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
+const ANY_CONTROL = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]/;
+
+/**
+ * `text` without terminal escape sequences and control characters other than tab, newline and
+ * carriage return, plus where each removal happened (as offsets into the returned text), so the
+ * counts can be limited to the part of the text that is kept.
+ */
+export function stripControl(text: string): { text: string; escapes: number[]; controls: number[] } {
+	const escapes: number[] = [];
+	const controls: number[] = [];
+	if (!ANY_CONTROL.test(text)) return { text, escapes, controls };
+	let removed = 0;
+	const withoutEscapes = text.replace(ESCAPE_SEQUENCE, (match: string, offset: number) => {
+		escapes.push(offset - removed);
+		removed += match.length;
+		return "";
+	});
+	removed = 0;
+	const clean = withoutEscapes.replace(CONTROL, (match: string, offset: number) => {
+		controls.push(offset - removed);
+		removed += match.length;
+		return "";
+	});
+	// Escape offsets are into the text before the controls went: a control at clean offset
+	// `controls[c]` sat at `controls[c] + c` there, so move each escape back past those before it.
+	let c = 0;
+	for (let i = 0; i < escapes.length; i++) {
+		const at = escapes[i] as number;
+		while (c < controls.length && (controls[c] as number) + c < at) c++;
+		escapes[i] = at - c;
+	}
+	return { text: clean, escapes, controls };
 }
 
 export class OutputTail {
@@ -65,6 +134,12 @@ export class OutputTail {
 	private writer: Promise<void> | undefined;
 	private writing = false;
 	private spillError: string | undefined;
+	/** Bytes appended to the spill file without error. */
+	private savedBytes = 0;
+	/** Writing stopped at `maxSpillBytes`. */
+	private capped = false;
+	/** Runs once the spill file exists (the bash tool's sweep of old spill files); awaited by `close`. */
+	private sweeping: Promise<void> | undefined;
 	private readonly keepBytes: number;
 
 	constructor(
@@ -72,6 +147,8 @@ export class OutputTail {
 		private readonly maxLines: number,
 		private readonly maxBytes: number,
 		private readonly tempPrefix: string,
+		private readonly maxSpillBytes: number = Number.POSITIVE_INFINITY,
+		private readonly onSpillCreated?: (path: string) => Promise<void>,
 	) {
 		this.keepBytes = Math.max(2 * maxBytes, 4096);
 	}
@@ -164,7 +241,10 @@ export class OutputTail {
 	private async drain(): Promise<void> {
 		try {
 			this.spillPath ??= this.env.createTempFile({ prefix: this.tempPrefix, suffix: ".log" }).then((created) => {
-				if (created.ok) return created.value;
+				if (created.ok) {
+					if (this.onSpillCreated) this.sweeping = this.onSpillCreated(created.value).catch(() => undefined);
+					return created.value;
+				}
 				this.spillError = created.error.message;
 				return undefined;
 			});
@@ -172,9 +252,17 @@ export class OutputTail {
 			while (this.unsaved.length > 0) {
 				const batch = this.unsaved.shift() as Uint8Array;
 				this.unsavedBytes -= batch.length;
-				if (path !== undefined) {
-					const appended = await this.env.appendFile(path, batch);
-					if (!appended.ok && this.spillError === undefined) this.spillError = appended.error.message;
+				// After a failed write the file stays a clean prefix of the output: nothing more is
+				// appended (a later append could succeed and leave a gap). Past the cap, likewise.
+				if (path !== undefined && this.spillError === undefined && !this.capped) {
+					const room = this.maxSpillBytes - this.savedBytes;
+					const part = batch.length > room ? batch.subarray(0, Math.max(0, room)) : batch;
+					if (part.length < batch.length) this.capped = true;
+					if (part.length > 0) {
+						const appended = await this.env.appendFile(path, part);
+						if (appended.ok) this.savedBytes += part.length;
+						else this.spillError = appended.error.message;
+					}
 				}
 				if (this.unsavedBytes <= BACKLOG_BYTES / 2) this.release();
 			}
@@ -202,6 +290,7 @@ export class OutputTail {
 			if (!this.writing) this.flush();
 			await this.writer;
 		}
+		if (this.sweeping) await this.sweeping;
 	}
 
 	/** Whether output went to a spill file (`fullOutput` then says where). */
@@ -209,10 +298,18 @@ export class OutputTail {
 		return this.spillPath !== undefined;
 	}
 
-	/** The spill file's path once spilling started, or the reason it could not be written. */
-	async fullOutput(): Promise<{ path: string | undefined; error: string | undefined }> {
+	/**
+	 * The spill file's path once spilling started, or the reason it could not be written; when a
+	 * write failed, how many bytes the file holds (its size: a failed append may have written part).
+	 */
+	async fullOutput(): Promise<SpillOutcome> {
 		const path = this.spillPath ? await this.spillPath : undefined;
-		return { path, error: this.spillError };
+		let savedBytes = this.savedBytes;
+		if (path !== undefined && this.spillError !== undefined) {
+			const info = await this.env.fileInfo(path);
+			if (info.ok) savedBytes = info.value.size;
+		}
+		return { path, error: this.spillError, savedBytes, capped: this.capped };
 	}
 
 	/** Known without waiting: the spill path has been created. */
@@ -220,6 +317,7 @@ export class OutputTail {
 
 	/** The current tail within both budgets. `complete` is false while output may still arrive. */
 	snapshot(complete: boolean): Omit<OutputSnapshot, "fullOutputPath"> {
+		// The spill file keeps the raw bytes; only the text for the model is stripped.
 		const bytes = concat(this.chunks);
 		let start = 0;
 		// Skip continuation bytes of a character whose first bytes were dropped.
@@ -232,7 +330,12 @@ export class OutputTail {
 			const newline = text.indexOf("\n");
 			if (newline !== -1) text = text.slice(newline + 1);
 		}
-		const tail = truncateTail(text, { maxLines: this.maxLines, maxBytes: this.maxBytes });
+		const stripped = stripControl(text);
+		const tail = truncateTail(stripped.text, { maxLines: this.maxLines, maxBytes: this.maxBytes });
+		// The tail is a suffix of the stripped text: count only what was removed from that part.
+		const cut = stripped.text.length - tail.content.length;
+		const escapeSequences = countFrom(stripped.escapes, cut);
+		const controlCharacters = countFrom(stripped.controls, cut);
 		const truncated = this.totalLines > this.maxLines || this.totalBytes > this.maxBytes;
 		const truncation: TruncationResult = {
 			...tail,
@@ -241,7 +344,11 @@ export class OutputTail {
 			totalLines: this.totalLines,
 			totalBytes: this.totalBytes,
 		};
-		return { content: tail.content, truncation };
+		return {
+			content: tail.content,
+			truncation,
+			stripped: escapeSequences + controlCharacters > 0 ? { escapeSequences, controlCharacters } : undefined,
+		};
 	}
 
 	/** The spill path if it is already known (for partial updates, which must not wait). */
@@ -276,6 +383,18 @@ function countNewlines(data: Uint8Array): number {
 	}
 	for (i += words * 4; i < length; i++) if (data[i] === NEWLINE) count++;
 	return count;
+}
+
+/** How many of the ascending `offsets` are at or after `from`. */
+function countFrom(offsets: readonly number[], from: number): number {
+	let low = 0;
+	let high = offsets.length;
+	while (low < high) {
+		const mid = (low + high) >>> 1;
+		if ((offsets[mid] as number) < from) low = mid + 1;
+		else high = mid;
+	}
+	return offsets.length - low;
 }
 
 function concat(chunks: readonly Uint8Array[]): Uint8Array {

@@ -3,6 +3,7 @@
 import { type Static, Type } from "@sinclair/typebox";
 import type { Theme } from "../contract/render.js";
 import { defineTool, type ToolDefinition } from "../contract/tool.js";
+import type { ExecutionEnv } from "../env/types.js";
 import { OutputTail } from "./_output-tail.js";
 import { throwIfAborted } from "./_paths.js";
 import { argText, field, previewLines, resultText, titleLine } from "./_render.js";
@@ -27,6 +28,13 @@ export interface BashToolDetails {
 	readonly truncation?: TruncationResult;
 	/** The file (in the env) holding the complete output, when it was cut. */
 	readonly fullOutputPath?: string;
+	/** Set when the spill file holds less than the whole output: why (`full output incomplete: …` or `full output truncated at …`). */
+	readonly fullOutputIncomplete?: string;
+	/**
+	 * Set when terminal escape sequences or control characters (other than tab, newline and
+	 * carriage return) were removed from the returned text: how many of each. The spill file keeps them.
+	 */
+	readonly stripped?: { readonly escapeSequences: number; readonly controlCharacters: number };
 }
 
 /** Options for `createBashTool`: output budgets, a command prefix, how often updates are sent, and the spill file's name prefix. */
@@ -41,7 +49,23 @@ export interface BashToolOptions {
 	readonly updateIntervalMs?: number;
 	/** Name prefix of the spill files. Default `toolsmith-bash-`. */
 	readonly tempFilePrefix?: string;
+	/**
+	 * Most bytes one spill file receives; past it writing stops and the result says
+	 * `full output truncated at N`. Default `DEFAULT_MAX_SPILL_BYTES` (100 MB).
+	 */
+	readonly maxSpillBytes?: number;
+	/**
+	 * When a command spills, older spill files of this tool (same folder, same prefix, `.log`) not
+	 * changed for this many milliseconds are deleted. Default `DEFAULT_SPILL_MAX_AGE_MS` (24 hours);
+	 * `Infinity` keeps them.
+	 */
+	readonly spillMaxAgeMs?: number;
 }
+
+/** Default cap on one bash spill file: 100 MB. */
+export const DEFAULT_MAX_SPILL_BYTES = 100 * 1024 * 1024;
+/** Default age past which old bash spill files are deleted when a command spills: 24 hours. */
+export const DEFAULT_SPILL_MAX_AGE_MS = 24 * 60 * 60 * 1000;
 
 /**
  * The `bash` tool. Runs the command through `ctx.env.exec` in `ctx.cwd`, streams the current tail
@@ -55,6 +79,12 @@ export function createBashTool(
 	const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
 	const interval = options.updateIntervalMs ?? 100;
 	const tempPrefix = options.tempFilePrefix ?? "toolsmith-bash-";
+	const maxSpillBytes = options.maxSpillBytes ?? DEFAULT_MAX_SPILL_BYTES;
+	const maxAgeMs = options.spillMaxAgeMs ?? DEFAULT_SPILL_MAX_AGE_MS;
+	const sweep =
+		maxAgeMs === Number.POSITIVE_INFINITY
+			? undefined
+			: (env: ExecutionEnv, created: string) => removeOldSpills(env, created, tempPrefix, maxAgeMs);
 	return defineTool({
 		name: "bash",
 		label: "bash",
@@ -64,8 +94,18 @@ export function createBashTool(
 		parameters: bashToolParameters,
 		async execute(_toolCallId, { command, timeout }, signal, onUpdate, ctx) {
 			throwIfAborted(signal);
+			// Checked before anything runs, so a bad timeout costs the model nothing but a retry.
+			const seconds = timeoutSeconds(timeout);
 			const started = Date.now();
-			const output = new OutputTail(ctx.env, maxLines, maxBytes, tempPrefix);
+			const env = ctx.env;
+			const output = new OutputTail(
+				env,
+				maxLines,
+				maxBytes,
+				tempPrefix,
+				maxSpillBytes,
+				sweep && ((created) => sweep(env, created)),
+			);
 			let timer: ReturnType<typeof setTimeout> | undefined;
 			let dirty = false;
 			let lastUpdate = 0;
@@ -83,6 +123,7 @@ export function createBashTool(
 						durationMs: lastUpdate - started,
 						...(snapshot.truncation.truncated ? { truncation: snapshot.truncation } : {}),
 						...(path !== undefined ? { fullOutputPath: path } : {}),
+						...(snapshot.stripped ? { stripped: snapshot.stripped } : {}),
 					},
 				});
 			};
@@ -96,7 +137,6 @@ export function createBashTool(
 				}
 				return output.backlog();
 			};
-			const seconds = typeof timeout === "number" && Number.isFinite(timeout) && timeout > 0 ? timeout : undefined;
 			const script = options.commandPrefix ? `${options.commandPrefix}\n${command}` : command;
 			let result: Awaited<ReturnType<typeof ctx.env.exec>>;
 			try {
@@ -115,14 +155,26 @@ export function createBashTool(
 			if (closing) await closing;
 			const durationMs = Date.now() - started;
 			const snapshot = output.snapshot(true);
-			const { path: fullOutputPath, error: spillError } = output.spilled
-				? await output.fullOutput()
-				: { path: undefined, error: undefined };
+			const spill = output.spilled ? await output.fullOutput() : undefined;
+			const fullOutputPath = spill?.path;
 			const truncation = snapshot.truncation;
+			const incomplete =
+				spill?.path === undefined
+					? undefined
+					: spill.error !== undefined
+						? `full output incomplete: the file holds the first ${formatSize(spill.savedBytes)} of ${formatSize(truncation.totalBytes)}, writing it failed: ${spill.error}`
+						: spill.capped
+							? `full output truncated at ${formatSize(maxSpillBytes)}`
+							: undefined;
 			const format = (empty: string): string => {
 				let text = snapshot.content || empty;
 				if (!truncation.truncated) return text;
-				const where = fullOutputPath ?? `(not saved: ${spillError ?? "unknown error"})`;
+				const where =
+					fullOutputPath === undefined
+						? `(not saved: ${spill?.error ?? "unknown error"})`
+						: incomplete
+							? `${fullOutputPath} (${incomplete})`
+							: fullOutputPath;
 				const endLine = truncation.totalLines;
 				const startLine = endLine - truncation.outputLines + 1;
 				if (truncation.lastLinePartial) {
@@ -152,6 +204,8 @@ export function createBashTool(
 					durationMs,
 					...(truncation.truncated ? { truncation } : {}),
 					...(truncation.truncated && fullOutputPath !== undefined ? { fullOutputPath } : {}),
+					...(truncation.truncated && incomplete !== undefined ? { fullOutputIncomplete: incomplete } : {}),
+					...(snapshot.stripped ? { stripped: snapshot.stripped } : {}),
 				},
 			};
 		},
@@ -176,4 +230,39 @@ export function createBashTool(
 			return lines;
 		},
 	});
+}
+
+/**
+ * The `timeout` argument as the env takes it: undefined for none (left out, 0, or Infinity, which
+ * no command outlives), the seconds otherwise, of any finite size. Negative and NaN throw.
+ */
+function timeoutSeconds(timeout: unknown): number | undefined {
+	if (timeout === undefined || timeout === 0 || timeout === Number.POSITIVE_INFINITY) return undefined;
+	if (typeof timeout !== "number" || Number.isNaN(timeout) || timeout < 0) {
+		throw new Error(
+			`Invalid timeout ${String(timeout)}: give a positive number of seconds, or leave timeout out for no timeout. The command was not run.`,
+		);
+	}
+	return timeout;
+}
+
+/**
+ * Delete the spill files in `created`'s folder that carry this tool's prefix and `.log` suffix and
+ * were not changed for `maxAgeMs`; the file just created is kept. Failures are ignored: a file
+ * another process removed first, or one we may not remove, is simply left.
+ */
+async function removeOldSpills(env: ExecutionEnv, created: string, prefix: string, maxAgeMs: number): Promise<void> {
+	const slash = created.lastIndexOf("/");
+	const folder = slash <= 0 ? "/" : created.slice(0, slash);
+	const self = created.slice(slash + 1);
+	const listed = await env.listDir(folder);
+	if (!listed.ok) return;
+	const now = Date.now();
+	for (const entry of listed.value) {
+		if (entry.kind !== "file" || entry.name === self) continue;
+		if (!entry.name.startsWith(prefix) || !entry.name.endsWith(".log")) continue;
+		const path = folder === "/" ? `/${entry.name}` : `${folder}/${entry.name}`;
+		const info = await env.fileInfo(path, { followSymlinks: false });
+		if (info.ok && info.value.kind === "file" && now - info.value.mtimeMs > maxAgeMs) await env.remove(path);
+	}
 }

@@ -438,10 +438,23 @@ describe.each(bothEnvs)("ExecutionEnv conformance: %s", (_name, make) => {
 
 		it("rejects unusable options with invalid_argument", async () => {
 			const { env } = await setup();
-			for (const timeout of [0, -1, Number.NaN]) {
-				expect(expectError(await env.exec("true", { timeout }), "invalid_argument")).toContain("timeout");
+			for (const timeout of [0, -1, Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY]) {
+				const message = expectError(await env.exec("true", { timeout }), "invalid_argument");
+				expect(message).toContain(`positive, finite number of seconds (leave it out for no timeout), got ${timeout}`);
 			}
 			expectError(await env.exec("echo a\0b"), "invalid_argument");
+		});
+
+		it("waits out timeouts past the 24.8 days one timer holds instead of killing at once", async () => {
+			const command = "sleep 0.2; echo done";
+			const { env } = await setup({
+				commands: [{ match: command, chunks: [{ stream: "stdout", data: "done\n", delayMs: 200 }] }],
+			});
+			// 2^31 - 1 ms is the most one setTimeout holds; 2^31 ms and 3000000 s overflowed to 1 ms.
+			for (const timeout of [(2 ** 31 - 1) / 1000, 2 ** 31 / 1000, 2 ** 31 / 1000 + 1, 3_000_000, 1e300]) {
+				const result = await env.exec(command, { timeout });
+				expect(result.ok ? result.value.stdout : result.error.message, `timeout ${timeout}`).toBe("done\n");
+			}
 		});
 
 		it("times out, kills the whole process tree, and names the command", async () => {

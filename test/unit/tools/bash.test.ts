@@ -1,7 +1,11 @@
-import { readFileSync, statSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { AgentToolResult } from "../../../src/contract/tool.js";
 import type { ScriptedCommand } from "../../../src/env/memory.js";
+import { NodeExecutionEnv } from "../../../src/env/node.js";
 import { type BashToolDetails, createBashTool } from "../../../src/tools/bash.js";
 import { bothEnvs, nodeFixture, type ToolFixture, textOf } from "./_env.js";
 
@@ -62,6 +66,12 @@ const scripted: ScriptedCommand[] = [
 	},
 	{ match: "head -c 60000 /dev/zero | tr '\\0' x", stdout: "x".repeat(60_000) },
 	{ match: /^pwd$/, stdout: "/home/user/project\n" },
+	{
+		match: "printf 'a\\0b\\ac\\033[31mred\\033[0m\\177d\\te\\r\\n'",
+		stdout: "a\0b\x07c\x1b[31mred\x1b[0m\x7fd\te\r\n",
+	},
+	{ match: "printf '\\033]0;title\\007\\0x\\n1\\n2\\n'", stdout: "\x1b]0;title\x07\0x\n1\n2\n" },
+	{ match: "sleep 0.2; echo done", chunks: [{ stream: "stdout", data: "done\n", delayMs: 200 }] },
 ];
 
 describe.each(bothEnvs)("bash on %s", (_name, make) => {
@@ -156,6 +166,42 @@ describe.each(bothEnvs)("bash on %s", (_name, make) => {
 		);
 	});
 
+	it("rejects negative and NaN timeouts without running, and never kills at once for large ones", async () => {
+		fx = await make({ commands: scripted });
+		for (const timeout of [-1, -0.5, Number.NaN, Number.NEGATIVE_INFINITY]) {
+			expect(await failure(run("sleep 0.2; echo done", { timeout }))).toBe(
+				`Invalid timeout ${timeout}: give a positive number of seconds, or leave timeout out for no timeout. The command was not run.`,
+			);
+		}
+		// 0 and Infinity mean no timeout; the rest lie past the 24.8 days one timer holds (or at it).
+		for (const timeout of [0, Number.POSITIVE_INFINITY, (2 ** 31 - 1) / 1000, 2 ** 31 / 1000, 3_000_000]) {
+			const result = await run("sleep 0.2; echo done", { timeout }).catch((e: Error) => e.message);
+			expect(typeof result === "string" ? result : textOf(result), `timeout ${timeout}`).toBe("done\n");
+		}
+	});
+
+	it("removes control bytes and escape sequences from the text, counts them, and spills the raw bytes", async () => {
+		fx = await make({ commands: scripted });
+		const result = await run("printf 'a\\0b\\ac\\033[31mred\\033[0m\\177d\\te\\r\\n'");
+		expect(textOf(result)).toBe("abcredd\te\r\n");
+		expect(result.details).toMatchObject({ exitCode: 0, stripped: { escapeSequences: 2, controlCharacters: 3 } });
+		expect((await run("printf 'a\\nb\\n'")).details).not.toHaveProperty("stripped");
+
+		const short = createBashTool({ maxLines: 2 });
+		const cut = await short.execute(
+			"id",
+			{ command: "printf '\\033]0;title\\007\\0x\\n1\\n2\\n'" },
+			undefined,
+			undefined,
+			fx.ctx,
+		);
+		const details = cut.details as BashToolDetails;
+		// Only what was removed from the kept tail is counted: the title and NUL were on a dropped line.
+		expect(textOf(cut)).toBe(`2\n\n\n[Showing lines 3-4 of 4. Full output: ${details.fullOutputPath}]`);
+		expect(details).not.toHaveProperty("stripped");
+		expect(await fx.text(details.fullOutputPath as string)).toBe("\x1b]0;title\x07\0x\n1\n2\n");
+	});
+
 	it("aborts the command and reports the output so far", async () => {
 		fx = await make({ commands: scripted });
 		const controller = new AbortController();
@@ -189,7 +235,7 @@ describe("bash on node only", () => {
 		expect(processGone(pid)).toBe(true);
 	});
 
-	it("handles 120 MB of output: the text stays within budget and the spill file holds everything", async () => {
+	it("handles 120 MB of output: the text stays within budget and the spill file stops at the 100 MB cap", async () => {
 		fx = await nodeFixture();
 		const result = await bash.execute(
 			"id",
@@ -201,10 +247,13 @@ describe("bash on node only", () => {
 		const details = result.details as BashToolDetails;
 		const text = textOf(result);
 		const notice = text.slice(text.lastIndexOf("\n\n[") + 2);
-		expect(notice).toMatch(/^\[Showing lines 1199\d{3}-1200000 of 1200000 \(50\.0KB limit\)\. Full output: .+\]$/);
+		expect(notice).toMatch(
+			/^\[Showing lines 1199\d{3}-1200000 of 1200000 \(50\.0KB limit\)\. Full output: .+ \(full output truncated at 100\.0MB\)\]$/,
+		);
+		expect(details.fullOutputIncomplete).toBe("full output truncated at 100.0MB");
 		expect(Buffer.byteLength(text.slice(0, text.lastIndexOf("\n\n["))) <= 50 * 1024).toBe(true);
 		expect(details.truncation?.totalBytes).toBe(120_000_000 + 1_199_999);
-		expect(statSync(details.fullOutputPath as string).size).toBe(120_000_000 + 1_199_999);
+		expect(statSync(details.fullOutputPath as string).size).toBe(100 * 1024 * 1024);
 	});
 
 	it("runs the command prefix first", async () => {
@@ -214,3 +263,103 @@ describe("bash on node only", () => {
 		expect(textOf(result)).toBe("hi\n");
 	});
 });
+
+describe.each(bothEnvs)("bash spill files on %s", (_name, make) => {
+	let fx: ToolFixture;
+	afterEach(async () => fx?.cleanup());
+	const command = "seq 1 5000";
+
+	it("reports a failed write of the spill file and appends nothing after it", async () => {
+		fx = await make({ commands: scripted });
+		const env = fx.env;
+		let appends = 0;
+		const failing = new Proxy(env, {
+			get(target, key) {
+				if (key === "appendFile")
+					return async (path: string, data: Uint8Array) => {
+						// Like a full disk: the first append writes part of its bytes and fails.
+						appends++;
+						if (appends === 1) await target.appendFile(path, data.subarray(0, 1000));
+						return { ok: false, error: { message: "no space left on device" } };
+					};
+				const member = Reflect.get(target, key);
+				return typeof member === "function" ? member.bind(target) : member;
+			},
+		});
+		const tool = createBashTool({ maxLines: 10 });
+		const result = await tool.execute("id", { command }, undefined, undefined, { ...fx.ctx, env: failing });
+		const details = result.details as BashToolDetails;
+		expect(textOf(result)).toContain(
+			`Full output: ${details.fullOutputPath} (full output incomplete: the file holds the first 1000B of 23.3KB, writing it failed: no space left on device)]`,
+		);
+		expect(details.fullOutputIncomplete).toMatch(/^full output incomplete: /);
+		expect(appends).toBe(1);
+	});
+
+	it("stops the spill file at its cap and says so", async () => {
+		fx = await make({ commands: scripted });
+		const tool = createBashTool({ maxLines: 10, maxSpillBytes: 2048 });
+		const result = await tool.execute("id", { command }, undefined, undefined, fx.ctx);
+		const details = result.details as BashToolDetails;
+		expect(textOf(result)).toContain(`Full output: ${details.fullOutputPath} (full output truncated at 2.0KB)]`);
+		expect((await fx.bytes(details.fullOutputPath as string)).length).toBe(2048);
+		expect(await fx.text(details.fullOutputPath as string)).toBe(seq5000.slice(0, 2048));
+	});
+
+	it("removes the tool's old spill files when a command spills, and keeps recent ones", async () => {
+		fx = await make({ commands: scripted });
+		const tool = createBashTool({ maxLines: 10, spillMaxAgeMs: 60_000 });
+		const first = (await tool.execute("id", { command }, undefined, undefined, fx.ctx)).details as BashToolDetails;
+		const second = (await tool.execute("id", { command }, undefined, undefined, fx.ctx)).details as BashToolDetails;
+		// Both recent: the second spill keeps the first.
+		expect(await fx.env.exists(first.fullOutputPath as string)).toBe(true);
+		const aged = createBashTool({ maxLines: 10, spillMaxAgeMs: -1 });
+		const third = (await aged.execute("id", { command }, undefined, undefined, fx.ctx)).details as BashToolDetails;
+		expect(await fx.env.exists(first.fullOutputPath as string)).toBe(false);
+		expect(await fx.env.exists(second.fullOutputPath as string)).toBe(false);
+		expect(await fx.env.exists(third.fullOutputPath as string)).toBe(true);
+	});
+});
+
+describe("bash spill file on a real full disk", () => {
+	it("reports the spill file as incomplete when a 256 KB tmpfs fills up (root only: mounts a tmpfs)", async (context) => {
+		if (process.getuid?.() !== 0) return context.skip("mounting a tmpfs needs root");
+		const root = mkdtempSync(join(tmpdir(), "toolsmith-full-"));
+		const disk = join(root, "disk");
+		mkdirSync(disk);
+		try {
+			try {
+				execFileSync("mount", ["-t", "tmpfs", "-o", "size=256k", "tmpfs", disk], { stdio: "ignore" });
+			} catch {
+				return context.skip("mount -t tmpfs failed here (no CAP_SYS_ADMIN in this container)");
+			}
+			try {
+				const env = new NodeExecutionEnv({ cwd: root, tempDir: disk });
+				const ctx = { env, cwd: root, hasUI: false, ui: fxUi };
+				const result = await bash.execute(
+					"id",
+					{ command: "head -c 1000000 /dev/zero | tr '\\0' a | fold -w 100" },
+					undefined,
+					undefined,
+					ctx,
+				);
+				const details = result.details as BashToolDetails;
+				expect(details.fullOutputIncomplete).toMatch(/^full output incomplete: the file holds the first \d/);
+				const size = statSync(details.fullOutputPath as string).size;
+				expect(size).toBeLessThan(1_010_000);
+				expect(textOf(result)).toContain("(full output incomplete: ");
+			} finally {
+				execFileSync("umount", [disk], { stdio: "ignore" });
+			}
+		} finally {
+			rmSync(root, { recursive: true, force: true });
+		}
+	});
+});
+
+const fxUi = {
+	select: async () => undefined,
+	confirm: async () => false,
+	input: async () => undefined,
+	notify: () => undefined,
+};
