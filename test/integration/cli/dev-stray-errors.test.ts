@@ -24,7 +24,7 @@ writeFileSync(
 		"    async execute(_id, { kind }) {",
 		"      if (kind === 'timer') throwLater('timer went off');",
 		"      else Promise.reject(new Error('nobody caught me'));",
-		"      return { content: [{ type: 'text', text: `left a ${kind} behind` }], details: {} };",
+		"      return { content: [{ type: 'text', text: 'left a ' + kind + ' behind' }], details: {} };",
 		"    } }));",
 		"  api.registerTool(defineTool({ name: 'ping', label: 'Ping', description: 'Answers pong.',",
 		"    parameters: Type.Object({}),",
