@@ -36,12 +36,20 @@ const SPECIAL_WORDS = {
 /** A kind of special file: a FIFO, a device or a socket. */
 export type SpecialFileKind = keyof typeof SPECIAL_WORDS;
 
+/** How a message names a kind of file that is not regular ("a FIFO (named pipe)", …). */
+export function specialFileWords(kind: string | undefined): string {
+	return (
+		(kind !== undefined && Object.hasOwn(SPECIAL_WORDS, kind) && SPECIAL_WORDS[kind as SpecialFileKind]) ||
+		"not a regular file"
+	);
+}
+
 /**
  * The error for a FIFO, device or socket where a regular file is needed (the same words in both
  * envs): reading one could block forever or never end, so it is refused from its metadata.
  */
 export function notRegularFileError(path: string, kind: SpecialFileKind | undefined): FileError {
-	const what = kind ? SPECIAL_WORDS[kind] : "not a regular file";
+	const what = specialFileWords(kind);
 	return fileError(
 		"invalid_argument",
 		path,

@@ -9,7 +9,7 @@
  * rejects becomes a `FileError` / `ExecutionError` naming the path or command.
  */
 import { type ExecutionError, err, type FileError, ok, type Result } from "../contract/result.js";
-import { commandProblem, execError, fileError, osCodeOf, pathProblem, timeoutProblem } from "./_errors.js";
+import { commandProblem, execError, fileError, isThenable, osCodeOf, pathProblem, timeoutProblem } from "./_errors.js";
 import { dirname, normalizePath, resolvePath } from "./_path.js";
 import type { DirEntry, ExecOptions, ExecResult, ExecutionEnv, FileInfo, SignalOptions } from "./types.js";
 
@@ -266,14 +266,14 @@ export function createOperationsEnv(operations: EnvOperations, options: Operatio
 			if (signal?.aborted) return err(execError("aborted", command, "aborted before it started"));
 			const started = Date.now();
 			const capture = execOptions.captureOutput ?? (!execOptions.onStdout && !execOptions.onStderr);
-			const chunks: Uint8Array[] = [];
+			// A streaming decoder: a chunk may end inside a multi-byte character.
+			const decoder = new TextDecoder();
+			let stdout = "";
 			const onData = (data: Uint8Array) => {
-				if (capture) chunks.push(data);
+				if (capture) stdout += decoder.decode(data, { stream: true });
 				try {
 					const pending = execOptions.onStdout?.(data);
-					if (pending && typeof (pending as Promise<void>).catch === "function") {
-						(pending as Promise<void>).catch(() => {});
-					}
+					if (isThenable(pending)) Promise.resolve(pending).catch(() => {});
 				} catch {
 					// a throwing listener never stops the command
 				}
@@ -287,7 +287,7 @@ export function createOperationsEnv(operations: EnvOperations, options: Operatio
 					...(execOptions.env ? { env: execOptions.env } : {}),
 				});
 				if (signal?.aborted) return err(execError("aborted", command, "aborted"));
-				const stdout = capture ? new TextDecoder().decode(concat(chunks)) : "";
+				if (capture) stdout += decoder.decode();
 				return ok({ exitCode: exitCode ?? 137, stdout, stderr: "", durationMs: Date.now() - started });
 			} catch (error) {
 				const message = reason(error);
@@ -300,16 +300,4 @@ export function createOperationsEnv(operations: EnvOperations, options: Operatio
 		},
 	};
 	return env;
-}
-
-function concat(chunks: readonly Uint8Array[]): Uint8Array {
-	let length = 0;
-	for (const chunk of chunks) length += chunk.length;
-	const out = new Uint8Array(length);
-	let at = 0;
-	for (const chunk of chunks) {
-		out.set(chunk, at);
-		at += chunk.length;
-	}
-	return out;
 }

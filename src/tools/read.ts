@@ -4,6 +4,7 @@ import { type Static, Type } from "@sinclair/typebox";
 import { countLineBreaks } from "../contract/_text.js";
 import type { Theme } from "../contract/render.js";
 import { type AgentToolResult, defineTool, type ToolDefinition } from "../contract/tool.js";
+import { specialFileWords } from "../env/_errors.js";
 import type { ExecutionEnv } from "../env/types.js";
 import { BINARY_SNIFF_BYTES, looksBinary, sniffImageMime } from "./_image.js";
 import { resolveToolPath, stripAtPrefix, throwIfAborted } from "./_paths.js";
@@ -175,13 +176,6 @@ class ChunkReader {
 		return { offset, length: bytes.length, units: bytes.length, bytes, text, toByte: undefined };
 	}
 }
-
-const SPECIAL_WORDS: Partial<Record<string, string>> = {
-	fifo: "a FIFO (named pipe)",
-	character_device: "a character device",
-	block_device: "a block device",
-	socket: "a socket",
-};
 
 function readFailure(path: string, code: string, message: string): Error {
 	if (code === "not_found") return new Error(`Could not read ${path}: the file does not exist.`);
@@ -438,7 +432,7 @@ export function createReadTool(
 			// A FIFO or a device may block forever or never end: refused from its metadata, never opened.
 			if (info.value.kind !== "file") {
 				throw new Error(
-					`Could not read ${displayPath}: it is ${SPECIAL_WORDS[info.value.kind] ?? "not a regular file"}, not a regular file. read only reads regular files; use bash (with head -c or timeout) if you really need its bytes.`,
+					`Could not read ${displayPath}: it is ${specialFileWords(info.value.kind)}, not a regular file. read only reads regular files; use bash (with head -c or timeout) if you really need its bytes.`,
 				);
 			}
 			const fileSize = info.value.size;

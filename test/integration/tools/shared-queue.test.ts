@@ -6,21 +6,14 @@ import { promises as fs } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { ToolContext } from "../../../src/contract/tool.js";
 import { NodeExecutionEnv } from "../../../src/env/node.js";
-import type { ExecutionEnv } from "../../../src/env/types.js";
 import { createEditTool } from "../../../src/tools/edit.js";
 import { createWriteTool } from "../../../src/tools/write.js";
+import { contextFor } from "../../unit/tools/_env.js";
 
 const edit = createEditTool();
 const write = createWriteTool();
-const ui: ToolContext["ui"] = {
-	select: async () => undefined,
-	confirm: async () => false,
-	input: async () => undefined,
-	notify: () => undefined,
-};
-const ctxOf = (env: ExecutionEnv): ToolContext => ({ env, cwd: env.cwd, hasUI: false, ui });
+const ctxOf = contextFor;
 
 let root: string;
 beforeEach(async () => {

@@ -8,24 +8,18 @@ import { promises as fs, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import type { ToolContext } from "../../../src/contract/tool.js";
 import { MemoryExecutionEnv } from "../../../src/env/memory.js";
 import { NodeExecutionEnv } from "../../../src/env/node.js";
 import type { ExecutionEnv } from "../../../src/env/types.js";
 import { createEditTool } from "../../../src/tools/edit.js";
 import { createReadTool } from "../../../src/tools/read.js";
 import { createWriteTool } from "../../../src/tools/write.js";
+import { contextFor } from "../../unit/tools/_env.js";
 
 const read = createReadTool();
 const edit = createEditTool();
 const write = createWriteTool();
-const ui: ToolContext["ui"] = {
-	select: async () => undefined,
-	confirm: async () => false,
-	input: async () => undefined,
-	notify: () => undefined,
-};
-const ctxOf = (env: ExecutionEnv): ToolContext => ({ env, cwd: env.cwd, hasUI: false, ui });
+const ctxOf = contextFor;
 
 /** Settles within `ms` (or fails the test), resolving to the rejection's message. */
 async function refusedWithin(run: Promise<unknown>, ms = 1000): Promise<string> {

@@ -39,7 +39,8 @@ const headlessUi: ToolContext["ui"] = {
 	notify: () => undefined,
 };
 
-function contextFor(env: ExecutionEnv): ToolContext {
+/** A headless tool context over `env` (no person to answer dialogs). */
+export function contextFor(env: ExecutionEnv): ToolContext {
 	return { env, cwd: env.cwd, hasUI: false, ui: headlessUi };
 }
 
