@@ -64,7 +64,9 @@ export function sizeLeft(value: unknown, budget: number, depth = 0): number {
 	}
 	for (const key in value) {
 		if (left < 0) return -1;
-		left = sizeLeft((value as Record<string, unknown>)[key], left - key.length - 4, depth + 1);
+		const item = (value as Record<string, unknown>)[key];
+		left -= key.length + 4;
+		left = typeof item === "string" ? left - item.length - 2 : sizeLeft(item, left, depth + 1);
 	}
 	return left;
 }
