@@ -22,7 +22,7 @@ import {
 	rangeProblem,
 } from "./_errors.js";
 import { runCommand } from "./_node-exec.js";
-import { NodePathGuard } from "./_node-policy.js";
+import { NodePathGuard, O_PATH, type PinnedDir, usesProcFd } from "./_node-policy.js";
 import { findSandbox } from "./_node-sandbox.js";
 import { basename, dirname, resolvePath } from "./_path.js";
 import type {
@@ -172,10 +172,27 @@ export class NodeExecutionEnv implements ExecutionEnv {
 	async canonicalPath(path: string): Promise<Result<string, FileError>> {
 		const abs = this.absolutePath(path);
 		if (!abs.ok) return abs;
-		const denied = await this.guard?.check(abs.value, "read");
-		if (denied) return err(denied);
+		const allowed = await this.allowed(abs.value, "read");
+		if (!allowed.ok) return allowed;
+		if (this.guard && usesProcFd()) {
+			// Where the checked path leads now, from a descriptor: no swap after the check can hide it.
+			let handle: fs.FileHandle | undefined;
+			try {
+				handle = await fs.open(abs.value, O_PATH);
+				const moved = await this.guard.verifyOpened(handle, "read", abs.value, allowed.value as string);
+				if (moved) return err(moved);
+				return ok(await fs.readlink(`/proc/self/fd/${handle.fd}`));
+			} catch (error) {
+				return err(mapFsError(error, abs.value));
+			} finally {
+				await handle?.close().catch(() => undefined);
+			}
+		}
 		try {
-			return ok(await fs.realpath(abs.value));
+			const real = await fs.realpath(abs.value);
+			// Where it led just now: still inside, or refused.
+			const outside = await this.guard?.refuseOutside(real, "read", abs.value);
+			return outside ? err(outside) : ok(real);
 		} catch (error) {
 			return err(mapFsError(error, abs.value));
 		}
@@ -184,7 +201,7 @@ export class NodeExecutionEnv implements ExecutionEnv {
 	async exists(path: string): Promise<boolean> {
 		const abs = this.absolutePath(path);
 		if (!abs.ok) return false;
-		if (await this.guard?.check(abs.value, "read")) return false;
+		if (this.guard) return (await this.fileInfo(abs.value)).ok;
 		try {
 			await fs.stat(abs.value);
 			return true;
@@ -199,10 +216,29 @@ export class NodeExecutionEnv implements ExecutionEnv {
 	): Promise<Result<FileInfo, FileError>> {
 		const abs = this.absolutePath(path);
 		if (!abs.ok) return abs;
-		const denied = await this.guard?.check(abs.value, "read", options.followSymlinks !== false);
-		if (denied) return err(denied);
+		const allowed = await this.allowed(abs.value, "read", options.followSymlinks !== false);
+		if (!allowed.ok) return allowed;
+		if (this.guard && usesProcFd()) {
+			// The metadata of what a descriptor names, once that is known to lie inside a root.
+			let handle: fs.FileHandle | undefined;
+			try {
+				handle = await fs.open(abs.value, O_PATH | (options.followSymlinks === false ? fsConstants.O_NOFOLLOW : 0));
+				const moved = await this.guard.verifyOpened(handle, "read", abs.value, allowed.value as string);
+				if (moved) return err(moved);
+				const stats = await handle.stat();
+				return ok({ kind: kindOf(stats), size: stats.size, mtimeMs: stats.mtimeMs, mode: stats.mode & 0o7777 });
+			} catch (error) {
+				return err(mapFsError(error, abs.value));
+			} finally {
+				await handle?.close().catch(() => undefined);
+			}
+		}
 		try {
 			const stats = options.followSymlinks === false ? await fs.lstat(abs.value) : await fs.stat(abs.value);
+			if (this.guard && allowed.value !== undefined) {
+				const moved = await this.guard.verifyStats(stats, allowed.value, options.followSymlinks !== false, abs.value);
+				if (moved) return err(moved);
+			}
 			return ok({ kind: kindOf(stats), size: stats.size, mtimeMs: stats.mtimeMs, mode: stats.mode & 0o7777 });
 		} catch (error) {
 			return err(mapFsError(error, abs.value));
@@ -212,14 +248,24 @@ export class NodeExecutionEnv implements ExecutionEnv {
 	async listDir(path: string): Promise<Result<DirEntry[], FileError>> {
 		const abs = this.absolutePath(path);
 		if (!abs.ok) return abs;
-		const denied = await this.guard?.check(abs.value, "read");
-		if (denied) return err(denied);
+		const allowed = await this.allowed(abs.value, "read");
+		if (!allowed.ok) return allowed;
+		let pin: PinnedDir | undefined;
 		try {
-			const entries = await fs.readdir(abs.value, { withFileTypes: true });
+			if (this.guard) {
+				const pinned = await this.guard.pinDir(abs.value, "read", abs.value, "");
+				if (!pinned.ok) return pinned;
+				pin = pinned.value;
+			}
+			const entries = await fs.readdir(pin?.self ?? abs.value, { withFileTypes: true });
+			const moved = await pin?.recheck();
+			if (moved) return err(moved);
 			entries.sort((a, b) => byName(a.name, b.name));
 			return ok(entries.map((entry) => ({ name: entry.name, kind: kindOf(entry) })));
 		} catch (error) {
 			return err(mapFsError(error, abs.value));
+		} finally {
+			await pin?.close();
 		}
 	}
 
@@ -237,14 +283,16 @@ export class NodeExecutionEnv implements ExecutionEnv {
 	async readBinaryFile(path: string, options: SignalOptions = {}): Promise<Result<Uint8Array, FileError>> {
 		const abs = this.absolutePath(path);
 		if (!abs.ok) return abs;
-		const denied = await this.guard?.check(abs.value, "read");
-		if (denied) return err(denied);
+		const allowed = await this.allowed(abs.value, "read");
+		if (!allowed.ok) return allowed;
 		if (options.signal?.aborted) return err(fileError("aborted", abs.value));
 		let handle: fs.FileHandle | undefined;
 		try {
 			const opened = await openRegular(abs.value);
 			if (!opened.ok) return opened;
 			handle = opened.value;
+			const moved = await this.verifyOpened(handle, "read", abs.value, allowed.value);
+			if (moved) return err(moved);
 			const buffer = await handle.readFile(options.signal ? { signal: options.signal } : {});
 			return ok(new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength));
 		} catch (error) {
@@ -262,8 +310,8 @@ export class NodeExecutionEnv implements ExecutionEnv {
 	): Promise<Result<Uint8Array, FileError>> {
 		const abs = this.absolutePath(path);
 		if (!abs.ok) return abs;
-		const denied = await this.guard?.check(abs.value, "read");
-		if (denied) return err(denied);
+		const allowed = await this.allowed(abs.value, "read");
+		if (!allowed.ok) return allowed;
 		const problem = rangeProblem(offset, length);
 		if (problem) return err(fileError("invalid_argument", abs.value, problem));
 		if (options.signal?.aborted) return err(fileError("aborted", abs.value));
@@ -272,6 +320,8 @@ export class NodeExecutionEnv implements ExecutionEnv {
 			const opened = await openRegular(abs.value);
 			if (!opened.ok) return opened;
 			handle = opened.value;
+			const moved = await this.verifyOpened(handle, "read", abs.value, allowed.value);
+			if (moved) return err(moved);
 			const stats = await handle.stat();
 			// Only the range is ever allocated and read, whatever the file's size.
 			const knownSize = stats.isFile() && stats.size > 0;
@@ -306,8 +356,8 @@ export class NodeExecutionEnv implements ExecutionEnv {
 	): Promise<Result<void, FileError>> {
 		const abs = this.absolutePath(path);
 		if (!abs.ok) return abs;
-		const denied = await this.guard?.check(abs.value, "write");
-		if (denied) return err(denied);
+		const allowed = await this.allowed(abs.value, "write");
+		if (!allowed.ok) return allowed;
 		if (!(typeof data === "string" || data instanceof Uint8Array)) {
 			return err(fileError("invalid_argument", abs.value, "data must be a string or a Uint8Array"));
 		}
@@ -327,17 +377,26 @@ export class NodeExecutionEnv implements ExecutionEnv {
 			// The rename below would replace even a read-only file; honor its bits like a plain write.
 			await fs.access(target.value, fsConstants.W_OK);
 			// A rename would give this name a new inode and cut it off from its other hard links.
-			if (stats.nlink > 1) return await this.writeInPlace(target.value, abs.value, data, options);
+			if (stats.nlink > 1) return await this.writeInPlace(target.value, abs.value, data, options, allowed.value);
 		} catch (error) {
 			if (osCodeOf(error) !== "ENOENT") return err(mapFsError(error, abs.value));
 			const made = await this.makeParents(target.value, abs.value);
 			if (!made.ok) return made;
 		}
+		const name = basename(target.value);
+		// Under a policy, the folder is held open and checked where it actually is; the temp file is
+		// made and renamed through it, so a folder swapped for a symlink meanwhile changes nothing.
+		const pinned = await this.pin(dirname(target.value), abs.value, name);
+		if (!pinned.ok) return pinned;
+		const pin = pinned.value;
+		const at = (part: string) => (pin ? pin.at(part) : `${dirname(target.value)}/${part}`);
 		// Same folder as the target, so the rename never crosses a file system. Short enough that a
 		// long file name cannot push it past the 255-byte name limit.
-		const temp = `${dirname(target.value)}/.${basename(target.value).slice(0, 60)}.${randomBytes(6).toString("hex")}.tmp`;
+		const temp = at(`.${name.slice(0, 60)}.${randomBytes(6).toString("hex")}.tmp`);
 		let handle: fs.FileHandle | undefined;
 		try {
+			const before = await pin?.recheck();
+			if (before) return err(before);
 			handle = await fs.open(temp, "wx", mode ?? 0o666);
 			await handle.writeFile(data);
 			// open() applied the umask; chmod does not, so the file keeps exactly its old bits.
@@ -346,11 +405,18 @@ export class NodeExecutionEnv implements ExecutionEnv {
 			await handle.close();
 			handle = undefined;
 			if (options.signal?.aborted) throw Object.assign(new Error("aborted"), { name: "AbortError" });
-			await fs.rename(temp, target.value);
+			const moved = await pin?.recheck();
+			if (moved) {
+				await fs.rm(temp, { force: true }).catch(() => undefined);
+				return err(moved);
+			}
+			await fs.rename(temp, at(name));
 		} catch (error) {
 			await handle?.close().catch(() => undefined);
 			await fs.rm(temp, { force: true }).catch(() => undefined);
 			return err(mapFsError(error, abs.value));
+		} finally {
+			await pin?.close();
 		}
 		if (this.durable) await syncFolder(dirname(target.value));
 		return ok(undefined);
@@ -359,11 +425,12 @@ export class NodeExecutionEnv implements ExecutionEnv {
 	async appendFile(path: string, data: string | Uint8Array): Promise<Result<void, FileError>> {
 		const abs = this.absolutePath(path);
 		if (!abs.ok) return abs;
-		const denied = await this.guard?.check(abs.value, "write");
-		if (denied) return err(denied);
+		const allowed = await this.allowed(abs.value, "write");
+		if (!allowed.ok) return allowed;
 		if (!(typeof data === "string" || data instanceof Uint8Array)) {
 			return err(fileError("invalid_argument", abs.value, "data must be a string or a Uint8Array"));
 		}
+		if (this.guard) return this.appendConfined(abs.value, data, allowed.value as string);
 		try {
 			await fs.appendFile(abs.value, data);
 			return ok(undefined);
@@ -388,8 +455,21 @@ export class NodeExecutionEnv implements ExecutionEnv {
 		const denied =
 			(await this.guard?.check(source.value, "write", false)) ?? (await this.guard?.check(dest.value, "write", false));
 		if (denied) return err(denied);
+		let fromPin: PinnedDir | undefined;
+		let toPin: PinnedDir | undefined;
 		try {
-			await fs.rename(source.value, dest.value);
+			const pinnedFrom = await this.pin(dirname(source.value), source.value, basename(source.value));
+			if (!pinnedFrom.ok) return pinnedFrom;
+			fromPin = pinnedFrom.value;
+			const pinnedTo = await this.pin(dirname(dest.value), dest.value, basename(dest.value));
+			if (!pinnedTo.ok) return pinnedTo;
+			toPin = pinnedTo.value;
+			const moved = (await fromPin?.recheck()) ?? (await toPin?.recheck());
+			if (moved) return err(moved);
+			await fs.rename(
+				fromPin ? fromPin.at(basename(source.value)) : source.value,
+				toPin ? toPin.at(basename(dest.value)) : dest.value,
+			);
 			return ok(undefined);
 		} catch (error) {
 			const code = osCodeOf(error);
@@ -400,6 +480,9 @@ export class NodeExecutionEnv implements ExecutionEnv {
 				return err(mapFsError(error, exists.ok ? dest.value : source.value));
 			}
 			return err(mapFsError(error, aboutDest ? dest.value : source.value, { EEXIST: "not_empty" }));
+		} finally {
+			await fromPin?.close();
+			await toPin?.close();
 		}
 	}
 
@@ -409,14 +492,23 @@ export class NodeExecutionEnv implements ExecutionEnv {
 		const denied = await this.guard?.check(abs.value, "write", false);
 		if (denied) return err(denied);
 		if (abs.value === "/") return err(fileError("permission_denied", "/", "refusing to remove the root folder"));
+		let pin: PinnedDir | undefined;
 		try {
-			const stats = await fs.lstat(abs.value);
-			if (!stats.isDirectory()) await fs.unlink(abs.value);
-			else if (options.recursive === true) await fs.rm(abs.value, { recursive: true });
-			else await fs.rmdir(abs.value);
+			const pinned = await this.pin(dirname(abs.value), abs.value, basename(abs.value));
+			if (!pinned.ok) return pinned;
+			pin = pinned.value;
+			const target = pin ? pin.at(basename(abs.value)) : abs.value;
+			const stats = await fs.lstat(target);
+			const moved = await pin?.recheck();
+			if (moved) return err(moved);
+			if (!stats.isDirectory()) await fs.unlink(target);
+			else if (options.recursive === true) await fs.rm(target, { recursive: true });
+			else await fs.rmdir(target);
 			return ok(undefined);
 		} catch (error) {
 			return err(mapFsError(error, abs.value, { EEXIST: "not_empty" }));
+		} finally {
+			await pin?.close();
 		}
 	}
 
@@ -425,6 +517,7 @@ export class NodeExecutionEnv implements ExecutionEnv {
 		if (!abs.ok) return abs;
 		const denied = await this.guard?.check(abs.value, "write");
 		if (denied) return err(denied);
+		if (this.guard) return this.createDirConfined(abs.value, options.recursive !== false);
 		try {
 			await fs.mkdir(abs.value, { recursive: options.recursive !== false });
 			return ok(undefined);
@@ -497,6 +590,128 @@ export class NodeExecutionEnv implements ExecutionEnv {
 	}
 
 	// ---------------------------------------------------------------- internals
+
+	/** Under a policy, the canonical path when `access` to `absolute` is allowed; else `ok(undefined)`. */
+	private async allowed(
+		absolute: string,
+		access: "read" | "write",
+		followLast = true,
+	): Promise<Result<string | undefined, FileError>> {
+		return this.guard ? this.guard.resolve(absolute, access, followLast) : ok(undefined);
+	}
+
+	/** Under a policy, the refusal when an opened file turns out to lie outside the roots. */
+	private async verifyOpened(
+		handle: fs.FileHandle,
+		access: "read" | "write",
+		shown: string,
+		canonical: string | undefined,
+	): Promise<FileError | undefined> {
+		return this.guard && canonical !== undefined
+			? this.guard.verifyOpened(handle, access, shown, canonical)
+			: undefined;
+	}
+
+	/** Under a policy, the folder `dir` held open for writing `name` in it; without one, `undefined`. */
+	private async pin(
+		dir: string,
+		shown: string,
+		name: string,
+		options: { readonly noFollow?: boolean } = {},
+	): Promise<Result<PinnedDir | undefined, FileError>> {
+		if (!this.guard) return ok(undefined);
+		try {
+			return await this.guard.pinDir(dir, "write", shown, name, options);
+		} catch (error) {
+			return err(mapFsError(error, shown, { EEXIST: "not_directory" }));
+		}
+	}
+
+	/** `appendFile` under a policy: opened through the checked folder, and checked again once open. */
+	private async appendConfined(
+		absolute: string,
+		data: string | Uint8Array,
+		canonical: string,
+	): Promise<Result<void, FileError>> {
+		const target = await this.writeTarget(absolute);
+		if (!target.ok) return target;
+		const name = basename(target.value);
+		let pinned = await this.pin(dirname(target.value), absolute, name);
+		if (!pinned.ok && pinned.error.code === "not_found") {
+			const made = await this.makeParents(target.value, absolute);
+			if (!made.ok) return made;
+			pinned = await this.pin(dirname(target.value), absolute, name);
+		}
+		if (!pinned.ok) return pinned;
+		const pin = pinned.value as PinnedDir;
+		let handle: fs.FileHandle | undefined;
+		try {
+			const before = await pin.recheck();
+			if (before) return err(before);
+			// O_NOFOLLOW: the name was resolved already; a symlink put there since is refused.
+			const flags = fsConstants.O_WRONLY | fsConstants.O_APPEND | fsConstants.O_CREAT | fsConstants.O_NOFOLLOW;
+			handle = await fs.open(pin.at(name), flags, 0o666);
+			const moved = await this.verifyOpened(handle, "write", absolute, canonical);
+			if (moved) return err(moved);
+			await handle.appendFile(data);
+			return ok(undefined);
+		} catch (error) {
+			return err(mapFsError(error, absolute));
+		} finally {
+			await handle?.close().catch(() => undefined);
+			await pin.close();
+		}
+	}
+
+	/**
+	 * `createDir` under a policy: the deepest folder that exists is held open and checked, and each
+	 * missing part is made inside the one before it and opened without following links, so no part
+	 * swapped for a symlink meanwhile can lead the rest outside.
+	 */
+	private async createDirConfined(absolute: string, recursive: boolean): Promise<Result<void, FileError>> {
+		const missing: string[] = [];
+		let base = absolute;
+		for (;;) {
+			try {
+				await fs.lstat(base);
+				break;
+			} catch (error) {
+				if (osCodeOf(error) !== "ENOENT" || base === "/") return err(mapFsError(error, absolute));
+				missing.unshift(basename(base));
+				base = dirname(base);
+			}
+		}
+		if (missing.length === 0) {
+			const info = await this.fileInfo(absolute);
+			if (info.ok && info.value.kind === "directory") return ok(undefined);
+			return err(info.ok ? fileError("already_exists", absolute) : info.error);
+		}
+		if (!recursive && missing.length > 1) return err(fileError("not_found", absolute));
+		let pinned = await this.pin(base, absolute, missing.join("/"));
+		for (let index = 0; ; index++) {
+			if (!pinned.ok) return pinned;
+			const pin = pinned.value as PinnedDir;
+			try {
+				const moved = await pin.recheck();
+				if (moved) return err(moved);
+				const part = missing[index] as string;
+				try {
+					await fs.mkdir(pin.at(part));
+				} catch (error) {
+					// Made meanwhile by someone else: fine if it is a folder (opening it below checks).
+					if (osCodeOf(error) !== "EEXIST") throw error;
+					const stats = await fs.lstat(pin.at(part));
+					if (index === missing.length - 1 && !stats.isDirectory()) return err(fileError("already_exists", absolute));
+				}
+				if (index === missing.length - 1) return ok(undefined);
+				pinned = await this.pin(pin.at(part), absolute, missing.slice(index + 1).join("/"), { noFollow: true });
+			} catch (error) {
+				return err(mapFsError(error, absolute, { EEXIST: "not_directory" }));
+			} finally {
+				await pin.close();
+			}
+		}
+	}
 
 	/** `createDir` without the path policy, for the env's own temp folder. */
 	private async createDirUnchecked(path: string): Promise<Result<void, FileError>> {
@@ -582,10 +797,13 @@ export class NodeExecutionEnv implements ExecutionEnv {
 		shown: string,
 		data: string | Uint8Array,
 		options: SignalOptions,
+		canonical: string | undefined,
 	): Promise<Result<void, FileError>> {
 		let handle: fs.FileHandle | undefined;
 		try {
 			handle = await fs.open(target, fsConstants.O_WRONLY | fsConstants.O_NONBLOCK | fsConstants.O_NOFOLLOW);
+			const moved = await this.verifyOpened(handle, "write", shown, canonical);
+			if (moved) return err(moved);
 			const stats = await handle.stat();
 			if (!stats.isFile()) return err(notRegular(shown, stats));
 			if (options.signal?.aborted) return err(fileError("aborted", shown));
