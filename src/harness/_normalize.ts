@@ -4,6 +4,7 @@
  * texts into one canonical form that keeps every fact the model could act on (line numbers,
  * offsets, counts, paths, exit codes), so a real behavioral difference still shows as a mismatch.
  */
+import { stripControl } from "../tools/_output-tail.js";
 
 export interface NormalizedText {
 	readonly text: string;
@@ -35,7 +36,23 @@ const NEW_READ_SHOWING =
 // newText, which the call itself holds); ours counts replaced blocks.
 const OLD_EDIT_OK = /^Successfully replaced text in (.+)\. Changed \d+ characters to \d+ characters\.$/;
 
+// A bash status paragraph, as our tool and the recorded agent's end a failed command.
+const BASH_STATUS = /^\n\n(?:Command (?:exited with code \d+|aborted|timed out after [\d.]+ seconds))$/;
+
 const RULES: readonly Rule[] = [
+	{
+		// First, so that an output made only of escapes reaches the next rule as `(no output)`.
+		id: "bash-control-bytes",
+		tools: ["bash"],
+		apply(text) {
+			const stripped = stripControl(text).text;
+			if (stripped === text) return text;
+			// Our tool strips before it looks for output: what is left empty gets the placeholder.
+			if (stripped === "") return "(no output)";
+			if (BASH_STATUS.test(stripped)) return `(no output)${stripped}`;
+			return stripped;
+		},
+	},
 	{
 		id: "read-continuation",
 		tools: ["read"],
@@ -75,6 +92,11 @@ const RULES: readonly Rule[] = [
 
 /** The ids and one-line descriptions of every rule above, in their order (published as `NORMALIZATION_RULES`). */
 export const RULE_SUMMARIES: readonly { readonly id: string; readonly summary: string }[] = [
+	{
+		id: "bash-control-bytes",
+		summary:
+			"bash: terminal escape sequences and control characters other than tab, newline and carriage return are removed, as our bash tool removes them from what the model gets (an output left empty reads `(no output)`)",
+	},
 	{
 		id: "read-continuation",
 		summary:

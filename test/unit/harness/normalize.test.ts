@@ -37,6 +37,7 @@ describe("NORMALIZATION_RULES", () => {
 	it("describes, in one line each, every rule the normalization applies", () => {
 		const context = (toolName: string) => ({ toolName, args: undefined, isError: false });
 		const applied = [
+			normalizeResultText("\u001b[1mx\u001b[0m", context("bash")),
 			normalizeResultText("x\n\n[4 more lines in file. Use offset=3 to continue.]", context("read")),
 			normalizeResultText("(no output)\n\nCommand exited with code 2", context("bash")),
 			normalizeResultText("Successfully replaced text in a.ts. Changed 3 characters to 5 characters.", context("edit")),
