@@ -364,19 +364,36 @@ export class NodeExecutionEnv implements ExecutionEnv {
 		if (!(typeof data === "string" || data instanceof Uint8Array)) {
 			return err(fileError("invalid_argument", abs.value, "data must be a string or a Uint8Array"));
 		}
-		try {
-			await fs.appendFile(abs.value, data);
-			return ok(undefined);
-		} catch (error) {
-			if (osCodeOf(error) !== "ENOENT") return err(mapFsError(error, abs.value));
-		}
+		// Refused from metadata like writeFile: appending to a FIFO would wait for a reader forever.
+		const special = await fs.stat(abs.value).catch(() => undefined);
+		if (special && !special.isFile() && !special.isDirectory()) return err(notRegular(abs.value, special));
+		const first = await this.appendRegular(abs.value, data);
+		if (first.ok || first.error.code !== "not_found") return first;
 		const made = await this.makeParents(abs.value, abs.value);
 		if (!made.ok) return made;
+		return this.appendRegular(abs.value, data);
+	}
+
+	/**
+	 * Append to a regular file (created when missing) without ever blocking: opened non-blocking and
+	 * checked again after opening, so a path swapped for a FIFO or a device after the stat is refused.
+	 */
+	private async appendRegular(path: string, data: string | Uint8Array): Promise<Result<void, FileError>> {
+		let handle: fs.FileHandle | undefined;
 		try {
-			await fs.appendFile(abs.value, data);
+			handle = await fs.open(
+				path,
+				fsConstants.O_WRONLY | fsConstants.O_APPEND | fsConstants.O_CREAT | fsConstants.O_NONBLOCK,
+				0o666,
+			);
+			const stats = await handle.stat();
+			if (!stats.isFile()) return err(notRegular(path, stats));
+			await handle.appendFile(data);
 			return ok(undefined);
 		} catch (error) {
-			return err(mapFsError(error, abs.value));
+			return err(mapFsError(error, path));
+		} finally {
+			await handle?.close().catch(() => undefined);
 		}
 	}
 
