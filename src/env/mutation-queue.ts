@@ -9,7 +9,8 @@
  * Scope: an env may name the scope its queue lives in with a `Symbol.for("toolsmith.mutationScope")`
  * property. Every `NodeExecutionEnv` names one process-wide scope (the disk is shared, so all of
  * them queue together, including the envs the pi-compat layer makes, and even a second copy of this
- * module loaded by an extension). Any other env, a `MemoryExecutionEnv` included, is its own scope.
+ * module loaded by an extension). An env that wraps another (`RecordingEnv`) passes on the scope of
+ * the env it wraps. Any other env, a `MemoryExecutionEnv` included, is its own scope.
  */
 import type { ExecutionEnv } from "./types.js";
 
@@ -29,9 +30,19 @@ function pendingSets(): WeakMap<object, Set<PendingMutation>> {
 	return holder[REGISTRY];
 }
 
-function scopeOf(env: ExecutionEnv): object {
+/** The scope `env` queues in: the one it names, or the env itself when it names none. */
+export function mutationScopeOf(env: ExecutionEnv): object {
 	const scope = (env as { [SCOPE]?: unknown })[SCOPE];
 	return scope !== null && typeof scope === "object" ? scope : env;
+}
+
+/**
+ * Make `env` queue in `scope` (not enumerable, so it is no part of the env's API). For envs that
+ * wrap another (they pass on `mutationScopeOf(inner)`, so edits through the wrapper and through
+ * the inner env queue together) and for envs that share files with others.
+ */
+export function setMutationScope(env: ExecutionEnv, scope: object): void {
+	Object.defineProperty(env, SCOPE, { value: scope, configurable: true });
 }
 
 /** The canonical path, or for a file that does not exist yet its canonical folder plus its name. */
@@ -54,7 +65,7 @@ async function mutationKey(env: ExecutionEnv, path: string): Promise<string> {
  */
 export async function withFileMutationQueue<T>(env: ExecutionEnv, path: string, fn: () => Promise<T>): Promise<T> {
 	const sets = pendingSets();
-	const scope = scopeOf(env);
+	const scope = mutationScopeOf(env);
 	let pending = sets.get(scope);
 	if (!pending) {
 		pending = new Set();
