@@ -9,6 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { MemoryExecutionEnv } from "../../../src/env/memory.js";
 import { NodeExecutionEnv } from "../../../src/env/node.js";
 import type { ExecutionEnv } from "../../../src/env/types.js";
+import { createEditTool as compatCreateEditTool } from "../../../src/extensions/node-compat/pi-coding-agent.js";
 import { RecordingEnv } from "../../../src/harness/record.js";
 import { createEditTool } from "../../../src/tools/edit.js";
 import { createWriteTool } from "../../../src/tools/write.js";
@@ -102,6 +103,58 @@ describe("env wrappers queue with the env they wrap", () => {
 		);
 		const after = await memory.readTextFile("a.txt");
 		expect(after.ok && after.value).toBe(`${lines.map((_, i) => `line ${i} new`).join("\n")}\n`);
+	});
+});
+
+describe("the pi-compat layer's envs", () => {
+	it("loses no edit of 50 concurrent ones split between a compat edit tool and the built-in edit tool", async () => {
+		const lines = Array.from({ length: 50 }, (_, i) => `line ${i} old`);
+		await fs.writeFile(join(root, "a.txt"), `${lines.join("\n")}\n`);
+		const compat = compatCreateEditTool(root);
+		const host = new NodeExecutionEnv({ cwd: root });
+		await Promise.all(
+			lines.map((line, i) => {
+				const params = { path: "a.txt", edits: [{ oldText: line, newText: `line ${i} new` }] };
+				return i % 2
+					? compat.execute(`c${i}`, params)
+					: edit.execute(`c${i}`, params, undefined, undefined, ctxOf(host));
+			}),
+		);
+		expect(await fs.readFile(join(root, "a.txt"), "utf8")).toBe(`${lines.map((_, i) => `line ${i} new`).join("\n")}\n`);
+	});
+
+	it("loses no edit of 50 concurrent ones through tools built per call from new operations (as the reference's ssh example does)", async () => {
+		const lines = Array.from({ length: 50 }, (_, i) => `line ${i} old`);
+		const remote = new Map([[join(root, "a.txt"), `${lines.join("\n")}\n`]]);
+		const later = () => new Promise<void>((resolve) => setTimeout(resolve, Math.floor(Math.random() * 3)));
+		const missing = (p: string) => Object.assign(new Error(`ENOENT: ${p}`), { code: "ENOENT" });
+		// A fresh operations object for every call, over one fake remote host.
+		const operations = () => ({
+			readFile: async (p: string) => {
+				await later();
+				const text = remote.get(p);
+				if (text === undefined) throw missing(p);
+				return Buffer.from(text);
+			},
+			access: async (p: string) => {
+				await later();
+				if (!remote.has(p)) throw missing(p);
+			},
+			writeFile: async (p: string, content: string) => {
+				await later();
+				remote.set(p, content);
+			},
+		});
+		await Promise.all(
+			lines.map((line, i) =>
+				compatCreateEditTool(root, { operations: operations() }).execute(`c${i}`, {
+					path: "a.txt",
+					edits: [{ oldText: line, newText: `line ${i} new` }],
+				}),
+			),
+		);
+		expect(remote.get(join(root, "a.txt"))).toBe(`${lines.map((_, i) => `line ${i} new`).join("\n")}\n`);
+		expect(await fs.readdir(root)).toEqual([]);
 	});
 });
 
