@@ -11,6 +11,7 @@
 import { type ExecutionError, err, type FileError, ok, type Result } from "../contract/result.js";
 import { commandProblem, execError, fileError, isThenable, osCodeOf, pathProblem, timeoutProblem } from "./_errors.js";
 import { dirname, normalizePath, resolvePath } from "./_path.js";
+import { setMutationScope } from "./mutation-queue.js";
 import type { DirEntry, ExecOptions, ExecResult, ExecutionEnv, FileInfo, SignalOptions } from "./types.js";
 
 /**
@@ -106,6 +107,10 @@ function aborted(path: string, options: SignalOptions | undefined): FileError | 
  *   separate stderr).
  * - Everything else (`listDir`, `appendFile`, `rename`, `remove`, `createDir` without `mkdir`,
  *   temp files) goes to `fallback`, or fails with an `io_error` naming the missing operation.
+ *
+ * Mutation queue: envs built from the same `operations` object share one (keyed by absolute path,
+ * as `access` reports it), so concurrent edits through several of them lose nothing; envs built
+ * from different operations objects do not queue with each other or with the real disk.
  */
 export function createOperationsEnv(operations: EnvOperations, options: OperationsEnvOptions): ExecutionEnv {
 	const cwd = normalizePath(options.cwd);
@@ -299,5 +304,8 @@ export function createOperationsEnv(operations: EnvOperations, options: Operatio
 			}
 		},
 	};
+	// Its paths are the callbacks' own (a remote host, a sandbox), so the process-wide queue of the
+	// real disk cannot apply; envs built from the same operations object queue together instead.
+	setMutationScope(env, operations);
 	return env;
 }

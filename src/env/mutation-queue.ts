@@ -9,7 +9,11 @@
  * Scope: an env may name the scope its queue lives in with a `Symbol.for("toolsmith.mutationScope")`
  * property. Every `NodeExecutionEnv` names one process-wide scope (the disk is shared, so all of
  * them queue together, including the envs the pi-compat layer makes, and even a second copy of this
- * module loaded by an extension). Any other env, a `MemoryExecutionEnv` included, is its own scope.
+ * module loaded by an extension). An env that wraps another (`RecordingEnv`) passes on the scope of
+ * the env it wraps. An env built with `createOperationsEnv` queues with every env built from the same
+ * operations object (its paths are the callbacks' own, so the process-wide canonical-path queue
+ * cannot apply); the pi-compat layer's operations envs queue with the host's env. Any other env, a
+ * `MemoryExecutionEnv` included, is its own scope.
  */
 import type { ExecutionEnv } from "./types.js";
 
@@ -29,19 +33,47 @@ function pendingSets(): WeakMap<object, Set<PendingMutation>> {
 	return holder[REGISTRY];
 }
 
-function scopeOf(env: ExecutionEnv): object {
+/** The scope `env` queues in: the one it names, or the env itself when it names none. */
+export function mutationScopeOf(env: ExecutionEnv): object {
 	const scope = (env as { [SCOPE]?: unknown })[SCOPE];
 	return scope !== null && typeof scope === "object" ? scope : env;
 }
 
+/**
+ * Make `env` queue in `scope` (not enumerable, so it is no part of the env's API). For envs that
+ * wrap another (they pass on `mutationScopeOf(inner)`, so edits through the wrapper and through
+ * the inner env queue together) and for envs that share files with others.
+ */
+export function setMutationScope(env: ExecutionEnv, scope: object): void {
+	Object.defineProperty(env, SCOPE, { value: scope, configurable: true });
+}
+
+/**
+ * `env.canonicalPath(path)`, or a failed result when the env breaks its contract and throws (a
+ * wrapper refusing the method, a callback env): the key then falls back to the absolute path.
+ */
+async function canonicalOrFail(env: ExecutionEnv, path: string): Promise<{ ok: true; value: string } | { ok: false }> {
+	try {
+		const result = await env.canonicalPath(path);
+		return result.ok ? { ok: true, value: result.value } : { ok: false };
+	} catch {
+		return { ok: false };
+	}
+}
+
 /** The canonical path, or for a file that does not exist yet its canonical folder plus its name. */
 async function mutationKey(env: ExecutionEnv, path: string): Promise<string> {
-	const canonical = await env.canonicalPath(path);
+	const canonical = await canonicalOrFail(env, path);
 	if (canonical.ok) return canonical.value;
-	const absolute = env.absolutePath(path);
+	let absolute: ReturnType<ExecutionEnv["absolutePath"]>;
+	try {
+		absolute = env.absolutePath(path);
+	} catch {
+		return path;
+	}
 	if (!absolute.ok) return path;
 	const slash = absolute.value.lastIndexOf("/");
-	const parent = await env.canonicalPath(slash > 0 ? absolute.value.slice(0, slash) : "/");
+	const parent = await canonicalOrFail(env, slash > 0 ? absolute.value.slice(0, slash) : "/");
 	if (!parent.ok) return absolute.value;
 	return `${parent.value === "/" ? "" : parent.value}/${absolute.value.slice(slash + 1)}`;
 }
@@ -54,7 +86,7 @@ async function mutationKey(env: ExecutionEnv, path: string): Promise<string> {
  */
 export async function withFileMutationQueue<T>(env: ExecutionEnv, path: string, fn: () => Promise<T>): Promise<T> {
 	const sets = pendingSets();
-	const scope = scopeOf(env);
+	const scope = mutationScopeOf(env);
 	let pending = sets.get(scope);
 	if (!pending) {
 		pending = new Set();

@@ -430,20 +430,37 @@ export class NodeExecutionEnv implements ExecutionEnv {
 		if (!(typeof data === "string" || data instanceof Uint8Array)) {
 			return err(fileError("invalid_argument", abs.value, "data must be a string or a Uint8Array"));
 		}
+		// Refused from metadata like writeFile: appending to a FIFO would wait for a reader forever.
+		const special = await fs.stat(abs.value).catch(() => undefined);
+		if (special && !special.isFile() && !special.isDirectory()) return err(notRegular(abs.value, special));
 		if (this.guard) return this.appendConfined(abs.value, data, allowed.value as string);
-		try {
-			await fs.appendFile(abs.value, data);
-			return ok(undefined);
-		} catch (error) {
-			if (osCodeOf(error) !== "ENOENT") return err(mapFsError(error, abs.value));
-		}
+		const first = await this.appendRegular(abs.value, data);
+		if (first.ok || first.error.code !== "not_found") return first;
 		const made = await this.makeParents(abs.value, abs.value);
 		if (!made.ok) return made;
+		return this.appendRegular(abs.value, data);
+	}
+
+	/**
+	 * Append to a regular file (created when missing) without ever blocking: opened non-blocking and
+	 * checked again after opening, so a path swapped for a FIFO or a device after the stat is refused.
+	 */
+	private async appendRegular(path: string, data: string | Uint8Array): Promise<Result<void, FileError>> {
+		let handle: fs.FileHandle | undefined;
 		try {
-			await fs.appendFile(abs.value, data);
+			handle = await fs.open(
+				path,
+				fsConstants.O_WRONLY | fsConstants.O_APPEND | fsConstants.O_CREAT | fsConstants.O_NONBLOCK,
+				0o666,
+			);
+			const stats = await handle.stat();
+			if (!stats.isFile()) return err(notRegular(path, stats));
+			await handle.appendFile(data);
 			return ok(undefined);
 		} catch (error) {
-			return err(mapFsError(error, abs.value));
+			return err(mapFsError(error, path));
+		} finally {
+			await handle?.close().catch(() => undefined);
 		}
 	}
 
@@ -649,8 +666,16 @@ export class NodeExecutionEnv implements ExecutionEnv {
 			const before = await pin.recheck();
 			if (before) return err(before);
 			// O_NOFOLLOW: the name was resolved already; a symlink put there since is refused.
-			const flags = fsConstants.O_WRONLY | fsConstants.O_APPEND | fsConstants.O_CREAT | fsConstants.O_NOFOLLOW;
+			// O_NONBLOCK: a FIFO put there opens at once instead of waiting for a reader, and is refused below.
+			const flags =
+				fsConstants.O_WRONLY |
+				fsConstants.O_APPEND |
+				fsConstants.O_CREAT |
+				fsConstants.O_NOFOLLOW |
+				fsConstants.O_NONBLOCK;
 			handle = await fs.open(pin.at(name), flags, 0o666);
+			const stats = await handle.stat();
+			if (!stats.isFile()) return err(notRegular(absolute, stats));
 			const moved = await this.verifyOpened(handle, "write", absolute, canonical);
 			if (moved) return err(moved);
 			await handle.appendFile(data);

@@ -7,6 +7,7 @@
 import type { ToolCall, ToolResultMessage } from "../contract/content.js";
 import type { ExecutionError, FileError, Result } from "../contract/result.js";
 import { type AgentTool, type ToolDefinition, wrapToolDefinitions } from "../contract/tool.js";
+import { mutationScopeOf, setMutationScope } from "../env/mutation-queue.js";
 import type { DirEntry, ExecOptions, ExecResult, ExecutionEnv, FileInfo, SignalOptions } from "../env/types.js";
 import { executeToolCalls } from "../exec/execute.js";
 import type { ExecuteToolCallsConfig, ExecuteToolCallsResult } from "../exec/types.js";
@@ -80,6 +81,8 @@ export class RecordingEnv implements ExecutionEnv {
 	) {
 		this.kind = `recording(${inner.kind})`;
 		this.cwd = inner.cwd;
+		// Edits through this env and through `inner` (or any env queueing with it) share one queue.
+		setMutationScope(this, mutationScopeOf(inner));
 		this.maxFileBytes = options.maxFileBytes ?? 4 * 1024 * 1024;
 	}
 

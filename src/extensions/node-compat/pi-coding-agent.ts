@@ -8,7 +8,7 @@ import { join, resolve } from "node:path";
 import type { AgentTool, ToolContext, ToolDefinition } from "../../contract/tool.js";
 import { wrapToolDefinition } from "../../contract/tool.js";
 import { createOperationsEnv, type EnvOperations } from "../../env/from-operations.js";
-import { withFileMutationQueue as queueOnEnv } from "../../env/mutation-queue.js";
+import { mutationScopeOf, withFileMutationQueue as queueOnEnv, setMutationScope } from "../../env/mutation-queue.js";
 import type { ExecutionEnv } from "../../env/types.js";
 import { createBashTool } from "../../tools/bash.js";
 import { createEditTool } from "../../tools/edit.js";
@@ -149,6 +149,9 @@ function bound(tool: string, factory: Factory, cwd: string, options: FactoryOpti
 		// The reference keeps bash's full-output file on the local disk; only temp files and their
 		// appends reach the local env, everything the tool acts on goes through the operations.
 		own = createOperationsEnv(operations, { cwd: folder, fallback: tempOnly(envForCwd(folder)) });
+		// The reference keeps one queue per path for the whole process, and its examples build new
+		// operations for every call (ssh.ts): queue with the host's env so those calls queue together.
+		setMutationScope(own, mutationScopeOf(envForCwd(folder)));
 	}
 	if (spawnHook) own = hooked(own ?? envForCwd(folder), spawnHook);
 	return {

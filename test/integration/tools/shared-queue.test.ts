@@ -6,7 +6,11 @@ import { promises as fs } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { MemoryExecutionEnv } from "../../../src/env/memory.js";
 import { NodeExecutionEnv } from "../../../src/env/node.js";
+import type { ExecutionEnv } from "../../../src/env/types.js";
+import { createEditTool as compatCreateEditTool } from "../../../src/extensions/node-compat/pi-coding-agent.js";
+import { RecordingEnv } from "../../../src/harness/record.js";
 import { createEditTool } from "../../../src/tools/edit.js";
 import { createWriteTool } from "../../../src/tools/write.js";
 import { contextFor } from "../../unit/tools/_env.js";
@@ -22,9 +26,17 @@ beforeEach(async () => {
 afterEach(async () => fs.rm(root, { recursive: true, force: true }));
 
 async function concurrentEdits(envCount: number, path: string): Promise<void> {
+	await editsThrough(
+		Array.from({ length: envCount }, () => new NodeExecutionEnv({ cwd: root })),
+		path,
+	);
+}
+
+/** 50 concurrent edits of a.txt (one line each), spread over `envs` in turn; none may be lost. */
+async function editsThrough(envs: readonly ExecutionEnv[], path: string): Promise<void> {
+	const envCount = envs.length;
 	const lines = Array.from({ length: 50 }, (_, i) => `line ${i} old`);
 	await fs.writeFile(join(root, "a.txt"), `${lines.join("\n")}\n`);
-	const envs = Array.from({ length: envCount }, () => new NodeExecutionEnv({ cwd: root }));
 	const results = await Promise.all(
 		lines.map((line, i) =>
 			edit.execute(
@@ -66,6 +78,83 @@ describe("one mutation queue per real file, process-wide", () => {
 		);
 		expect(await fs.readFile(join(root, "a.txt"), "utf8")).toBe(`${lines.map((_, i) => `line ${i} new`).join("\n")}\n`);
 		expect((await fs.lstat(join(root, "alias.txt"))).isSymbolicLink()).toBe(true);
+	});
+});
+
+describe("env wrappers queue with the env they wrap", () => {
+	it("loses no edit of 50 concurrent ones split between a RecordingEnv around a NodeExecutionEnv and a plain one", async () => {
+		const node = new NodeExecutionEnv({ cwd: root });
+		await editsThrough([new RecordingEnv(node), new NodeExecutionEnv({ cwd: root })], "a.txt");
+	});
+	it("loses no edit of 50 concurrent ones split between a RecordingEnv and the env it wraps, on a memory env", async () => {
+		const lines = Array.from({ length: 50 }, (_, i) => `line ${i} old`);
+		const memory = new MemoryExecutionEnv({ cwd: "/work", files: { "a.txt": `${lines.join("\n")}\n` } });
+		const recording = new RecordingEnv(memory);
+		await Promise.all(
+			lines.map((line, i) =>
+				edit.execute(
+					`c${i}`,
+					{ path: "a.txt", edits: [{ oldText: line, newText: `line ${i} new` }] },
+					undefined,
+					undefined,
+					ctxOf(i % 2 ? recording : memory),
+				),
+			),
+		);
+		const after = await memory.readTextFile("a.txt");
+		expect(after.ok && after.value).toBe(`${lines.map((_, i) => `line ${i} new`).join("\n")}\n`);
+	});
+});
+
+describe("the pi-compat layer's envs", () => {
+	it("loses no edit of 50 concurrent ones split between a compat edit tool and the built-in edit tool", async () => {
+		const lines = Array.from({ length: 50 }, (_, i) => `line ${i} old`);
+		await fs.writeFile(join(root, "a.txt"), `${lines.join("\n")}\n`);
+		const compat = compatCreateEditTool(root);
+		const host = new NodeExecutionEnv({ cwd: root });
+		await Promise.all(
+			lines.map((line, i) => {
+				const params = { path: "a.txt", edits: [{ oldText: line, newText: `line ${i} new` }] };
+				return i % 2
+					? compat.execute(`c${i}`, params)
+					: edit.execute(`c${i}`, params, undefined, undefined, ctxOf(host));
+			}),
+		);
+		expect(await fs.readFile(join(root, "a.txt"), "utf8")).toBe(`${lines.map((_, i) => `line ${i} new`).join("\n")}\n`);
+	});
+
+	it("loses no edit of 50 concurrent ones through tools built per call from new operations (as the reference's ssh example does)", async () => {
+		const lines = Array.from({ length: 50 }, (_, i) => `line ${i} old`);
+		const remote = new Map([[join(root, "a.txt"), `${lines.join("\n")}\n`]]);
+		const later = () => new Promise<void>((resolve) => setTimeout(resolve, Math.floor(Math.random() * 3)));
+		const missing = (p: string) => Object.assign(new Error(`ENOENT: ${p}`), { code: "ENOENT" });
+		// A fresh operations object for every call, over one fake remote host.
+		const operations = () => ({
+			readFile: async (p: string) => {
+				await later();
+				const text = remote.get(p);
+				if (text === undefined) throw missing(p);
+				return Buffer.from(text);
+			},
+			access: async (p: string) => {
+				await later();
+				if (!remote.has(p)) throw missing(p);
+			},
+			writeFile: async (p: string, content: string) => {
+				await later();
+				remote.set(p, content);
+			},
+		});
+		await Promise.all(
+			lines.map((line, i) =>
+				compatCreateEditTool(root, { operations: operations() }).execute(`c${i}`, {
+					path: "a.txt",
+					edits: [{ oldText: line, newText: `line ${i} new` }],
+				}),
+			),
+		);
+		expect(remote.get(join(root, "a.txt"))).toBe(`${lines.map((_, i) => `line ${i} new`).join("\n")}\n`);
+		expect(await fs.readdir(root)).toEqual([]);
 	});
 });
 

@@ -103,12 +103,39 @@ describe.each(envs)("special files on %s", (_name, make) => {
 		expect(bytes.ok).toBe(false);
 		expect(!bytes.ok && bytes.error.code).toBe("invalid_argument");
 	});
+
+	it("refuses a FIFO and a device in appendFile, without blocking, and leaves them as they were", async () => {
+		fixture = await make();
+		const env = fixture.env;
+		for (const [path, what] of [
+			["pipe", /FIFO/],
+			["zero", /character device/],
+		] as const) {
+			const appended = await refusedWithin(
+				env.appendFile(path, "x").then((result) => {
+					if (!result.ok) throw result.error;
+				}),
+			);
+			expect(appended).toContain(path);
+			expect(appended).toMatch(what);
+			expect(appended).toMatch(/not a regular file/);
+		}
+		const info = await env.fileInfo("pipe");
+		expect(info.ok && info.value.kind).toBe("fifo");
+		// A regular file next to them still takes appends.
+		expect((await env.appendFile("log.txt", "a")).ok).toBe(true);
+		expect((await env.appendFile("log.txt", "b")).ok).toBe(true);
+		const log = await env.readTextFile("log.txt");
+		expect(log.ok && log.value).toBe("ab");
+	});
 });
 
 describe("special files of the real system", () => {
 	const env = new NodeExecutionEnv({ cwd: tmpdir() });
 	it.each(["/dev/zero", "/dev/urandom"])("refuses %s at once (nothing endless is read)", async (path) => {
 		await expectAllRefused(env, path, /character device/);
+		const appended = await env.appendFile(path, "x");
+		expect(!appended.ok && appended.error.message).toMatch(/character device/);
 		const whole = await env.readBinaryFile(path);
 		expect(!whole.ok && whole.error.message).toMatch(/character device/);
 	});

@@ -2,6 +2,13 @@
 import { describe, expect, it } from "vitest";
 import { createOperationsEnv } from "../../../src/env/from-operations.js";
 import { MemoryExecutionEnv } from "../../../src/env/memory.js";
+import { withFileMutationQueue } from "../../../src/env/mutation-queue.js";
+import type { ExecutionEnv } from "../../../src/env/types.js";
+import { createEditTool } from "../../../src/tools/edit.js";
+import { createWriteTool } from "../../../src/tools/write.js";
+import { contextFor } from "../tools/_env.js";
+
+const edit = createEditTool();
 
 const enoent = (path: string) => Object.assign(new Error(`ENOENT: ${path}`), { code: "ENOENT" });
 
@@ -72,5 +79,108 @@ describe("createOperationsEnv", () => {
 		expect(!slow.ok && slow.error.code).toBe("timeout");
 		const stop = await env.exec("stop");
 		expect(!stop.ok && stop.error.code).toBe("aborted");
+	});
+});
+
+/** A fake remote: files in a Map, every callback a few macrotasks late (so unqueued edits race). */
+function fakeRemote(files: Map<string, string>) {
+	const later = () => new Promise<void>((resolve) => setTimeout(resolve, Math.floor(Math.random() * 3)));
+	return {
+		readFile: async (p: string) => {
+			await later();
+			const text = files.get(p);
+			if (text === undefined) throw enoent(p);
+			return new TextEncoder().encode(text);
+		},
+		access: async (p: string) => {
+			await later();
+			if (!files.has(p)) throw enoent(p);
+		},
+		writeFile: async (p: string, content: string) => {
+			await later();
+			files.set(p, content);
+		},
+	};
+}
+
+describe("createOperationsEnv and the mutation queue", () => {
+	const lines = Array.from({ length: 50 }, (_, i) => `line ${i} old`);
+	const edited = `${lines.map((_, i) => `line ${i} new`).join("\n")}\n`;
+
+	async function editAll(envs: readonly ExecutionEnv[]): Promise<void> {
+		const results = await Promise.all(
+			lines.map((line, i) =>
+				edit.execute(
+					`c${i}`,
+					{ path: "a.txt", edits: [{ oldText: line, newText: `line ${i} new` }] },
+					undefined,
+					undefined,
+					contextFor(envs[i % envs.length] as ExecutionEnv),
+				),
+			),
+		);
+		expect(results).toHaveLength(50);
+	}
+
+	it("loses no edit of 50 concurrent ones through two envs built from one operations object", async () => {
+		const files = new Map([["/w/a.txt", `${lines.join("\n")}\n`]]);
+		const operations = fakeRemote(files);
+		await editAll([createOperationsEnv(operations, { cwd: "/w" }), createOperationsEnv(operations, { cwd: "/w" })]);
+		expect(files.get("/w/a.txt")).toBe(edited);
+	});
+
+	it("keeps envs built from different operations objects out of each other's queue", async () => {
+		const files = new Map([["/w/a.txt", "x\n"]]);
+		const one = createOperationsEnv(fakeRemote(files), { cwd: "/w" });
+		const two = createOperationsEnv(fakeRemote(files), { cwd: "/w" });
+		let started!: () => void;
+		const running = new Promise<void>((resolve) => (started = resolve));
+		let release!: () => void;
+		const held = withFileMutationQueue(
+			one,
+			"a.txt",
+			() =>
+				new Promise<void>((resolve) => {
+					release = resolve;
+					started();
+				}),
+		);
+		await running;
+		// The second runs although the first still holds a.txt: different scopes.
+		let ran = false;
+		await withFileMutationQueue(two, "a.txt", async () => {
+			ran = true;
+		});
+		expect(ran).toBe(true);
+		release();
+		await held;
+	});
+
+	it("queues even when the fallback env throws from canonicalPath (write-only operations)", async () => {
+		const files = new Map<string, string>();
+		const throwing = new Proxy(new MemoryExecutionEnv({ cwd: "/w" }), {
+			get(target, key, receiver) {
+				if (key === "canonicalPath") {
+					return () => {
+						throw new Error("no canonicalPath here");
+					};
+				}
+				const value = Reflect.get(target, key, receiver);
+				return typeof value === "function" ? value.bind(target) : value;
+			},
+		});
+		const env = createOperationsEnv(
+			{ writeFile: fakeRemote(files).writeFile, mkdir: async () => undefined },
+			{ cwd: "/w", fallback: throwing },
+		);
+		const result = await createWriteTool().execute(
+			"w",
+			{ path: "a.txt", content: "hi" },
+			undefined,
+			undefined,
+			contextFor(env),
+		);
+		expect(result.content).toEqual([{ type: "text", text: expect.stringContaining("a.txt") }]);
+		expect(files.get("/w/a.txt")).toBe("hi");
 	});
 });
