@@ -47,6 +47,8 @@ export interface ApiScope {
 	readonly active: readonly Instance[];
 	/** `api.state` of each extension, by path: outlives its versions. */
 	readonly kept: Map<string, Map<string, unknown>>;
+	/** Flag values the host was given, by flag name (`getFlag` answers these before defaults). */
+	readonly flagValues: ReadonlyMap<string, boolean | string>;
 	/** Raise a diagnostic. */
 	report(diagnostic: ExtensionDiagnostic): void;
 	/** Raise the diagnostics of a registry call, when the registry does not report to the runtime's listener itself. */
@@ -98,7 +100,7 @@ export function dispose(instance: Instance): void {
 
 /** The API the factory of `instance` receives. */
 export function createExtensionAPI(instance: Instance, scope: ApiScope): ExtensionAPI {
-	const { registry, bus, env, cwd, active, kept, report, relay } = scope;
+	const { registry, bus, env, cwd, active, kept, flagValues, report, relay } = scope;
 
 	const reportOnce = (key: string, diagnostic: ExtensionDiagnostic): void => {
 		if (instance.reported.has(key)) return;
@@ -230,7 +232,9 @@ export function createExtensionAPI(instance: Instance, scope: ApiScope): Extensi
 			instance.flags.set(name, { ...flagOptions, name, path });
 		},
 		getFlag(name) {
-			return instance.flags.get(name)?.default;
+			const flag = instance.flags.get(name);
+			if (!flag) return undefined;
+			return flagValues.has(name) ? flagValues.get(name) : flag.default;
 		},
 		state: stateOf(kept, path),
 		getCommands() {

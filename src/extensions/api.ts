@@ -290,12 +290,20 @@ export interface ExtensionAPI {
 	setActiveTools(names: readonly string[]): void;
 	/** Accepted and listed for hosts that offer commands (`toolsmith dev` lists them). */
 	registerCommand(name: string, options: { description?: string; handler: RegisteredCommand["handler"] }): void;
-	/** Accepted and listed; `getFlag` returns its default. */
+	/**
+	 * Accepted and listed. `getFlag` returns the value the host was given for it (the `flags`
+	 * option of `createExtensionRuntime`, `loadExtensions` and `createExtensionHost`, as a command
+	 * line gives `--name value`), else its default.
+	 */
 	registerFlag(
 		name: string,
 		options: { description?: string; type: "boolean" | "string"; default?: boolean | string },
 	): void;
-	/** The value of a flag this extension registered (its default), or `undefined`. */
+	/**
+	 * The value of a flag this extension registered: the host's value for it, else its default;
+	 * `undefined` for a flag it did not register. Flags are read once the host is ready (in a
+	 * `session_start` handler, a tool or a command), as in pi.
+	 */
 	getFlag(name: string): boolean | string | undefined;
 	/**
 	 * State for the session that survives hot reloads of this extension: keep what must outlive a

@@ -75,6 +75,8 @@ export interface ExtensionHostOptions {
 	 * should turn it on. `toolsmith dev` does. The handlers are removed by `close()`.
 	 */
 	readonly catchStrayErrors?: boolean;
+	/** Values of the flags extensions register, by name (see `ExtensionRuntimeOptions.flags`). */
+	readonly flags?: Readonly<Record<string, boolean | string>>;
 }
 
 /** One load, reload or unload of one extension. */
@@ -263,6 +265,7 @@ export function createExtensionHost(options: ExtensionHostOptions): ExtensionHos
 		builtins: builtinsFromOption(options.builtins),
 		log,
 		onDiagnostic,
+		...(options.flags ? { flags: options.flags } : {}),
 	});
 	const registry = runtime.registry;
 	const removeErrorGuard = options.catchStrayErrors

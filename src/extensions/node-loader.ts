@@ -46,6 +46,8 @@ export interface LoadExtensionsOptions {
 	readonly log?: ExtensionLogger;
 	/** Hears every diagnostic as it happens, including those raised after loading. */
 	readonly onDiagnostic?: DiagnosticListener;
+	/** Values of the flags extensions register, by name (see `ExtensionRuntimeOptions.flags`); ignored with `runtime`. */
+	readonly flags?: Readonly<Record<string, boolean | string>>;
 }
 
 /** What `loadExtensions` produced: the loaded extensions, every diagnostic, the registry and the runtime. */
@@ -239,6 +241,7 @@ export async function loadExtensions(
 			builtins: builtinsFromOption(options.builtins),
 			...(options.log ? { log: options.log } : {}),
 			...(listener ? { onDiagnostic: listener } : {}),
+			...(options.flags ? { flags: options.flags } : {}),
 		});
 	const discovered = await discoverExtensions(paths, { cwd });
 	for (const diagnostic of discovered.diagnostics) {

@@ -42,6 +42,13 @@ export interface ExtensionRuntimeOptions {
 	readonly log?: ExtensionLogger;
 	/** Receives every diagnostic raised after (and during) loading. */
 	readonly onDiagnostic?: DiagnosticListener;
+	/**
+	 * Values of the flags extensions register (`api.registerFlag`), by name, as a command line
+	 * gives them (`--ssh user@host` is `{ ssh: "user@host" }`, `--no-sandbox` is
+	 * `{ "no-sandbox": true }`). `api.getFlag` answers them, for the extensions that registered the
+	 * flag, before the flag's default.
+	 */
+	readonly flags?: Readonly<Record<string, boolean | string>>;
 }
 
 /** Facts the loader knows about an extension before its factory runs. */
@@ -167,6 +174,7 @@ export function createExtensionRuntime(options: ExtensionRuntimeOptions): Extens
 	const byPath = new Map<string, Instance>();
 	/** `api.state` of each extension, by path: outlives its versions, goes with `remove`. */
 	const kept = new Map<string, Map<string, unknown>>();
+	const flagValues: ReadonlyMap<string, boolean | string> = new Map(Object.entries(options.flags ?? {}));
 	const uiFor = (path: string | undefined) =>
 		createHeadlessUI((message, level) => {
 			try {
@@ -248,7 +256,19 @@ export function createExtensionRuntime(options: ExtensionRuntimeOptions): Extens
 			reported: new Set(),
 			subscriptions: new Set(),
 		};
-		const api = createExtensionAPI(instance, { registry, bus, env, cwd, active, kept, report, relay });
+		// What the API reports while the factory runs (an event never emitted, an unsupported member)
+		// is part of this activation's result, as well as going to the listener.
+		const api = createExtensionAPI(instance, {
+			registry,
+			bus,
+			env,
+			cwd,
+			active,
+			kept,
+			flagValues,
+			report: (diagnostic) => report(diagnostic, instance.state === "loading" ? diagnostics : undefined),
+			relay,
+		});
 		const timeoutMs = activateOptions.timeoutMs ?? DEFAULT_LOAD_TIMEOUT_MS;
 		try {
 			await withTimeout(

@@ -5,8 +5,10 @@
 
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
+import { err } from "../../contract/result.js";
 import type { AgentTool, ToolContext, ToolDefinition } from "../../contract/tool.js";
 import { wrapToolDefinition } from "../../contract/tool.js";
+import { execError, fileError } from "../../env/_errors.js";
 import { createOperationsEnv, type EnvOperations } from "../../env/from-operations.js";
 import { mutationScopeOf, withFileMutationQueue as queueOnEnv, setMutationScope } from "../../env/mutation-queue.js";
 import type { ExecutionEnv } from "../../env/types.js";
@@ -148,7 +150,7 @@ function bound(tool: string, factory: Factory, cwd: string, options: FactoryOpti
 	if (operations) {
 		// The reference keeps bash's full-output file on the local disk; only temp files and their
 		// appends reach the local env, everything the tool acts on goes through the operations.
-		own = createOperationsEnv(operations, { cwd: folder, fallback: tempOnly(envForCwd(folder)) });
+		own = createOperationsEnv(operations, { cwd: folder, fallback: tempOnly(envForCwd(folder), tool) });
 		// The reference keeps one queue per path for the whole process, and its examples build new
 		// operations for every call (ssh.ts): queue with the host's env so those calls queue together.
 		setMutationScope(own, mutationScopeOf(envForCwd(folder)));
@@ -167,15 +169,19 @@ function bound(tool: string, factory: Factory, cwd: string, options: FactoryOpti
 	};
 }
 
-/** A view of `env` that only creates temp files and appends to the ones it created. */
-function tempOnly(env: ExecutionEnv): ExecutionEnv {
+/**
+ * A view of `env` that only creates temp files and appends to the ones it created. Everything else
+ * fails as an env fails (an error result, never a throw) naming what the operations lack, so a
+ * tool given pi's `WriteOperations` (no `access`) still writes, and nothing reaches the local disk.
+ */
+function tempOnly(env: ExecutionEnv, tool: string): ExecutionEnv {
 	const created = new Set<string>();
-	const refuse = (what: string) => {
-		throw new Error(`the operations env has no ${what}`);
-	};
+	const lacking = (what: string) =>
+		`the operations given to create${capital(tool)}Tool have no ${what}, and toolsmith does not do it on the local disk instead`;
 	return new Proxy(env, {
 		get(target, key) {
-			if (key === "kind" || key === "cwd") return Reflect.get(target, key);
+			if (typeof key !== "string" || key === "kind" || key === "cwd") return Reflect.get(target, key);
+			if (key === "absolutePath") return (path: string) => target.absolutePath(path);
 			if (key === "createTempFile") {
 				return async (options?: { prefix?: string; suffix?: string }) => {
 					const made = await target.createTempFile(options);
@@ -184,12 +190,15 @@ function tempOnly(env: ExecutionEnv): ExecutionEnv {
 				};
 			}
 			if (key === "appendFile") {
-				return (path: string, data: string | Uint8Array) => {
-					if (!created.has(path)) refuse(`appendFile for ${path}`);
-					return target.appendFile(path, data);
-				};
+				return async (path: string, data: string | Uint8Array) =>
+					created.has(path) ? target.appendFile(path, data) : err(fileError("io_error", path, lacking("appendFile")));
 			}
-			return () => refuse(String(key));
+			if (key === "exists") return async () => false;
+			if (key === "exec") {
+				return async (command: string) => err(execError("spawn_error", String(command), lacking("exec")));
+			}
+			if (typeof Reflect.get(target, key) !== "function") return undefined;
+			return async (path: unknown) => err(fileError("io_error", String(path), lacking(key)));
 		},
 	});
 }

@@ -47,6 +47,9 @@ export default function (pi) {
 		spawnHook: ({ command, cwd, env }) => ({ command: "echo hooked; " + command, cwd, env: { ...env, HOOKED: "yes" } }),
 	});
 	pi.registerTool({ ...bash, name: "remote_bash" });
+	// pi's WriteOperations are writeFile and mkdir only (no access, no readFile).
+	const writeOnly = createWriteTool(local, { operations: { writeFile: files.writeFile, mkdir: files.mkdir } });
+	pi.registerTool({ ...writeOnly, name: "write_only" });
 	const sandboxed = createBashTool(local, {
 		operations: { exec: (command, cwd, options) => exec(process.env.OPS_WRAPPER + " " + JSON.stringify(command), cwd, options) },
 	});
@@ -145,6 +148,13 @@ describe("compat factories honor operations and spawnHook", () => {
 		expect(readFileSync(join(remote, "notes.txt"), "utf8")).toBe("remote one\nedited\n");
 		expect(readFileSync(join(local, "notes.txt"), "utf8")).toBe("local one\n");
 		expect(calls()).toEqual(expect.arrayContaining(["writeFile", "mkdir"]));
+	});
+
+	it("write given only pi's WriteOperations (writeFile, mkdir) writes there, and nothing lands locally", async () => {
+		const wrote = await run("write_only", { path: "only/w.txt", content: "w\n" });
+		expect(wrote).toEqual({ isError: false, text: "Successfully wrote 2 bytes to only/w.txt" });
+		expect(readFileSync(join(remote, "only/w.txt"), "utf8")).toBe("w\n");
+		expect(existsSync(join(local, "only"))).toBe(false);
 	});
 
 	it("bash runs through operations.exec after the spawnHook (command, cwd, env)", async () => {

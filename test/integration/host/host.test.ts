@@ -65,6 +65,22 @@ describe("startup", () => {
 		expect(await answer(h, "fixed")).toBe("now fine");
 	});
 
+	it("gives extensions the flag values it was given, on session_start and after a reload", async () => {
+		const file = join(dir, "flags.ts");
+		write(
+			file,
+			`export default function (api) {
+	api.registerFlag("ssh", { type: "string" });
+	api.on("session_start", (e) => { globalThis.__hostProbe2.events.push(e.reason + " " + api.getFlag("ssh")); });
+}
+`,
+		);
+		const h = start([file], { flags: { ssh: "user@host:/srv" } });
+		await h.ready;
+		await h.reload(file);
+		expect(probe().events).toEqual(["startup user@host:/srv", "reload user@host:/srv"]);
+	});
+
 	it("uses the built-in tools by default, and an extension may override one", async () => {
 		write(join(dir, "read.ts"), toolSource("read", '"my read"'));
 		const h = createExtensionHost({ paths: [join(dir, "read.ts")], cwd: dir });

@@ -107,6 +107,26 @@ describe("the API during and after load", () => {
 		expect(loaded?.flags.map((f) => [f.name, f.default])).toEqual([["verbose", true]]);
 		expect(flag).toBe(true);
 	});
+
+	it("answers getFlag with the host's value for a registered flag, before its default", async () => {
+		const runtime = createExtensionRuntime({
+			env: new MemoryExecutionEnv(),
+			builtins: [],
+			flags: { ssh: "user@host:/srv", "no-sandbox": true, other: "x" },
+		});
+		const seen: unknown[] = [];
+		await runtime.activate("/ext/f.ts", (api) => {
+			api.registerFlag("ssh", { type: "string" });
+			api.registerFlag("no-sandbox", { type: "boolean", default: false });
+			api.registerFlag("plain", { type: "boolean", default: false });
+			api.on("session_start", () => {
+				seen.push(api.getFlag("ssh"), api.getFlag("no-sandbox"), api.getFlag("plain"), api.getFlag("other"));
+			});
+		});
+		expect(await runtime.emit({ type: "session_start", reason: "startup" })).toEqual([]);
+		// `other` has a value but this extension did not register it: as in pi, it reads undefined.
+		expect(seen).toEqual(["user@host:/srv", true, false, undefined]);
+	});
 });
 
 describe("exec, events and ctx", () => {
@@ -188,6 +208,19 @@ describe("reference API members toolsmith does not implement", () => {
 				'/ext/pi.ts listens to "agent_start", which toolsmith never emits; the handler will not run.',
 			],
 		]);
+		// Raised while the factory ran, so they are also what this activation reports.
+		expect(result.diagnostics).toEqual(diagnostics);
+	});
+
+	it("reports to the listener only, once the extension is active", async () => {
+		const { runtime, diagnostics } = setup();
+		let later: (() => void) | undefined;
+		const result = await runtime.activate("/ext/late.ts", (api) => {
+			later = () => (api.on as (event: string, handler: () => void) => void)("agent_end", () => {});
+		});
+		later?.();
+		expect(result.diagnostics).toEqual([]);
+		expect(diagnostics.map((d) => d.code)).toEqual(["I_EVENT_NOT_EMITTED"]);
 	});
 });
 
