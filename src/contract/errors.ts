@@ -10,7 +10,8 @@
  * - `E_ABORTED`: the batch's signal fired before the call could run.
  * - `E_SKIPPED`: `shouldSkipRemaining` stopped the call from running.
  * - `E_TOOL_FAILED`: the tool threw (or the context factory building its `ctx` did).
- * - `E_BAD_RESULT`: the tool returned something that is not a valid result.
+ * - `E_BAD_RESULT`: the tool (or an after-call hook) returned something that is not a valid result,
+ *   or one JSON cannot hold (cyclic, too deep, too large, a BigInt, a getter that throws).
  * - `E_INVALID_TOOL`: a tool definition broke a registration rule.
  * - `E_EXTENSION_LOAD`: an extension could not be loaded.
  * - `E_NOT_READY`: an API method was called before it is available (during extension load).

@@ -3,25 +3,39 @@ import type { ToolCall, ToolResultMessage } from "../contract/content.js";
 import { errorMessage, type ToolsmithErrorCode } from "../contract/errors.js";
 import type { ToolExecutionEvent } from "../contract/events.js";
 import type { AgentTool, AgentToolResult, AgentToolUpdateCallback } from "../contract/tool.js";
-import { mergeAfterHook, RESULT_FIELDS } from "./_after-hook.js";
 import { cloneArguments } from "./_json.js";
-import { contentProblem, errorResult, resultProblem } from "./_results.js";
+import { contentProblem, errorResult, type ResultFields, readResult } from "./_results.js";
 import { compiledOrUndefined, copyArguments, validateArguments, validateOwned } from "./_validate.js";
 import type { ExecuteToolCallsConfig, ExecuteToolCallsResult, ToolCallHookContext } from "./types.js";
+
+const NO_CONTENT: AgentToolResult["content"] = [];
 
 /**
  * Everything the executor knows of one call, in one object: the call as read once from the
  * untrusted `ToolCall`, then the tool and arguments, then the outcome. One record per call keeps
  * the allocation count (and so the overhead for cheap tools) low.
  */
-class Call {
+class Call implements ResultFields {
 	tool: AgentTool | undefined = undefined;
+	/** Why the tool named by the call cannot be used (a getter of its definition threw), when it cannot. */
+	toolProblem: string | undefined = undefined;
 	args: unknown = undefined;
 	/** Whether the tool was started (`afterToolCall` runs for started calls only). */
 	started = false;
 	/** Settles once the started tool's outcome is recorded as the call's result; never rejects. */
 	running: Promise<void> | undefined = undefined;
+	/**
+	 * The call's result once it has one: the tool's own object (whose fields were read once into the
+	 * fields below), or one the executor made (`owned`). The message is built from the fields.
+	 */
 	result: AgentToolResult<unknown> | undefined = undefined;
+	/** Whether `result` is an object the executor made, holding the fields below as plain values. */
+	owned = false;
+	content: AgentToolResult["content"] = NO_CONTENT;
+	details: unknown = undefined;
+	usage: AgentToolResult["usage"] = undefined;
+	addedToolNames: string[] | undefined = undefined;
+	terminate: boolean | undefined = undefined;
 	isError = false;
 	/** When the call ended (its end event): the message's timestamp. */
 	finishedAt = 0;
@@ -35,8 +49,32 @@ class Call {
 
 	/** Ends the call with an error result made by the executor. */
 	fail(text: string, code: ToolsmithErrorCode, extra?: Parameters<typeof errorResult>[2]): void {
-		this.result = errorResult(text, code, extra);
+		this.own(errorResult(text, code, extra));
 		this.isError = true;
+	}
+
+	/** Makes `result`, a plain object the executor built, the call's result. */
+	own(result: AgentToolResult<unknown>): void {
+		this.result = result;
+		this.owned = true;
+		this.content = result.content;
+		this.details = result.details;
+		this.usage = result.usage;
+		this.addedToolNames = result.addedToolNames;
+		this.terminate = result.terminate;
+	}
+
+	/** The result as hooks and listeners get it: a plain object of the fields as read once. */
+	view(): AgentToolResult<unknown> {
+		if (!this.owned) {
+			const result: AgentToolResult<unknown> = { content: this.content, details: this.details };
+			if (this.usage !== undefined) result.usage = this.usage;
+			if (this.addedToolNames !== undefined) result.addedToolNames = this.addedToolNames;
+			if (this.terminate !== undefined) result.terminate = this.terminate;
+			this.result = result;
+			this.owned = true;
+		}
+		return this.result as AgentToolResult<unknown>;
 	}
 
 	get done(): boolean {
@@ -144,9 +182,8 @@ function makeEmitter(config: ExecuteToolCallsConfig): Batch["emit"] {
 function toolMap(tools: readonly unknown[]): Map<string, AgentTool> {
 	const map = new Map<string, AgentTool>();
 	for (const tool of tools) {
-		if (typeof tool !== "object" || tool === null) continue;
-		const name = (tool as { name?: unknown }).name;
-		if (typeof name === "string" && !map.has(name)) map.set(name, tool as AgentTool);
+		const name = nameOf(tool);
+		if (name !== undefined && !map.has(name)) map.set(name, tool as AgentTool);
 	}
 	return map;
 }
@@ -155,11 +192,20 @@ function toolMap(tools: readonly unknown[]): Map<string, AgentTool> {
 function findTool(tools: readonly unknown[], name: string): AgentTool | undefined {
 	for (let i = 0; i < tools.length; i++) {
 		const tool = tools[i];
-		if (typeof tool === "object" && tool !== null && (tool as { name?: unknown }).name === name) {
-			return tool as AgentTool;
-		}
+		if (nameOf(tool) === name) return tool as AgentTool;
 	}
 	return undefined;
+}
+
+/** A tool's name, or undefined when it is not an object with a string name (or its `name` getter throws). */
+function nameOf(tool: unknown): string | undefined {
+	if (typeof tool !== "object" || tool === null) return undefined;
+	try {
+		const name = (tool as { name?: unknown }).name;
+		return typeof name === "string" ? name : undefined;
+	} catch {
+		return undefined;
+	}
 }
 
 /** Lookup, parsing, `prepareArguments` and validation: synchronous, so cheap calls stay cheap. */
@@ -177,6 +223,13 @@ function prepare(batch: Batch, c: Call): void {
 
 function prepareCall(batch: Batch, c: Call): void {
 	const tool = c.tool;
+	if (c.toolProblem !== undefined) {
+		c.fail(
+			`The definition of tool ${c.name} cannot be read: ${c.toolProblem}. Fix the tool definition.`,
+			"E_TOOL_FAILED",
+		);
+		return;
+	}
 	if (tool === undefined) {
 		const available = [...toolMap(batch.tools).keys()];
 		const list = available.length > 0 ? `Available tools: ${available.join(", ")}.` : "No tools are available.";
@@ -276,10 +329,13 @@ function launch(batch: Batch, c: Call): void {
 	);
 }
 
-/** Records a tool's return value as the call's result, or the error result saying what is wrong with it. */
+/**
+ * Records a tool's return value as the call's result, or the error result saying what is wrong with
+ * it. The result's fields are read once, here: later reads (messages, events, hooks) see plain values.
+ */
 function recordSafely(c: Call, value: unknown): void {
 	try {
-		const problem = resultProblem(value);
+		const problem = readResult(value, c);
 		if (problem) c.fail(`Tool ${c.name} returned a malformed result: ${problem}.`, "E_BAD_RESULT");
 		else c.result = value as AgentToolResult<unknown>;
 	} catch (error) {
@@ -304,40 +360,51 @@ function thrownMessage(error: unknown): string {
 async function after(batch: Batch, c: Call): Promise<void> {
 	const hook = batch.config.afterToolCall;
 	if (typeof hook !== "function") return;
-	const result = c.result as AgentToolResult<unknown>;
+	const result = c.view();
 	try {
 		const patch = await hook({ ...hookContext(batch, c), result, isError: c.isError });
 		if (patch === undefined || patch === null) return;
-		if (patch.content !== undefined) {
-			const problem = contentProblem(patch.content);
+		// Each field is read once: a getter cannot pass the check with one value and merge another.
+		const { content, details, isError, terminate } = patch;
+		if (content !== undefined) {
+			const problem = contentProblem(content);
 			if (problem) {
 				c.fail(`The afterToolCall hook returned malformed content for ${c.name}: ${problem}.`, "E_BAD_RESULT");
 				return;
 			}
 		}
-		c.result = mergeAfterHook(result, patch, RESULT_FIELDS);
-		if (patch.isError !== undefined) c.isError = patch.isError === true;
+		const merged = { ...result };
+		if (content !== undefined) merged.content = content;
+		if (details !== undefined) merged.details = details;
+		if (terminate !== undefined) merged.terminate = terminate;
+		const problem = content !== undefined || details !== undefined ? readResult(merged, c) : undefined;
+		if (problem) {
+			c.fail(`The afterToolCall hook returned a malformed result for ${c.name}: ${problem}.`, "E_BAD_RESULT");
+			return;
+		}
+		c.own(merged);
+		if (isError !== undefined) c.isError = isError === true;
 	} catch (error) {
 		c.fail(`The afterToolCall hook failed for ${c.name}: ${errorMessage(error)}`, "E_TOOL_FAILED");
 	}
 }
 
+/** The call's message, from the result's fields as read once (no getter of the tool's runs here). */
 function toMessage(c: Call): ToolResultMessage {
-	const result = c.result as AgentToolResult<unknown>;
 	const message: ToolResultMessage = {
 		role: "toolResult",
 		toolCallId: c.id,
 		toolName: c.name,
-		content: result.content,
-		details: result.details,
+		content: c.content,
+		details: c.details,
 		isError: c.isError,
 		timestamp: c.finishedAt || Date.now(),
 	};
-	if (result.addedToolNames === undefined && result.usage === undefined) return message;
+	if (c.addedToolNames === undefined && c.usage === undefined) return message;
 	return {
 		...message,
-		...(result.addedToolNames !== undefined ? { addedToolNames: result.addedToolNames } : {}),
-		...(result.usage !== undefined ? { usage: result.usage } : {}),
+		...(c.addedToolNames !== undefined ? { addedToolNames: c.addedToolNames } : {}),
+		...(c.usage !== undefined ? { usage: c.usage } : {}),
 	};
 }
 
@@ -361,7 +428,7 @@ function emitEnd(batch: Batch, c: Call, now: number): void {
 		type: "tool_execution_end",
 		toolCallId: c.id,
 		toolName: c.name,
-		result: c.result as AgentToolResult<unknown>,
+		result: c.view(),
 		isError: c.isError,
 	});
 }
@@ -461,7 +528,12 @@ function openBatch(config: ExecuteToolCallsConfig, calls: readonly Call[]): Batc
 	let sequential = config.toolExecution === "sequential";
 	for (const c of calls) {
 		c.tool = byName ? byName.get(c.name) : findTool(tools, c.name);
-		if (c.tool?.executionMode === "sequential") sequential = true;
+		if (c.tool === undefined) continue;
+		try {
+			if (c.tool.executionMode === "sequential") sequential = true;
+		} catch (error) {
+			c.toolProblem = `reading its executionMode threw: ${errorMessage(error)}`;
+		}
 	}
 	const emit = makeEmitter(config);
 	const limit = concurrencyLimit(config.maxConcurrency);
@@ -486,7 +558,7 @@ function collect(calls: readonly Call[]): ExecuteToolCallsResult {
 	for (let index = 0; index < calls.length; index++) {
 		const c = calls[index] as Call;
 		results[index] = toMessage(c);
-		if (c.result?.terminate !== true) terminate = false;
+		if (c.terminate !== true) terminate = false;
 	}
 	return { results, terminate };
 }
