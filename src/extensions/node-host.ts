@@ -34,7 +34,7 @@ import { createSwapGate } from "./_swap-gate.js";
 import { signaturesOf, toolChanges } from "./_tool-changes.js";
 import type { ExtensionDiagnostic, ExtensionLogger, LoadedExtension } from "./api.js";
 import { type DiscoveredExtension, discoverExtensions } from "./node-discovery.js";
-import { importExtension } from "./node-loader.js";
+import { importExtension, reportCompatTo } from "./node-loader.js";
 import { createFileWatcher, DEFAULT_DEBOUNCE_MS, type FileChangeKind, type FileWatcher } from "./node-watcher.js";
 import { type ToolRegistry, validateToolDefinition } from "./registry.js";
 import { createExtensionRuntime, DEFAULT_LOAD_TIMEOUT_MS, type ExtensionRuntime } from "./runtime.js";
@@ -342,6 +342,9 @@ export function createExtensionHost(options: ExtensionHostOptions): ExtensionHos
 			entry.signatures = new Map(
 				[...new Set([path, ...entry.modules])].map((file) => [file, fingerprint(file)] as const),
 			);
+			// What the compat layer reports while this extension loads (its top level included) is part
+			// of this load.
+			await reportCompatTo(runtime.report);
 			const imported = await importExtension(entry.entry, { cwd, env });
 			for (const diagnostic of imported.diagnostics) runtime.report(diagnostic);
 			entry.modules = [...new Set([...imported.modules, ...(previous?.modules ?? [])])];

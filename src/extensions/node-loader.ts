@@ -85,10 +85,15 @@ let compatModule: Promise<CompatModule> | undefined;
 let virtualModules: Record<string, unknown> | undefined;
 let compatEnv: ExecutionEnv | undefined;
 
+/** The compat layer, imported once on first use. */
+function compatLayer(): Promise<CompatModule> {
+	compatModule ??= import("./node-compat/index.js");
+	return compatModule;
+}
+
 /** The compat modules, loaded once on first use, pointed at the env of the latest Node host. */
 async function compat(env: ExecutionEnv): Promise<Record<string, unknown>> {
-	compatModule ??= import("./node-compat/index.js");
-	const mod = await compatModule;
+	const mod = await compatLayer();
 	virtualModules ??= { ...mod.VIRTUAL_MODULES };
 	if (env.kind === "node" && env !== compatEnv) {
 		compatEnv = env;
@@ -141,7 +146,13 @@ export async function importExtension(
 		diagnostics.push(fromPackage);
 		return done(undefined, [path]);
 	}
-	const outcome = await importFresh(path, await compat(options.env ?? new NodeExecutionEnv()));
+	const modules = await compat(options.env ?? new NodeExecutionEnv());
+	// The compat layer names the extension calling it from the stack, also for one under node_modules
+	// (a pi package): the entry before it runs its top level, the files it imported afterwards.
+	const compatApi = await compatLayer();
+	compatApi.noteExtensionFiles([path]);
+	const outcome = await importFresh(path, modules);
+	compatApi.noteExtensionFiles(outcome.modules);
 	if (!outcome.ok) {
 		diagnostics.push(outcome.diagnostic);
 		return done(undefined, outcome.modules);
@@ -175,6 +186,14 @@ export async function importExtension(
 }
 
 /**
+ * Send the compat layer's diagnostics (an unsupported option of a pi tool factory) to `report`:
+ * for hosts that activate what `importExtension` gave themselves, as `loadExtension` does.
+ */
+export async function reportCompatTo(report: (diagnostic: ExtensionDiagnostic) => void): Promise<void> {
+	(await compatLayer()).setCompatReporter(report);
+}
+
+/**
  * Load (or reload) one extension into `runtime`: import it fresh, check it, run its default export
  * and swap its registrations in. When any step fails the previous version (if any) stays active
  * and the diagnostics say why. Never throws.
@@ -186,15 +205,16 @@ export async function loadExtension(
 ): Promise<LoadExtensionResult> {
 	const started = performance.now();
 	const found = entryOf(entry, runtime.cwd);
-	const imported = await importExtension(found, { cwd: runtime.cwd, env: runtime.env });
 	// The compat layer's diagnostics (an unsupported factory option) go to the runtime loading now,
-	// and those raised while the extension's default export runs are part of this load's result.
-	const compatApi = compatModule ? await compatModule : undefined;
+	// and those raised while the extension's top level or default export runs are part of this
+	// load's result.
+	const compatApi = await compatLayer();
 	const fromCompat: ExtensionDiagnostic[] = [];
-	compatApi?.setCompatReporter((diagnostic) => {
+	compatApi.setCompatReporter((diagnostic) => {
 		fromCompat.push(diagnostic);
 		runtime.report(diagnostic);
 	});
+	const imported = await importExtension(found, { cwd: runtime.cwd, env: runtime.env });
 	for (const diagnostic of imported.diagnostics) runtime.report(diagnostic);
 	if (!imported.factory) {
 		return {
@@ -211,7 +231,7 @@ export async function loadExtension(
 		importMs: imported.durationMs,
 		...(options.loadTimeoutMs !== undefined ? { timeoutMs: options.loadTimeoutMs } : {}),
 	});
-	compatApi?.setCompatReporter(runtime.report);
+	compatApi.setCompatReporter(runtime.report);
 	return {
 		extension: activated.extension,
 		modules: imported.modules,

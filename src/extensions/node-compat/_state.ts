@@ -64,9 +64,18 @@ const ownRoot = (() => {
 	return at > 0 ? file.slice(0, at) : dirname(file);
 })();
 
+/** Files the loader imported as extensions (an extension may live under node_modules: a pi package). */
+const extensionFiles = new Set<string>();
+
+/** Remember the files of an extension the loader imported, so `callingExtension` recognizes them. */
+export function noteExtensionFiles(files: readonly string[]): void {
+	for (const file of files) extensionFiles.add(file);
+}
+
 /**
  * The extension file that called into the compat layer, read from the call stack: the first frame
- * outside toolsmith's own code, node's internals and node_modules. `undefined` when none is found.
+ * outside toolsmith's own code, node's internals and node_modules (except files the loader imported
+ * as extensions). `undefined` when none is found.
  */
 export function callingExtension(): string | undefined {
 	const stack = new Error().stack ?? "";
@@ -74,7 +83,7 @@ export function callingExtension(): string | undefined {
 		const match = /\(?((?:file:\/\/)?\/[^():]+):\d+:\d+\)?\s*$/.exec(line);
 		if (!match?.[1]) continue;
 		const file = match[1].startsWith("file://") ? fileURLToPath(match[1]) : match[1];
-		if (file.includes("/node_modules/")) continue;
+		if (file.includes("/node_modules/") && !extensionFiles.has(file)) continue;
 		if (file.startsWith(`${ownRoot}/src/`) || file.startsWith(`${ownRoot}/dist/`)) continue;
 		return file;
 	}

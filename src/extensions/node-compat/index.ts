@@ -11,7 +11,7 @@ import * as piAi from "./pi-ai.js";
 import * as piCodingAgent from "./pi-coding-agent.js";
 import * as piTui from "./pi-tui.js";
 
-export { setCompatEnv, setCompatReporter } from "./_state.js";
+export { noteExtensionFiles, setCompatEnv, setCompatReporter } from "./_state.js";
 
 export const VIRTUAL_MODULES: Readonly<Record<string, unknown>> = Object.freeze({
 	"@mariozechner/pi-coding-agent": piCodingAgent,

@@ -209,6 +209,27 @@ describe("compat factory options toolsmith does not implement", () => {
 			rmSync(root, { recursive: true, force: true });
 		}
 	});
+
+	it("name an extension under node_modules (a pi package) that calls the factory at its top level", async () => {
+		const root = realpathSync(mkdtempSync(join(tmpdir(), "toolsmith-ops-opt-")));
+		try {
+			const path = join(root, "node_modules", "pi-pkg", "index.mjs");
+			mkdirSync(join(root, "node_modules", "pi-pkg"), { recursive: true });
+			writeFileSync(
+				path,
+				`import { createReadTool } from "@mariozechner/pi-coding-agent";
+const plain = createReadTool(process.cwd(), { autoResizeImages: false });
+export default function (pi) {
+	pi.registerTool({ ...plain, name: "plain_read" });
+}
+`,
+			);
+			const loaded = await loadExtensions([path], { cwd: root, env: new NodeExecutionEnv({ cwd: root }) });
+			expect(loaded.diagnostics.filter((d) => d.code === "W_UNSUPPORTED_API").map((d) => d.path)).toEqual([path]);
+		} finally {
+			rmSync(root, { recursive: true, force: true });
+		}
+	});
 });
 
 /** A wrapper that runs the command under bubblewrap, when /usr/bin/bwrap exists and works. */

@@ -81,6 +81,41 @@ describe("startup", () => {
 		expect(probe().events).toEqual(["startup user@host:/srv", "reload user@host:/srv"]);
 	});
 
+	it("reports an ignored pi factory option as part of the load, naming the extension even under node_modules", async () => {
+		const file = join(dir, "node_modules", "pi-pkg", "ext.mjs");
+		write(
+			file,
+			`import { createReadTool } from "@mariozechner/pi-coding-agent";
+export default function (pi) {
+	pi.registerTool({ ...createReadTool(process.cwd(), { autoResizeImages: false }), name: "plain_read" });
+}
+`,
+		);
+		const ready = await start([file]).ready;
+		expect(ready.diagnostics.map((d) => [d.code, d.path, d.message])).toEqual([
+			[
+				"W_UNSUPPORTED_API",
+				file,
+				`${file} passed the option \`autoResizeImages\` to createReadTool, which toolsmith does not implement; it is ignored (it does not change where the tool acts).`,
+			],
+		]);
+	});
+
+	it("reports an ignored pi factory option called at the module's top level as part of its first load", async () => {
+		const file = join(dir, "node_modules", "pi-pkg", "top-level.mjs");
+		write(
+			file,
+			`import { createReadTool } from "@mariozechner/pi-coding-agent";
+const plain = createReadTool(process.cwd(), { autoResizeImages: false });
+export default function (pi) {
+	pi.registerTool({ ...plain, name: "plain_read" });
+}
+`,
+		);
+		const ready = await start([file]).ready;
+		expect(ready.diagnostics.map((d) => [d.code, d.path])).toEqual([["W_UNSUPPORTED_API", file]]);
+	});
+
 	it("uses the built-in tools by default, and an extension may override one", async () => {
 		write(join(dir, "read.ts"), toolSource("read", '"my read"'));
 		const h = createExtensionHost({ paths: [join(dir, "read.ts")], cwd: dir });
