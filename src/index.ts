@@ -83,6 +83,8 @@ export type {
 	FileInfo,
 	FileKind,
 	FileSystem,
+	FindFilesRequest,
+	FindFilesResult,
 	PathPolicy,
 	Shell,
 	SignalOptions,
@@ -235,6 +237,14 @@ export {
 	editToolParameters,
 	prepareEditArguments,
 } from "./tools/edit.js";
+export {
+	createFindTool,
+	DEFAULT_FIND_LIMIT,
+	type FindToolDetails,
+	type FindToolOptions,
+	type FindToolParams,
+	findToolParameters,
+} from "./tools/find.js";
 export {
 	createReadTool,
 	type ReadToolDetails,

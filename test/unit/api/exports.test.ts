@@ -83,6 +83,8 @@ describe("public API", () => {
 			"defineTool",
 			"executeToolCalls",
 			"createBuiltinTools",
+			"createFindTool",
+			"findToolParameters",
 			"MemoryExecutionEnv",
 			"createOperationsEnv",
 			"Type",
