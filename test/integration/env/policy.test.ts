@@ -159,6 +159,21 @@ describe.skipIf(!bwrap)("shell sandbox (bubblewrap; skipped where bwrap is missi
 		expect((await confined().writeFile("way-out/new.txt", "x")).ok).toBe(false);
 	});
 
+	it('keeps the sandbox\'s own /dev and /proc under a write root that contains them ("/")', async () => {
+		// Bound after `--dev /dev`, a write root of "/" laid the host's /dev (mounted nodev) over the
+		// sandbox's: `/dev/null` could not be opened.
+		const env = new NodeExecutionEnv({ cwd, policy: { read: ["/"] } });
+		const devNull = await env.exec("echo x > /dev/null && echo ok");
+		expect(devNull.ok && devNull.value).toMatchObject({ exitCode: 0, stdout: "ok\n" });
+		// Its own PID namespace, so its own /proc: the shell is among very few processes.
+		const pids = await env.exec("ls -d /proc/[0-9]* | wc -l");
+		expect(pids.ok && Number(pids.value.stdout.trim())).toBeLessThan(5);
+		// The write root covers the cwd: writing there lands on the disk.
+		const made = await env.exec("echo y > made.txt");
+		expect(made.ok && made.value.exitCode).toBe(0);
+		expect(await fs.readFile(join(cwd, "made.txt"), "utf8")).toBe("y\n");
+	});
+
 	it("turns the network off unless the policy allows it", async () => {
 		// /proc is the sandbox's own, so /proc/net/dev lists the interfaces of its network namespace.
 		const interfaces = "tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' '";
