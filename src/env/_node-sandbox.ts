@@ -72,23 +72,39 @@ export function bwrapArgs(shell: string, command: string, spec: SandboxSpec): st
 	return args;
 }
 
-/** A `sandbox-exec` profile string literal. */
-const quoted = (path: string) => JSON.stringify(path);
+/**
+ * A string literal of the `sandbox-exec` profile language (SBPL, a Scheme read by a TinyScheme
+ * reader): only `\` and `"` are escaped, every other character stands for itself (a newline
+ * inside the quotes is a newline). Not `JSON.stringify`: its `\uXXXX`, `\b` and `\f` are no
+ * SBPL escapes (the reader takes `\u0001` as `u0001`), so a path holding a control character
+ * would name another path.
+ */
+export function sbplString(text: string): string {
+	return `"${text.replace(/[\\"]/g, "\\$&")}"`;
+}
+
+/**
+ * The `sandbox-exec` profile for `spec`: everything allowed except writing outside the write roots
+ * and `/dev` (later rules win, so the roots' `allow` overrides the `deny`), and the network unless
+ * allowed.
+ */
+export function seatbeltProfile(spec: Pick<SandboxSpec, "writeRoots" | "network">): string {
+	const writable = [...spec.writeRoots, "/dev"].map((root) => `(subpath ${sbplString(root)})`).join(" ");
+	return [
+		"(version 1)",
+		"(allow default)",
+		"(deny file-write*)",
+		`(allow file-write* ${writable})`,
+		...(spec.network ? [] : ["(deny network*)"]),
+	].join("\n");
+}
 
 /** macOS `sandbox-exec`: everything allowed except writing outside the roots (and the network when off). */
 export function seatbeltSandbox(): Sandbox {
 	return {
 		name: "sandbox-exec",
 		wrap(shell, command, spec) {
-			const writable = [...spec.writeRoots, "/dev"].map((root) => `(subpath ${quoted(root)})`).join(" ");
-			const profile = [
-				"(version 1)",
-				"(allow default)",
-				"(deny file-write*)",
-				`(allow file-write* ${writable})`,
-				...(spec.network ? [] : ["(deny network*)"]),
-			].join("\n");
-			return { file: "/usr/bin/sandbox-exec", args: ["-p", profile, shell, "-c", command] };
+			return { file: "/usr/bin/sandbox-exec", args: ["-p", seatbeltProfile(spec), shell, "-c", command] };
 		},
 	};
 }
