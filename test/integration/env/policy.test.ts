@@ -3,7 +3,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, promises as fs, realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { NodeExecutionEnv } from "../../../src/env/node.js";
 import { stripAtPrefix } from "../../../src/tools/_paths.js";
 
@@ -23,6 +23,15 @@ beforeEach(async () => {
 afterEach(async () => {
 	await fs.rm(base, { recursive: true, force: true });
 });
+
+/** `promise`, or a rejection once `ms` have passed (so a call that blocks fails the test instead of hanging it). */
+function within<T>(promise: Promise<T>, ms: number): Promise<T> {
+	let timer: NodeJS.Timeout | undefined;
+	const late = new Promise<never>((_, reject) => {
+		timer = setTimeout(() => reject(new Error(`still pending after ${ms} ms`)), ms);
+	});
+	return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
 
 const confined = (options: Partial<ConstructorParameters<typeof NodeExecutionEnv>[0]> = {}) =>
 	new NodeExecutionEnv({ cwd, policy: { read: [cwd] }, ...options });
@@ -106,6 +115,50 @@ describe("path policy", () => {
 		const env = new NodeExecutionEnv({ cwd: join(base, "alias"), policy: { read: ["."] } });
 		expect((await env.readTextFile("inside.txt")).ok).toBe(true);
 		expect((await env.readTextFile(join(cwd, "inside.txt"))).ok).toBe(true);
+	});
+
+	it("refuses appendFile to a FIFO inside the root at once, naming it, directly and through a link", async () => {
+		execFileSync("mkfifo", [join(cwd, "pipe")]);
+		await fs.symlink(join(cwd, "pipe"), join(cwd, "pipe-link"));
+		const env = confined();
+		for (const path of ["pipe", "pipe-link"]) {
+			const started = Date.now();
+			const result = await within(env.appendFile(path, "x"), 1000);
+			expect(Date.now() - started).toBeLessThan(1000);
+			expect(result.ok).toBe(false);
+			if (result.ok) continue;
+			expect(result.error.message).toContain(path);
+			expect(result.error.message).toMatch(/FIFO/);
+		}
+		expect((await fs.lstat(join(cwd, "pipe"))).isFIFO()).toBe(true);
+	});
+
+	it("refuses appendFile at once when a FIFO replaces the file after its metadata was read", async () => {
+		const target = join(cwd, "log.txt");
+		await fs.writeFile(target, "log");
+		const realStat = fs.stat;
+		// The swap lands between the env's look at the metadata and its open: only the open itself
+		// (non-blocking, checked again once open) stands between the append and a writer waiting forever.
+		const spy = vi.spyOn(fs, "stat").mockImplementation(async (...args: Parameters<typeof fs.stat>) => {
+			const stats = await realStat(...args);
+			if (args[0] === target) {
+				spy.mockRestore();
+				await fs.rm(target);
+				execFileSync("mkfifo", [target]);
+			}
+			return stats;
+		});
+		try {
+			const result = await within(confined().appendFile("log.txt", "x"), 1000);
+			expect(result.ok).toBe(false);
+			if (!result.ok) {
+				expect(result.error.message).toContain("log.txt");
+				expect(result.error.message).toMatch(/FIFO/);
+			}
+		} finally {
+			spy.mockRestore();
+		}
+		expect((await fs.lstat(target)).isFIFO()).toBe(true);
 	});
 
 	it("keeps the env's temp folder usable (bash spills its output there)", async () => {
