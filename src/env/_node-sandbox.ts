@@ -35,45 +35,76 @@ function runs(file: string, args: readonly string[]): Promise<boolean> {
 }
 
 /**
- * bubblewrap: `/` bound read-only, `/dev` and `/proc` fresh, a private `/tmp` (unless the cwd or a
- * write root lies under it), each write root bound writable, its own PID
- * namespace, and it dies with the env's process. No `--new-session`: the command stays in the
- * process group the env kills on timeout and abort (stdin is never a terminal).
+ * bubblewrap: `/` bound read-only, each write root bound writable, then `/dev` and `/proc` fresh
+ * (mounted after the write roots, so a root that contains them, such as `/`, cannot hide them:
+ * bound over the sandbox's `/dev`, the host's one is `nodev` and `/dev/null` cannot be opened), a
+ * private `/tmp` (unless the cwd or a write root lies under it or contains it), write roots inside
+ * `/dev` or `/proc` bound last, its own PID namespace, and it dies with the env's process. No
+ * `--new-session`: the command stays in the process group the env kills on timeout and abort
+ * (stdin is never a terminal).
  */
 export function bwrapSandbox(file: string): Sandbox {
 	return {
 		name: "bubblewrap",
 		wrap(shell, command, spec) {
-			const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"];
-			// A private /tmp, unless the project lives there: a tmpfs would hide it (and turn writes
-			// beside it into writes that vanish instead of failing).
-			const inTmp = (path: string) => path === "/tmp" || path.startsWith("/tmp/");
-			if (!spec.writeRoots.some(inTmp) && !inTmp(spec.cwd)) args.push("--tmpfs", "/tmp");
-			for (const root of spec.writeRoots) args.push("--bind", root, root);
-			if (!spec.network) args.push("--unshare-net");
-			args.push("--unshare-pid", "--die-with-parent", "--chdir", spec.cwd, "--", shell, "-c", command);
-			return { file, args };
+			return { file, args: bwrapArgs(shell, command, spec) };
 		},
 	};
 }
 
-/** A `sandbox-exec` profile string literal. */
-const quoted = (path: string) => JSON.stringify(path);
+/** The mounts bubblewrap makes itself: a write root inside one of them is bound after it. */
+const FRESH_MOUNTS = ["/dev", "/proc"];
+
+/** bubblewrap's arguments for `shell -c command` under `spec` (see `bwrapSandbox`). */
+export function bwrapArgs(shell: string, command: string, spec: SandboxSpec): string[] {
+	const inside = (path: string, folder: string) => folder === "/" || path === folder || path.startsWith(`${folder}/`);
+	const underFresh = (root: string) => FRESH_MOUNTS.some((mount) => inside(root, mount));
+	const args = ["--ro-bind", "/", "/"];
+	for (const root of spec.writeRoots) if (!underFresh(root)) args.push("--bind", root, root);
+	args.push("--dev", "/dev", "--proc", "/proc");
+	// A private /tmp, unless the project lives there or a write root covers it: a tmpfs would hide
+	// it (and turn writes there into writes that vanish instead of landing or failing).
+	const touchesTmp = (path: string) => inside(path, "/tmp") || inside("/tmp", path);
+	if (!spec.writeRoots.some(touchesTmp) && !inside(spec.cwd, "/tmp")) args.push("--tmpfs", "/tmp");
+	for (const root of spec.writeRoots) if (underFresh(root)) args.push("--bind", root, root);
+	if (!spec.network) args.push("--unshare-net");
+	args.push("--unshare-pid", "--die-with-parent", "--chdir", spec.cwd, "--", shell, "-c", command);
+	return args;
+}
+
+/**
+ * A string literal of the `sandbox-exec` profile language (SBPL, a Scheme read by a TinyScheme
+ * reader): only `\` and `"` are escaped, every other character stands for itself (a newline
+ * inside the quotes is a newline). Not `JSON.stringify`: its `\uXXXX`, `\b` and `\f` are no
+ * SBPL escapes (the reader takes `\u0001` as `u0001`), so a path holding a control character
+ * would name another path.
+ */
+export function sbplString(text: string): string {
+	return `"${text.replace(/[\\"]/g, "\\$&")}"`;
+}
+
+/**
+ * The `sandbox-exec` profile for `spec`: everything allowed except writing outside the write roots
+ * and `/dev` (later rules win, so the roots' `allow` overrides the `deny`), and the network unless
+ * allowed.
+ */
+export function seatbeltProfile(spec: Pick<SandboxSpec, "writeRoots" | "network">): string {
+	const writable = [...spec.writeRoots, "/dev"].map((root) => `(subpath ${sbplString(root)})`).join(" ");
+	return [
+		"(version 1)",
+		"(allow default)",
+		"(deny file-write*)",
+		`(allow file-write* ${writable})`,
+		...(spec.network ? [] : ["(deny network*)"]),
+	].join("\n");
+}
 
 /** macOS `sandbox-exec`: everything allowed except writing outside the roots (and the network when off). */
 export function seatbeltSandbox(): Sandbox {
 	return {
 		name: "sandbox-exec",
 		wrap(shell, command, spec) {
-			const writable = [...spec.writeRoots, "/dev"].map((root) => `(subpath ${quoted(root)})`).join(" ");
-			const profile = [
-				"(version 1)",
-				"(allow default)",
-				"(deny file-write*)",
-				`(allow file-write* ${writable})`,
-				...(spec.network ? [] : ["(deny network*)"]),
-			].join("\n");
-			return { file: "/usr/bin/sandbox-exec", args: ["-p", profile, shell, "-c", command] };
+			return { file: "/usr/bin/sandbox-exec", args: ["-p", seatbeltProfile(spec), shell, "-c", command] };
 		},
 	};
 }

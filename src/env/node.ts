@@ -124,6 +124,19 @@ function notRegular(path: string, stats: Parameters<typeof kindOf>[0]): FileErro
 	return notRegularFileError(path, kind === "file" || kind === "directory" || kind === "symlink" ? undefined : kind);
 }
 
+/**
+ * The error for a failed non-blocking append open: `ENXIO` means the name is now a FIFO without a
+ * reader (or a device without a driver), swapped in after the metadata check, so it gets the same
+ * "not a regular file" refusal as one seen there; anything else is mapped as usual.
+ */
+async function appendOpenError(error: unknown, opened: string, shown: string): Promise<FileError> {
+	if (osCodeOf(error) === "ENXIO") {
+		const stats = await fs.lstat(opened).catch(() => undefined);
+		if (stats && !stats.isFile() && !stats.isDirectory()) return notRegular(shown, stats);
+	}
+	return mapFsError(error, shown);
+}
+
 function byName(a: string, b: string): number {
 	return a < b ? -1 : a > b ? 1 : 0;
 }
@@ -460,11 +473,15 @@ export class NodeExecutionEnv implements ExecutionEnv {
 	private async appendRegular(path: string, data: string | Uint8Array): Promise<Result<void, FileError>> {
 		let handle: fs.FileHandle | undefined;
 		try {
-			handle = await fs.open(
-				path,
-				fsConstants.O_WRONLY | fsConstants.O_APPEND | fsConstants.O_CREAT | fsConstants.O_NONBLOCK,
-				0o666,
-			);
+			try {
+				handle = await fs.open(
+					path,
+					fsConstants.O_WRONLY | fsConstants.O_APPEND | fsConstants.O_CREAT | fsConstants.O_NONBLOCK,
+					0o666,
+				);
+			} catch (error) {
+				return err(await appendOpenError(error, path, path));
+			}
 			const stats = await handle.stat();
 			if (!stats.isFile()) return err(notRegular(path, stats));
 			await handle.appendFile(data);
@@ -696,7 +713,11 @@ export class NodeExecutionEnv implements ExecutionEnv {
 				fsConstants.O_CREAT |
 				fsConstants.O_NOFOLLOW |
 				fsConstants.O_NONBLOCK;
-			handle = await fs.open(pin.at(name), flags, 0o666);
+			try {
+				handle = await fs.open(pin.at(name), flags, 0o666);
+			} catch (error) {
+				return err(await appendOpenError(error, pin.at(name), absolute));
+			}
 			const stats = await handle.stat();
 			if (!stats.isFile()) return err(notRegular(absolute, stats));
 			const moved = await this.verifyOpened(handle, "write", absolute, canonical);

@@ -3,7 +3,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, promises as fs, realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { NodeExecutionEnv } from "../../../src/env/node.js";
 import { stripAtPrefix } from "../../../src/tools/_paths.js";
 
@@ -23,6 +23,15 @@ beforeEach(async () => {
 afterEach(async () => {
 	await fs.rm(base, { recursive: true, force: true });
 });
+
+/** `promise`, or a rejection once `ms` have passed (so a call that blocks fails the test instead of hanging it). */
+function within<T>(promise: Promise<T>, ms: number): Promise<T> {
+	let timer: NodeJS.Timeout | undefined;
+	const late = new Promise<never>((_, reject) => {
+		timer = setTimeout(() => reject(new Error(`still pending after ${ms} ms`)), ms);
+	});
+	return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
 
 const confined = (options: Partial<ConstructorParameters<typeof NodeExecutionEnv>[0]> = {}) =>
 	new NodeExecutionEnv({ cwd, policy: { read: [cwd] }, ...options });
@@ -108,6 +117,50 @@ describe("path policy", () => {
 		expect((await env.readTextFile(join(cwd, "inside.txt"))).ok).toBe(true);
 	});
 
+	it("refuses appendFile to a FIFO inside the root at once, naming it, directly and through a link", async () => {
+		execFileSync("mkfifo", [join(cwd, "pipe")]);
+		await fs.symlink(join(cwd, "pipe"), join(cwd, "pipe-link"));
+		const env = confined();
+		for (const path of ["pipe", "pipe-link"]) {
+			const started = Date.now();
+			const result = await within(env.appendFile(path, "x"), 1000);
+			expect(Date.now() - started).toBeLessThan(1000);
+			expect(result.ok).toBe(false);
+			if (result.ok) continue;
+			expect(result.error.message).toContain(path);
+			expect(result.error.message).toMatch(/FIFO/);
+		}
+		expect((await fs.lstat(join(cwd, "pipe"))).isFIFO()).toBe(true);
+	});
+
+	it("refuses appendFile at once when a FIFO replaces the file after its metadata was read", async () => {
+		const target = join(cwd, "log.txt");
+		await fs.writeFile(target, "log");
+		const realStat = fs.stat;
+		// The swap lands between the env's look at the metadata and its open: only the open itself
+		// (non-blocking, checked again once open) stands between the append and a writer waiting forever.
+		const spy = vi.spyOn(fs, "stat").mockImplementation(async (...args: Parameters<typeof fs.stat>) => {
+			const stats = await realStat(...args);
+			if (args[0] === target) {
+				spy.mockRestore();
+				await fs.rm(target);
+				execFileSync("mkfifo", [target]);
+			}
+			return stats;
+		});
+		try {
+			const result = await within(confined().appendFile("log.txt", "x"), 1000);
+			expect(result.ok).toBe(false);
+			if (!result.ok) {
+				expect(result.error.message).toContain("log.txt");
+				expect(result.error.message).toMatch(/FIFO/);
+			}
+		} finally {
+			spy.mockRestore();
+		}
+		expect((await fs.lstat(target)).isFIFO()).toBe(true);
+	});
+
 	it("keeps the env's temp folder usable (bash spills its output there)", async () => {
 		const env = new NodeExecutionEnv({ cwd, tempDir: join(base, "tmp"), policy: { read: [cwd] } });
 		const temp = await env.createTempFile();
@@ -157,6 +210,21 @@ describe.skipIf(!bwrap)("shell sandbox (bubblewrap; skipped where bwrap is missi
 		expect(existsSync(join(outside, "new.txt"))).toBe(false);
 		// The file API, asked afterwards, refuses the link too.
 		expect((await confined().writeFile("way-out/new.txt", "x")).ok).toBe(false);
+	});
+
+	it('keeps the sandbox\'s own /dev and /proc under a write root that contains them ("/")', async () => {
+		// Bound after `--dev /dev`, a write root of "/" laid the host's /dev (mounted nodev) over the
+		// sandbox's: `/dev/null` could not be opened.
+		const env = new NodeExecutionEnv({ cwd, policy: { read: ["/"] } });
+		const devNull = await env.exec("echo x > /dev/null && echo ok");
+		expect(devNull.ok && devNull.value).toMatchObject({ exitCode: 0, stdout: "ok\n" });
+		// Its own PID namespace, so its own /proc: the shell is among very few processes.
+		const pids = await env.exec("ls -d /proc/[0-9]* | wc -l");
+		expect(pids.ok && Number(pids.value.stdout.trim())).toBeLessThan(5);
+		// The write root covers the cwd: writing there lands on the disk.
+		const made = await env.exec("echo y > made.txt");
+		expect(made.ok && made.value.exitCode).toBe(0);
+		expect(await fs.readFile(join(cwd, "made.txt"), "utf8")).toBe("y\n");
 	});
 
 	it("turns the network off unless the policy allows it", async () => {
