@@ -7,6 +7,7 @@ import { MemoryExecutionEnv } from "../../../src/env/memory.js";
 import { toolSignature } from "../../../src/extensions/_tool-changes.js";
 import { createHeadlessUI } from "../../../src/extensions/_ui.js";
 import type { ExtensionAPI } from "../../../src/extensions/api.js";
+import { validateToolDefinition } from "../../../src/extensions/registry.js";
 import { createExtensionRuntime } from "../../../src/extensions/runtime.js";
 import { hostileObjects, hostileValues, revoked } from "../contract/_hostile.js";
 
@@ -71,4 +72,14 @@ describe("toolSignature of a tool whose functions have a hostile toString", () =
 		expect(toolSignature(definition)).toBe(toolSignature(definition));
 		expect(toolSignature(definition)).toContain("async () =>");
 	});
+});
+
+describe("validateToolDefinition of a definition whose name is hostile", () => {
+	it.each([["a BigInt", 10n] as [string, unknown], ...hostileObjects()])(
+		"a name that is %s is a problem, not a throw",
+		(_name, value) => {
+			const problems = validateToolDefinition({ name: value, description: "d", parameters: {}, execute() {} });
+			expect(problems.some((p) => p.startsWith("name ") && p.includes("must match"))).toBe(true);
+		},
+	);
 });
