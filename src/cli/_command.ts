@@ -3,6 +3,7 @@
  * text generated from them, and one dispatcher that maps every outcome to an exit code:
  * 0 success, 1 failure, 2 usage error (130 when the user interrupted with Ctrl-C twice).
  */
+import { errorMessage } from "../contract/errors.js";
 import type { Theme } from "../contract/render.js";
 import { visibleWidth } from "../render/width.js";
 import {
@@ -251,7 +252,13 @@ export async function runCommand(
 			io.stderr.write(`${commandName}: ${errorTheme.fg("error", error.message)}\n`);
 			return error.exitCode;
 		}
-		const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
+		let detail: string;
+		try {
+			detail = error instanceof Error ? (error.stack ?? error.message) : errorMessage(error);
+		} catch {
+			// a stack or message getter that throws
+			detail = errorMessage(error);
+		}
 		io.stderr.write(`${commandName}: ${errorTheme.fg("error", "internal error")}\n${detail}\n`);
 		return EXIT_FAILURE;
 	}

@@ -43,8 +43,10 @@ export class ToolsmithError extends Error {
 	}
 }
 
-/** What `errorMessage` says of a value none of whose parts can be read. */
+/** What `errorMessage` says of a thrown value none of whose parts can be read. */
 const UNREADABLE = "a thrown value that cannot be read (its getters or proxy traps throw)";
+/** What `describeValue` says of a value none of whose parts can be read. */
+const UNREADABLE_VALUE = "a value that cannot be read (its getters or proxy traps throw)";
 
 /** Runs `read`, or gives `undefined` when it throws: for values whose getters or proxy traps may throw. */
 function attempt<T>(read: () => T): T | undefined {
@@ -55,12 +57,8 @@ function attempt<T>(read: () => T): T | undefined {
 	}
 }
 
-/**
- * The message of anything thrown: `Error#message`, a string as is, other values as JSON or `String()`.
- * Total: it never throws, whatever the value (a cyclic null-prototype object, an `Error` whose
- * `message` getter throws, a Proxy whose traps throw); what cannot be read is described instead.
- */
-export function errorMessage(value: unknown): string {
+/** The ladder behind `errorMessage` and `describeValue`; `unreadable` is what it says when nothing can be read. */
+function describeAny(value: unknown, unreadable: string): string {
 	if (typeof value === "string") return value;
 	if (value === undefined) return "undefined";
 	if (typeof value !== "object" && typeof value !== "function") return String(value);
@@ -81,5 +79,25 @@ export function errorMessage(value: unknown): string {
 		const shown = keys.slice(0, 10).join(", ");
 		return `an object that cannot be serialized (keys: ${shown === "" ? "none" : shown}${keys.length > 10 ? ", …" : ""})`;
 	}
-	return UNREADABLE;
+	return unreadable;
+}
+
+/**
+ * The message of anything thrown: `Error#message`, a string as is, other values as JSON or `String()`.
+ * Total: it never throws, whatever the value (a cyclic null-prototype object, an `Error` whose
+ * `message` getter throws, a Proxy whose traps throw); what cannot be read is described instead.
+ */
+export function errorMessage(value: unknown): string {
+	return describeAny(value, UNREADABLE);
+}
+
+/**
+ * Any value as text for a message, cut to `limit` characters (default 200): what `errorMessage`
+ * gives, so a string as is, an object as JSON or `String()`. Total like `errorMessage`: for values
+ * from outside (model arguments, what tools, extensions and callbacks hand over) where `String(x)`
+ * could throw (an object whose `toString` throws, a null-prototype object, a revoked Proxy).
+ */
+export function describeValue(value: unknown, limit = 200): string {
+	const text = describeAny(value, UNREADABLE_VALUE);
+	return text.length > limit ? `${text.slice(0, limit)}…` : text;
 }

@@ -2,6 +2,7 @@
  * One wording for file errors across both envs, so a tool's error text (and the tests that check
  * it) does not depend on which env it ran on.
  */
+import { describeValue } from "../contract/errors.js";
 import { ExecutionError, type ExecutionErrorCode, FileError, type FileErrorCode } from "../contract/result.js";
 
 const HINTS: Record<FileErrorCode, string> = {
@@ -57,6 +58,11 @@ export function notRegularFileError(path: string, kind: SpecialFileKind | undefi
 	);
 }
 
+/** A string JSON-quoted, any other value described (never throws): for values named in messages. */
+export function quoted(value: unknown): string {
+	return typeof value === "string" ? JSON.stringify(value) : describeValue(value);
+}
+
 /** Why `path` cannot name a file, or `undefined` when it can. */
 export function pathProblem(path: unknown): string | undefined {
 	if (typeof path !== "string") return `expected a string, got ${path === null ? "null" : typeof path}`;
@@ -79,7 +85,7 @@ export function execError(code: ExecutionErrorCode, command: string, what: strin
 export function timeoutProblem(timeout: unknown): string | undefined {
 	if (timeout === undefined) return undefined;
 	if (typeof timeout !== "number" || !Number.isFinite(timeout) || timeout <= 0) {
-		return `timeout must be a positive, finite number of seconds (leave it out for no timeout), got ${String(timeout)}`;
+		return `timeout must be a positive, finite number of seconds (leave it out for no timeout), got ${describeValue(timeout)}`;
 	}
 	return undefined;
 }
@@ -94,10 +100,10 @@ export function commandProblem(command: unknown): string | undefined {
 /** Why a byte range is unusable, or `undefined` when it is fine. */
 export function rangeProblem(offset: unknown, length: unknown): string | undefined {
 	if (typeof offset !== "number" || !Number.isSafeInteger(offset) || offset < 0) {
-		return `offset must be a non-negative integer, got ${String(offset)}`;
+		return `offset must be a non-negative integer, got ${describeValue(offset)}`;
 	}
 	if (typeof length !== "number" || !Number.isSafeInteger(length) || length < 0) {
-		return `length must be a non-negative integer, got ${String(length)}`;
+		return `length must be a non-negative integer, got ${describeValue(length)}`;
 	}
 	return undefined;
 }
@@ -111,17 +117,24 @@ export function affixProblem(value: string | undefined, what: string): string | 
 	return undefined;
 }
 
-/** Whether a listener returned a promise (or any thenable) to apply backpressure. May throw (a hostile getter). */
+/** Whether a listener returned a promise (or any thenable) to apply backpressure; `false` when its `then` cannot be read. */
 export function isThenable(value: unknown): value is PromiseLike<unknown> {
-	return (
-		value !== null &&
-		(typeof value === "object" || typeof value === "function") &&
-		typeof (value as { then?: unknown }).then === "function"
-	);
+	if (value === null || (typeof value !== "object" && typeof value !== "function")) return false;
+	try {
+		return typeof (value as { then?: unknown }).then === "function";
+	} catch {
+		// a `then` getter or proxy trap that throws: not something to wait for
+		return false;
+	}
 }
 
 /** The `code` of an error Node raised (`ENOENT`, `ERR_INVALID_ARG_TYPE`, …), if it has one. */
 export function osCodeOf(error: unknown): string | undefined {
-	const code = (error as { code?: unknown } | null)?.code;
-	return typeof code === "string" ? code : undefined;
+	try {
+		const code = (error as { code?: unknown } | null)?.code;
+		return typeof code === "string" ? code : undefined;
+	} catch {
+		// a thrown value whose `code` getter or proxy trap throws (an operations callback's)
+		return undefined;
+	}
 }

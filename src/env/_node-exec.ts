@@ -1,8 +1,9 @@
 /** Running a command for NodeExecutionEnv (Node only): spawn, stream, capture, time out, abort, kill its group. */
 import { type ChildProcess, spawn } from "node:child_process";
 import { constants as osConstants } from "node:os";
+import { describeValue, errorMessage } from "../contract/errors.js";
 import { type ExecutionError, type ExecutionErrorCode, err, ok, type Result } from "../contract/result.js";
-import { commandProblem, execError, isThenable, osCodeOf, pathProblem, timeoutProblem } from "./_errors.js";
+import { commandProblem, execError, isThenable, osCodeOf, pathProblem, quoted, timeoutProblem } from "./_errors.js";
 import { defaultShell, groupAlive, signalGroup } from "./_node-process.js";
 import { resolvePath } from "./_path.js";
 import { setLongTimeout } from "./_timer.js";
@@ -48,14 +49,14 @@ export async function runCommand(
 ): Promise<Result<ExecResult, ExecutionError>> {
 	const startedAt = performance.now();
 	const problem = commandProblem(command) ?? timeoutProblem(options.timeout);
-	if (problem) return err(execError("invalid_argument", String(command), problem));
+	if (problem) return err(execError("invalid_argument", describeValue(command), problem));
 	if (options.signal?.aborted) return err(execError("aborted", command, "Command aborted before it started"));
 	let cwd = context.cwd;
 	if (options.cwd !== undefined) {
 		const cwdProblem = pathProblem(options.cwd);
 		if (cwdProblem) {
 			return err(
-				execError("invalid_argument", command, `Invalid working folder ${JSON.stringify(options.cwd)} (${cwdProblem})`),
+				execError("invalid_argument", command, `Invalid working folder ${quoted(options.cwd)} (${cwdProblem})`),
 			);
 		}
 		cwd = resolvePath(context.cwd, options.cwd);
@@ -93,7 +94,7 @@ export async function runCommand(
 		});
 	} catch (error) {
 		const code = osCodeOf(error)?.startsWith("ERR_INVALID_ARG") ? "invalid_argument" : "spawn_error";
-		return err(execError(code, command, `Could not start ${shell}: ${(error as Error)?.message ?? String(error)}`));
+		return err(execError(code, command, `Could not start ${shell}: ${errorMessage(error)}`));
 	}
 	const outcome = await supervise(child, options, context.killGraceMs);
 	const durationMs = performance.now() - startedAt;

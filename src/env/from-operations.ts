@@ -8,8 +8,18 @@
  * Runtime-neutral: no `node:` imports. Like every env it never throws: a callback that throws or
  * rejects becomes a `FileError` / `ExecutionError` naming the path or command.
  */
+import { describeValue, errorMessage } from "../contract/errors.js";
 import { type ExecutionError, err, type FileError, ok, type Result } from "../contract/result.js";
-import { commandProblem, execError, fileError, isThenable, osCodeOf, pathProblem, timeoutProblem } from "./_errors.js";
+import {
+	commandProblem,
+	execError,
+	fileError,
+	isThenable,
+	osCodeOf,
+	pathProblem,
+	quoted,
+	timeoutProblem,
+} from "./_errors.js";
 import { dirname, normalizePath, resolvePath } from "./_path.js";
 import { setMutationScope } from "./mutation-queue.js";
 import type { DirEntry, ExecOptions, ExecResult, ExecutionEnv, FileInfo, SignalOptions } from "./types.js";
@@ -68,10 +78,6 @@ function toBytes(data: Uint8Array | string): Uint8Array {
 	return typeof data === "string" ? encoder.encode(data) : data;
 }
 
-function reason(error: unknown): string {
-	return error instanceof Error ? error.message : String(error);
-}
-
 /** A `FileError` for a callback that threw, classified by its OS-style `code` when it has one. */
 function fromThrown(path: string, error: unknown): FileError {
 	const code = osCodeOf(error);
@@ -85,7 +91,7 @@ function fromThrown(path: string, error: unknown): FileError {
 					: code === "EACCES" || code === "EPERM"
 						? "permission_denied"
 						: "io_error";
-	return fileError(kind, path, reason(error), code);
+	return fileError(kind, path, errorMessage(error), code);
 }
 
 function aborted(path: string, options: SignalOptions | undefined): FileError | undefined {
@@ -115,14 +121,14 @@ function aborted(path: string, options: SignalOptions | undefined): FileError | 
 export function createOperationsEnv(operations: EnvOperations, options: OperationsEnvOptions): ExecutionEnv {
 	const cwd = normalizePath(options.cwd);
 	if (!cwd.startsWith("/")) {
-		throw new Error(`createOperationsEnv: cwd must be an absolute path, got ${JSON.stringify(options.cwd)}`);
+		throw new Error(`createOperationsEnv: cwd must be an absolute path, got ${quoted(options.cwd)}`);
 	}
 	const fallback = options.fallback;
 	const missing = (path: string, what: string, method: string): FileError =>
 		fileError("io_error", path, `these operations have no ${what}, and no fallback env was given for ${method}`);
 	const absolute = (path: string): Result<string, FileError> => {
 		const problem = pathProblem(path);
-		if (problem) return err(fileError("invalid_path", String(path), problem));
+		if (problem) return err(fileError("invalid_path", describeValue(path), problem));
 		return ok(resolvePath(cwd, path));
 	};
 	const readAll = async (path: string, opts?: SignalOptions): Promise<Result<Uint8Array, FileError>> => {
@@ -177,7 +183,7 @@ export function createOperationsEnv(operations: EnvOperations, options: Operatio
 		async listDir(path): Promise<Result<DirEntry[], FileError>> {
 			if (fallback) return fallback.listDir(path);
 			const abs = absolute(path);
-			return err(missing(abs.ok ? abs.value : String(path), "folder listing", "listDir"));
+			return err(missing(abs.ok ? abs.value : describeValue(path), "folder listing", "listDir"));
 		},
 		async readTextFile(path, opts) {
 			if (!operations.readFile && fallback) return fallback.readTextFile(path, opts);
@@ -192,7 +198,9 @@ export function createOperationsEnv(operations: EnvOperations, options: Operatio
 		async readRange(path, offset, length, opts) {
 			if (!operations.readFile && fallback) return fallback.readRange(path, offset, length, opts);
 			if (!Number.isSafeInteger(offset) || offset < 0 || !Number.isSafeInteger(length) || length < 0) {
-				return err(fileError("invalid_argument", String(path), "offset and length must be non-negative integers"));
+				return err(
+					fileError("invalid_argument", describeValue(path), "offset and length must be non-negative integers"),
+				);
 			}
 			const read = await readAll(path, opts);
 			if (!read.ok) return read;
@@ -228,20 +236,20 @@ export function createOperationsEnv(operations: EnvOperations, options: Operatio
 		async appendFile(path, data) {
 			if (fallback) return fallback.appendFile(path, data);
 			const abs = absolute(path);
-			return err(missing(abs.ok ? abs.value : String(path), "append", "appendFile"));
+			return err(missing(abs.ok ? abs.value : describeValue(path), "append", "appendFile"));
 		},
 		async rename(from, to) {
 			if (fallback) return fallback.rename(from, to);
-			return err(missing(String(from), "rename", "rename"));
+			return err(missing(describeValue(from), "rename", "rename"));
 		},
 		async remove(path, removeOptions) {
 			if (fallback) return fallback.remove(path, removeOptions);
-			return err(missing(String(path), "remove", "remove"));
+			return err(missing(describeValue(path), "remove", "remove"));
 		},
 		async createDir(path, dirOptions) {
 			if (!operations.mkdir) {
 				if (fallback) return fallback.createDir(path, dirOptions);
-				return err(missing(String(path), "mkdir", "createDir"));
+				return err(missing(describeValue(path), "mkdir", "createDir"));
 			}
 			const abs = absolute(path);
 			if (!abs.ok) return abs;
@@ -263,10 +271,10 @@ export function createOperationsEnv(operations: EnvOperations, options: Operatio
 		async exec(command, execOptions: ExecOptions = {}): Promise<Result<ExecResult, ExecutionError>> {
 			if (!operations.exec) {
 				if (fallback) return fallback.exec(command, execOptions);
-				return err(execError("spawn_error", String(command), "these operations have no exec; cannot run"));
+				return err(execError("spawn_error", describeValue(command), "these operations have no exec; cannot run"));
 			}
 			const problem = commandProblem(command) ?? timeoutProblem(execOptions.timeout);
-			if (problem) return err(execError("invalid_argument", String(command), problem));
+			if (problem) return err(execError("invalid_argument", describeValue(command), problem));
 			const signal = execOptions.signal;
 			if (signal?.aborted) return err(execError("aborted", command, "aborted before it started"));
 			const started = Date.now();
@@ -295,7 +303,7 @@ export function createOperationsEnv(operations: EnvOperations, options: Operatio
 				if (capture) stdout += decoder.decode();
 				return ok({ exitCode: exitCode ?? 137, stdout, stderr: "", durationMs: Date.now() - started });
 			} catch (error) {
-				const message = reason(error);
+				const message = errorMessage(error);
 				if (signal?.aborted || message === "aborted") return err(execError("aborted", command, "aborted"));
 				if (message.startsWith("timeout:")) {
 					return err(execError("timeout", command, `timed out after ${execOptions.timeout} seconds`));

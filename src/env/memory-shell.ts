@@ -1,9 +1,9 @@
 /** The scripted shell behind MemoryExecutionEnv.exec: scripted answers matched in order, streamed output with backpressure, timeouts, aborts, and the command log. */
 
-import { errorMessage } from "../contract/errors.js";
+import { describeValue, errorMessage } from "../contract/errors.js";
 import { type ExecutionError, type ExecutionErrorCode, err, ok, type Result } from "../contract/result.js";
 import { encodePooled } from "./_byte-pool.js";
-import { commandProblem, execError, isThenable, pathProblem, timeoutProblem } from "./_errors.js";
+import { commandProblem, execError, isThenable, pathProblem, quoted, timeoutProblem } from "./_errors.js";
 import { resolvePath } from "./_path.js";
 import { setLongTimeout } from "./_timer.js";
 import type { ExecOptions, ExecResult } from "./types.js";
@@ -155,14 +155,16 @@ export class ScriptedShell<TEnv> {
 			return await this.runCommand(command, options ?? {});
 		} catch (error) {
 			// Only reachable through a bug or a hostile options object; the contract is to never reject.
-			return err(execError("spawn_error", String(command), `Could not run the command (${errorMessage(error)})`));
+			return err(
+				execError("spawn_error", describeValue(command), `Could not run the command (${errorMessage(error)})`),
+			);
 		}
 	}
 
 	private async runCommand(command: string, options: ExecOptions): Promise<Result<ExecResult, ExecutionError>> {
 		const startedAt = Date.now();
 		const problem = commandProblem(command) ?? timeoutProblem(options.timeout);
-		if (problem) return err(execError("invalid_argument", String(command), problem));
+		if (problem) return err(execError("invalid_argument", describeValue(command), problem));
 		const cwd = this.execCwd(command, options.cwd);
 		if (!cwd.ok) return cwd;
 		const entry: MutableLogEntry = {
@@ -310,7 +312,7 @@ export class ScriptedShell<TEnv> {
 		if (cwd === undefined) return ok(this.host.cwd);
 		const problem = pathProblem(cwd);
 		if (problem)
-			return err(execError("invalid_argument", command, `Invalid working folder ${JSON.stringify(cwd)} (${problem})`));
+			return err(execError("invalid_argument", command, `Invalid working folder ${quoted(cwd)} (${problem})`));
 		const absolute = resolvePath(this.host.cwd, cwd);
 		if (!this.host.isFolder(absolute)) {
 			return err(execError("spawn_error", command, `Working folder ${absolute} does not exist or is not a folder`));

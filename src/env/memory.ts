@@ -7,13 +7,14 @@
  * a real disk.
  */
 
-import { errorMessage } from "../contract/errors.js";
+import { describeValue, errorMessage } from "../contract/errors.js";
 import { type ExecutionError, err, type FileError, ok, type Result } from "../contract/result.js";
 import {
 	affixProblem,
 	fileError,
 	notRegularFileError,
 	pathProblem,
+	quoted,
 	rangeProblem,
 	type SpecialFileKind,
 } from "./_errors.js";
@@ -232,7 +233,7 @@ export class MemoryExecutionEnv implements ExecutionEnv {
 
 	absolutePath(path: string): Result<string, FileError> {
 		const problem = pathProblem(path);
-		if (problem) return err(fileError("invalid_path", String(path), problem));
+		if (problem) return err(fileError("invalid_path", describeValue(path), problem));
 		return ok(resolvePath(this.cwd, path));
 	}
 
@@ -300,7 +301,9 @@ export class MemoryExecutionEnv implements ExecutionEnv {
 			return ok(file.value.text);
 		} catch (error) {
 			// Past the engine's longest string: the caller should page through it with readRange.
-			return err(fileError("io_error", String(path), `too large to decode as one string: ${errorMessage(error)}`));
+			return err(
+				fileError("io_error", describeValue(path), `too large to decode as one string: ${errorMessage(error)}`),
+			);
 		}
 	}
 
@@ -321,7 +324,7 @@ export class MemoryExecutionEnv implements ExecutionEnv {
 		const denied = this.deny(path, "read");
 		if (denied) return err(denied);
 		const problem = rangeProblem(offset, length);
-		if (problem) return err(fileError("invalid_argument", String(path), problem));
+		if (problem) return err(fileError("invalid_argument", describeValue(path), problem));
 		const file = this.findFile(path, options);
 		if (!file.ok) return file;
 		return ok(file.value.data.slice(offset, offset + length));
@@ -493,14 +496,14 @@ export class MemoryExecutionEnv implements ExecutionEnv {
 
 	private seedPath(path: string): string {
 		const problem = pathProblem(path);
-		if (problem) throw new TypeError(`MemoryExecutionEnv seed: invalid path ${JSON.stringify(path)}: ${problem}`);
+		if (problem) throw new TypeError(`MemoryExecutionEnv seed: invalid path ${quoted(path)}: ${problem}`);
 		return resolvePath(this.cwd, path);
 	}
 
 	private seedOrThrow(path: string, action: () => Result<unknown, FileError>): void {
 		const done = action();
 		if (!done.ok) {
-			throw new TypeError(`MemoryExecutionEnv seed: cannot create ${JSON.stringify(path)}: ${done.error.message}`);
+			throw new TypeError(`MemoryExecutionEnv seed: cannot create ${quoted(path)}: ${done.error.message}`);
 		}
 	}
 
@@ -518,7 +521,7 @@ export class MemoryExecutionEnv implements ExecutionEnv {
 
 	private addSymlink(absolute: string, target: string): Result<void, FileError> {
 		if (typeof target !== "string" || target === "" || target.includes("\0")) {
-			return err(fileError("invalid_argument", absolute, `bad symlink target ${JSON.stringify(target)}`));
+			return err(fileError("invalid_argument", absolute, `bad symlink target ${quoted(target)}`));
 		}
 		const parent = this.mkdirp(dirname(absolute));
 		if (!parent.ok) return parent;
@@ -531,7 +534,7 @@ export class MemoryExecutionEnv implements ExecutionEnv {
 
 	private addSpecial(absolute: string, kind: SpecialFileKind): Result<void, FileError> {
 		if (!["fifo", "character_device", "block_device", "socket"].includes(kind)) {
-			return err(fileError("invalid_argument", absolute, `unknown special file kind ${JSON.stringify(kind)}`));
+			return err(fileError("invalid_argument", absolute, `unknown special file kind ${quoted(kind)}`));
 		}
 		const parent = this.mkdirp(dirname(absolute));
 		if (!parent.ok) return parent;
@@ -557,7 +560,7 @@ export class MemoryExecutionEnv implements ExecutionEnv {
 	}
 
 	private findFile(path: string, options: SignalOptions): Result<MemFile, FileError> {
-		if (options.signal?.aborted) return err(abortedError(String(path)));
+		if (options.signal?.aborted) return err(abortedError(describeValue(path)));
 		const found = this.find(path, true);
 		if (!found.ok) return found;
 		const kind = found.value.node.kind;
@@ -615,7 +618,7 @@ export class MemoryExecutionEnv implements ExecutionEnv {
 		options: SignalOptions,
 		append: boolean,
 	): Promise<Result<void, FileError>> {
-		if (options.signal?.aborted) return Promise.resolve(err(abortedError(String(path))));
+		if (options.signal?.aborted) return Promise.resolve(err(abortedError(describeValue(path))));
 		const abs = this.absolutePath(path);
 		if (!abs.ok) return Promise.resolve(abs);
 		if (!(typeof data === "string" || data instanceof Uint8Array)) {

@@ -10,7 +10,7 @@ import { randomBytes } from "node:crypto";
 import { promises as fs, constants as fsConstants } from "node:fs";
 import { tmpdir } from "node:os";
 import { resolve as resolveNative } from "node:path";
-import { errorMessage } from "../contract/errors.js";
+import { describeValue, errorMessage } from "../contract/errors.js";
 import { type ExecutionError, err, type FileError, type FileErrorCode, ok, type Result } from "../contract/result.js";
 import {
 	affixProblem,
@@ -96,8 +96,7 @@ function mapFsError(error: unknown, path: string, override?: Partial<Record<stri
 	const osCode = osCodeOf(error);
 	if ((error as { name?: unknown } | null)?.name === "AbortError") return fileError("aborted", path);
 	const code = (osCode && (override?.[osCode] ?? OS_CODES[osCode])) || "io_error";
-	const detail =
-		code === "io_error" ? `${osCode ?? "error"}: ${(error as Error)?.message ?? String(error)}` : undefined;
+	const detail = code === "io_error" ? `${osCode ?? "error"}: ${errorMessage(error)}` : undefined;
 	return fileError(code, path, detail, osCode);
 }
 
@@ -190,7 +189,7 @@ export class NodeExecutionEnv implements ExecutionEnv {
 
 	absolutePath(path: string): Result<string, FileError> {
 		const problem = pathProblem(path);
-		if (problem) return err(fileError("invalid_path", String(path), problem));
+		if (problem) return err(fileError("invalid_path", describeValue(path), problem));
 		return ok(resolvePath(this.cwd, path));
 	}
 
@@ -301,7 +300,9 @@ export class NodeExecutionEnv implements ExecutionEnv {
 			return ok(new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes.value));
 		} catch (error) {
 			// Past the engine's longest string: the caller should page through it with readRange.
-			return err(fileError("io_error", String(path), `too large to decode as one string: ${errorMessage(error)}`));
+			return err(
+				fileError("io_error", describeValue(path), `too large to decode as one string: ${errorMessage(error)}`),
+			);
 		}
 	}
 
@@ -631,7 +632,9 @@ export class NodeExecutionEnv implements ExecutionEnv {
 			});
 		} catch (error) {
 			// Only reachable through a bug or a hostile options object; the contract is to never reject.
-			return err(execError("spawn_error", String(command), `Could not run the command (${errorMessage(error)})`));
+			return err(
+				execError("spawn_error", describeValue(command), `Could not run the command (${errorMessage(error)})`),
+			);
 		}
 	}
 

@@ -1,5 +1,5 @@
 /** Checking what tools and hooks return, and building the executor's own error results. */
-import { errorMessage, type ToolsmithErrorCode } from "../contract/errors.js";
+import { describeValue, errorMessage, type ToolsmithErrorCode } from "../contract/errors.js";
 import type { AgentToolResult } from "../contract/tool.js";
 import { MAX_DEPTH } from "./_json.js";
 import type { ToolErrorDetails } from "./types.js";
@@ -323,5 +323,5 @@ function describe(value: unknown): string {
 	if (Array.isArray(value)) return "an array";
 	if (typeof value === "string") return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
 	if (typeof value === "object") return "an object";
-	return typeof value === "undefined" ? "undefined" : `${typeof value} ${String(value)}`;
+	return typeof value === "undefined" ? "undefined" : `${typeof value} ${describeValue(value)}`;
 }

@@ -3,7 +3,7 @@ import { Kind, type TSchema } from "@sinclair/typebox";
 import { type TypeCheck, TypeCompiler } from "@sinclair/typebox/compiler";
 import { type ValueError, ValueErrorType } from "@sinclair/typebox/errors";
 import { Value } from "@sinclair/typebox/value";
-import { errorMessage } from "../contract/errors.js";
+import { describeValue, errorMessage } from "../contract/errors.js";
 import { err, ok, type Result } from "../contract/result.js";
 import { coerceValue, dropUndeclaredHostileKeys } from "./_coerce.js";
 import { fromJsonSchema, isCompilableTypeBox } from "./_from-json-schema.js";
@@ -354,8 +354,9 @@ export function describeSchema(schema: unknown, depth = 0): string {
 	if (typeof schema !== "object" || schema === null) return "any value";
 	const s = schema as Record<string, unknown>;
 	if (depth > 3) return typeof s.type === "string" ? s.type : "value";
-	if ("const" in s) return JSON.stringify(s.const) ?? "value";
-	if (Array.isArray(s.enum)) return s.enum.map((v) => JSON.stringify(v)).join(" | ");
+	if ("const" in s) return typeof s.const === "string" ? JSON.stringify(s.const) : describeValue(s.const);
+	if (Array.isArray(s.enum))
+		return s.enum.map((v) => (typeof v === "string" ? JSON.stringify(v) : describeValue(v))).join(" | ");
 	const members = (Array.isArray(s.anyOf) ? s.anyOf : Array.isArray(s.oneOf) ? s.oneOf : undefined) as
 		| unknown[]
 		| undefined;
@@ -366,6 +367,6 @@ export function describeSchema(schema: unknown, depth = 0): string {
 	else if (typeof s.type === "string") base = s.type;
 	else if (typeof s.$ref === "string") base = s.$ref;
 	else base = "any value";
-	const constraints = CONSTRAINTS.filter((key) => s[key] !== undefined).map((key) => `${key} ${String(s[key])}`);
+	const constraints = CONSTRAINTS.filter((key) => s[key] !== undefined).map((key) => `${key} ${describeValue(s[key])}`);
 	return constraints.length > 0 ? `${base} (${constraints.join(", ")})` : base;
 }

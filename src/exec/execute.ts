@@ -1,6 +1,6 @@
 /** Running the tool calls of one assistant message: prepare → execute → finalize. */
 import type { ToolCall, ToolResultMessage } from "../contract/content.js";
-import { errorMessage, type ToolsmithErrorCode } from "../contract/errors.js";
+import { describeValue, errorMessage, type ToolsmithErrorCode } from "../contract/errors.js";
 import type { ToolExecutionEvent } from "../contract/events.js";
 import type { AgentTool, AgentToolResult, AgentToolUpdateCallback } from "../contract/tool.js";
 import { cloneArguments } from "./_json.js";
@@ -157,8 +157,9 @@ function readCall(list: readonly unknown[], index: number): Call {
 	try {
 		call = list[index];
 		const c = call as { id?: unknown; name?: unknown; arguments?: unknown };
-		const id = typeof c.id === "string" ? c.id : c.id === undefined || c.id === null ? `call_${index}` : String(c.id);
-		const name = typeof c.name === "string" ? c.name : String(c.name);
+		const id =
+			typeof c.id === "string" ? c.id : c.id === undefined || c.id === null ? `call_${index}` : describeValue(c.id);
+		const name = typeof c.name === "string" ? c.name : describeValue(c.name);
 		return new Call(call as ToolCall, id, name, c.arguments);
 	} catch {
 		return new Call(call as ToolCall, `call_${index}`, "", undefined);

@@ -2,7 +2,7 @@
  * The `ExtensionAPI` one version of an extension receives: what each member does while the version
  * loads, once it is active, and after it was unloaded (replaced, removed or timed out).
  */
-import { ToolsmithError } from "../contract/errors.js";
+import { describeValue, errorMessage, ToolsmithError } from "../contract/errors.js";
 import type { ToolDefinition } from "../contract/tool.js";
 import type { ExecutionEnv } from "../env/types.js";
 import { EMITTED_EVENTS, UNSUPPORTED_API_MEMBERS } from "./_pi-stubs.js";
@@ -59,6 +59,35 @@ export interface ApiScope {
 function shellQuote(value: string): string {
 	if (/^[A-Za-z0-9_@%+=:,./-]+$/.test(value)) return value;
 	return `'${value.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * The words of `api.exec(command, args)` as strings, or why they cannot be: numbers and booleans
+ * are written out, anything else (an object, a Proxy, an `args` that is not an array) is refused
+ * with a message naming the argument, so a hostile value never reaches `String()`.
+ */
+function execParts(command: unknown, args: unknown): string[] | string {
+	let parts: unknown[];
+	try {
+		// Array.isArray throws for a revoked Proxy, the spread for a Proxy whose traps throw
+		if (args !== undefined && !Array.isArray(args)) {
+			return `api.exec: args must be an array of strings, got ${describeValue(args)}`;
+		}
+		parts = [command, ...((args as unknown[] | undefined) ?? [])];
+	} catch (error) {
+		return `api.exec: args cannot be read (${errorMessage(error)}); pass an array of strings`;
+	}
+	const words: string[] = [];
+	for (const [index, part] of parts.entries()) {
+		if (typeof part === "string") words.push(part);
+		else if (typeof part === "number" || typeof part === "boolean" || typeof part === "bigint")
+			words.push(String(part));
+		else {
+			const what = index === 0 ? "command" : `args[${index - 1}]`;
+			return `api.exec: ${what} must be a string, got ${describeValue(part)}`;
+		}
+	}
+	return words;
 }
 
 /** `api.state` of the extension at `path`, kept in `kept`. */
@@ -134,7 +163,9 @@ export function createExtensionAPI(instance: Instance, scope: ApiScope): Extensi
 		args: readonly string[],
 		execOptions: ExtensionExecOptions | undefined,
 	): Promise<ExtensionExecResult> => {
-		const line = [command, ...args].map((part) => shellQuote(String(part))).join(" ");
+		const parts = execParts(command, args);
+		if (typeof parts === "string") return { stdout: "", stderr: parts, code: 1, killed: false };
+		const line = parts.map(shellQuote).join(" ");
 		const timeout =
 			execOptions?.timeout !== undefined && execOptions.timeout > 0 ? execOptions.timeout / 1000 : undefined;
 		const result = await env.exec(line, {

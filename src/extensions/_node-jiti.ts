@@ -142,7 +142,7 @@ export async function importFresh(path: string, virtualModules: Record<string, u
 		return { ok: true, module, modules: collect() };
 	} catch (error) {
 		const modules = collect();
-		const err = error instanceof Error ? error : new Error(String(error));
+		const err = error instanceof Error ? error : new Error(errorMessage(error));
 		const parse = /^(ParseError|SyntaxError)\b/.test(err.message) || err.name === "SyntaxError";
 		if (parse) {
 			const where = syntaxPosition(err, path);

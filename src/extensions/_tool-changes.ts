@@ -14,7 +14,15 @@ export interface ToolChanges {
 
 /** What makes two versions of a tool differ for the model or a UI (functions by their source). */
 export function toolSignature(definition: ToolDefinition): string {
-	const source = (fn: unknown) => (typeof fn === "function" ? String(fn) : null);
+	// Function.prototype.toString, not String(fn): an own `toString` or a proxy trap cannot throw or lie.
+	const source = (fn: unknown) => {
+		if (typeof fn !== "function") return null;
+		try {
+			return Function.prototype.toString.call(fn);
+		} catch {
+			return "(a function whose source cannot be read)";
+		}
+	};
 	try {
 		return JSON.stringify([
 			definition.label,

@@ -2,6 +2,7 @@
  * The headless UI extensions get: dialogs answer "no answer" at once, notifications go to the
  * host's log, and the members of the reference UI that draw things are accepted and do nothing.
  */
+import { describeValue } from "../contract/errors.js";
 import type { ToolUI } from "../contract/tool.js";
 import { plainTheme } from "../render/theme.js";
 
@@ -19,7 +20,7 @@ export function createHeadlessUI(notify: Notify): ToolUI {
 		custom: async () => undefined,
 		notify(message: string, level: "info" | "warning" | "error" = "info") {
 			try {
-				notify(String(message), level);
+				notify(describeValue(message, 4000), level);
 			} catch {
 				// the log is best effort: a failing logger must not fail the tool
 			}

@@ -5,7 +5,7 @@
  * Runtime-neutral: no `node:` imports. The loader fills it; hosts read immutable snapshots from it,
  * so a batch that started keeps the tool versions it started with while a reload swaps in new ones.
  */
-import { errorMessage } from "../contract/errors.js";
+import { describeValue, errorMessage } from "../contract/errors.js";
 import type { AgentTool, ToolCallInfo, ToolContext, ToolContextFactory, ToolDefinition } from "../contract/tool.js";
 import { wrapToolDefinition } from "../contract/tool.js";
 import { mergeAfterHook } from "../exec/_after-hook.js";
@@ -170,7 +170,7 @@ export function validateToolDefinition(definition: unknown): string[] {
 	const name = def.name;
 	if (typeof name !== "string" || !NAME_RULE.test(name)) {
 		problems.push(
-			`name ${JSON.stringify(name)} must match ^[a-zA-Z0-9_-]{1,64}$ (letters, digits, "_" and "-", at most 64)`,
+			`name ${typeof name === "string" ? JSON.stringify(name) : describeValue(name)} must match ^[a-zA-Z0-9_-]{1,64}$ (letters, digits, "_" and "-", at most 64)`,
 		);
 	}
 	if (typeof def.description !== "string" || def.description.trim() === "") {

@@ -4,7 +4,7 @@
  * Each check passes, fails, or is skipped with a reason. Runtime-neutral.
  */
 import type { ToolCall, ToolResultMessage } from "../contract/content.js";
-import { errorMessage } from "../contract/errors.js";
+import { describeValue, errorMessage } from "../contract/errors.js";
 import type { AgentToolResult, ToolDefinition } from "../contract/tool.js";
 import { wrapToolDefinition } from "../contract/tool.js";
 import { MemoryExecutionEnv, type MemorySeedFile, type ScriptedCommand } from "../env/memory.js";
@@ -103,7 +103,9 @@ function code(message: ToolResultMessage): string | undefined {
 }
 
 function short(value: unknown): string {
-	const json = JSON.stringify(value) ?? String(value);
+	// a string JSON-quoted, anything else described: never throws (a cyclic or revoked value from a tool)
+	if (typeof value !== "string") return describeValue(value, 120);
+	const json = JSON.stringify(value);
 	return json.length > 120 ? `${json.slice(0, 120)}…` : json;
 }
 
@@ -524,5 +526,5 @@ export async function checkTool(
 	}
 	const order = new Map<string, number>(CONFORMANCE_CHECKS.map((c, i) => [c.id, i]));
 	checks.sort((a, b) => (order.get(a.id) ?? 0) - (order.get(b.id) ?? 0));
-	return { tool: String(definition.name), checks, pass: checks.every((c) => c.status !== "fail") };
+	return { tool: describeValue(definition.name), checks, pass: checks.every((c) => c.status !== "fail") };
 }

@@ -2,8 +2,10 @@
  * toolsmith-sdk/vitest: conformance suites and matchers for vitest (an optional peer dependency).
  * Importing this module registers the matchers with vitest's `expect`.
  */
+
 import { describe, expect, it } from "vitest";
 import type { ToolResultMessage } from "../contract/content.js";
+import { describeValue } from "../contract/errors.js";
 import type { AgentToolResult, ToolDefinition } from "../contract/tool.js";
 import { type CheckToolOptions, checkTool } from "./conformance.js";
 import { applyConformanceBaseline, type ConformanceBaseline, type ConformanceSummary } from "./conformance-baseline.js";
@@ -123,7 +125,7 @@ export const toolsmithMatchers = {
 			pass,
 			message: () =>
 				text === undefined
-					? `expected a tool result (with content), got ${JSON.stringify(received)}`
+					? `expected a tool result (with content), got ${describeValue(received)}`
 					: `expected the result text ${pass ? "not " : ""}to ${typeof expected === "string" ? "equal" : "match"} ${String(typeof expected === "string" ? JSON.stringify(expected) : expected)}, got ${JSON.stringify(text)}`,
 			actual: text,
 			expected,
@@ -140,7 +142,7 @@ export const toolsmithMatchers = {
 			pass,
 			message: () =>
 				!isError
-					? `expected an error result, got isError ${String((received as { isError?: unknown } | null)?.isError)} with text ${JSON.stringify(text)}`
+					? `expected an error result, got isError ${describeValue((received as { isError?: unknown } | null)?.isError)} with text ${JSON.stringify(text)}`
 					: pass
 						? `expected not an error result${expected !== undefined ? ` matching ${String(expected)}` : ""}, got ${JSON.stringify(text)}`
 						: `expected the error text to ${typeof expected === "string" ? "contain" : "match"} ${String(expected)}, got ${JSON.stringify(text)}`,
@@ -155,7 +157,7 @@ export const toolsmithMatchers = {
 		if (!files)
 			return {
 				pass: false,
-				message: () => `expected a harness, an env or a file record, got ${JSON.stringify(received)}`,
+				message: () => `expected a harness, an env or a file record, got ${describeValue(received)}`,
 			};
 		const problems: string[] = [];
 		for (const [path, want] of Object.entries(expected)) {

@@ -1,4 +1,5 @@
 /** Tool-name rules of each provider (and of MCP), checked in one call. */
+import { describeValue } from "../contract/errors.js";
 
 export interface ToolNameVerdict {
 	readonly ok: boolean;
@@ -76,7 +77,7 @@ function verdict(name: string, rule: Rule): ToolNameVerdict {
  * digits, `_ . : -`, at most 64; MCP: `^[a-zA-Z0-9_.-]{1,128}$`.
  */
 export function checkToolName(name: string): ToolNameReport {
-	const text = typeof name === "string" ? name : String(name);
+	const text = typeof name === "string" ? name : describeValue(name);
 	const openai = verdict(text, RULES.openai);
 	const anthropic = verdict(text, RULES.anthropic);
 	const google = verdict(text, RULES.google);

@@ -3,7 +3,7 @@
  * every construct the provider cannot take. See docs/providers.md for the rules per provider.
  */
 import type { TSchema } from "@sinclair/typebox";
-import { errorMessage } from "../contract/errors.js";
+import { describeValue, errorMessage } from "../contract/errors.js";
 import type {
 	CompiledToolSchema,
 	CompileSchemaOptions,
@@ -458,7 +458,7 @@ function toGoogle(node: Json, types: string[] | undefined, path: string, ctx: Co
 				ctx,
 				path,
 				"enum-stringified",
-				`enum at ${where(path)} sent as strings; the executor turns them back into ${String(out.type ?? "values")}.`,
+				`enum at ${where(path)} sent as strings; the executor turns them back into ${describeValue(out.type ?? "values")}.`,
 			);
 			out.type = "string";
 		}

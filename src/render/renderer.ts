@@ -4,7 +4,7 @@
  * something that is not renderable. A broken renderer never hides a result.
  */
 import type { ToolResultContent } from "../contract/content.js";
-import { errorMessage } from "../contract/errors.js";
+import { describeValue, errorMessage } from "../contract/errors.js";
 import type { RenderContext, RenderOutput, RenderResultOptions, Theme } from "../contract/render.js";
 import type { AgentToolResult, ToolDefinition } from "../contract/tool.js";
 import { expandTabs, stripAnsi, truncateToWidth } from "./width.js";
@@ -91,17 +91,27 @@ export function renderToLines(output: RenderOutput, width: number, options: Rend
 
 function compactJson(value: unknown): string {
 	try {
-		return JSON.stringify(value) ?? String(value);
+		return JSON.stringify(value) ?? describeValue(value);
 	} catch {
-		return String(value);
+		// cycles, BigInt, a throwing toJSON or proxy trap
+		return describeValue(value);
+	}
+}
+
+function isEmptyArgs(args: unknown): boolean {
+	if (args === undefined) return true;
+	if (typeof args !== "object" || args === null) return false;
+	try {
+		return Object.keys(args).length === 0;
+	} catch {
+		return false;
 	}
 }
 
 /** What a call looks like without a renderer: the tool name in bold, the arguments as compact JSON. */
 export function fallbackCallLines(name: string, args: unknown, theme: Theme): string[] {
-	const title = theme.bold(theme.fg("toolTitle", name));
-	const isEmpty = args === undefined || (typeof args === "object" && args !== null && Object.keys(args).length === 0);
-	return [isEmpty ? title : `${title} ${theme.fg("muted", compactJson(args))}`];
+	const title = theme.bold(theme.fg("toolTitle", describeValue(name)));
+	return [isEmptyArgs(args) ? title : `${title} ${theme.fg("muted", compactJson(args))}`];
 }
 
 // Everything but tab and newline below 0x20, DEL and the C1 controls.
@@ -120,13 +130,15 @@ function contentLines(content: readonly ToolResultContent[] | undefined): string
 	const lines: string[] = [];
 	for (const block of content ?? []) {
 		if (block.type === "text") {
-			const blockLines = splitLines(sanitizeText(block.text));
+			const blockLines = splitLines(
+				sanitizeText(typeof block.text === "string" ? block.text : describeValue(block.text)),
+			);
 			// A final newline ends the last line; it does not start an empty one.
 			if (blockLines.length > 1 && blockLines[blockLines.length - 1] === "") blockLines.pop();
 			lines.push(...blockLines);
 		} else if (block.type === "image") {
-			const bytes = Math.floor((block.data.length * 3) / 4);
-			lines.push(`[image ${block.mimeType}, ${bytes} bytes]`);
+			const bytes = typeof block.data === "string" ? Math.floor((block.data.length * 3) / 4) : 0;
+			lines.push(sanitizeText(`[image ${describeValue(block.mimeType)}, ${bytes} bytes]`));
 		}
 	}
 	while (lines.length > 0 && lines[lines.length - 1] === "") lines.pop();
@@ -157,6 +169,29 @@ function finish(lines: string[], width: number, options: RenderToLinesOptions): 
 }
 
 /**
+ * A fallback block from `lines()`, or, when even that throws (a result whose content cannot be
+ * read: a revoked Proxy, a throwing getter), one line saying so: the renderer never throws.
+ */
+function lastResort(
+	lines: () => string[],
+	theme: Theme,
+	width: number,
+	options: RenderToLinesOptions,
+	error: string | undefined,
+): RenderedBlock {
+	try {
+		return { lines: lines(), fallback: true, ...(error === undefined ? {} : { error }) };
+	} catch (failure) {
+		const why = `the fallback could not show it either: ${errorMessage(failure)}`;
+		return {
+			lines: finish([theme.fg("error", sanitizeText(`(cannot show this: ${errorMessage(failure)})`))], width, options),
+			fallback: true,
+			error: error === undefined ? why : `${error}; ${why}`,
+		};
+	}
+}
+
+/**
  * Render a call with the tool's `renderCall`, or fall back to its name and arguments. With no
  * definition (an unknown tool), `name` is used for the fallback. Never throws.
  */
@@ -168,12 +203,9 @@ export function renderToolCall(
 	context: RenderContext & { readonly name?: string } = {},
 	options: RenderToLinesOptions = {},
 ): RenderedBlock {
-	const name = definition?.name ?? context.name ?? "(unknown tool)";
-	const fallback = (error?: string): RenderedBlock => ({
-		lines: finish(fallbackCallLines(name, args, theme), width, options),
-		fallback: true,
-		...(error === undefined ? {} : { error }),
-	});
+	const name = describeValue(definition?.name ?? context.name ?? "(unknown tool)");
+	const fallback = (error?: string): RenderedBlock =>
+		lastResort(() => finish(fallbackCallLines(name, args, theme), width, options), theme, width, options, error);
 	const render = definition?.renderCall;
 	if (!render) return fallback();
 	try {
@@ -199,11 +231,14 @@ export function renderToolResult(
 	context: RenderContext = {},
 	options: RenderToolResultOptions = {},
 ): RenderedBlock {
-	const fallback = (error?: string): RenderedBlock => ({
-		lines: finish(fallbackResultLines(result, renderOptions, theme, context, options.previewLines), width, options),
-		fallback: true,
-		...(error === undefined ? {} : { error }),
-	});
+	const fallback = (error?: string): RenderedBlock =>
+		lastResort(
+			() => finish(fallbackResultLines(result, renderOptions, theme, context, options.previewLines), width, options),
+			theme,
+			width,
+			options,
+			error,
+		);
 	const render = definition?.renderResult;
 	if (!render) return fallback();
 	try {
@@ -212,6 +247,6 @@ export function renderToolResult(
 			fallback: false,
 		};
 	} catch (error) {
-		return fallback(`renderResult of ${definition?.name ?? "tool"} failed: ${errorMessage(error)}`);
+		return fallback(`renderResult of ${describeValue(definition?.name ?? "tool")} failed: ${errorMessage(error)}`);
 	}
 }

@@ -1,4 +1,5 @@
 /** Small helpers shared by the built-in renderers. Renderers get unchecked args, so nothing here trusts them. */
+import { describeValue } from "../contract/errors.js";
 import type { Theme } from "../contract/render.js";
 import type { AgentToolResult } from "../contract/tool.js";
 
@@ -24,7 +25,7 @@ export function resultText(result: AgentToolResult<unknown> | undefined): string
 	const parts: string[] = [];
 	for (const block of result.content) {
 		if (block && block.type === "text" && typeof block.text === "string") parts.push(block.text);
-		else if (block && block.type === "image") parts.push(`[image ${String(block.mimeType)}]`);
+		else if (block && block.type === "image") parts.push(`[image ${describeValue(block.mimeType)}]`);
 	}
 	return parts.join("\n").replace(/\r/g, "");
 }

@@ -1,6 +1,7 @@
 /** The `bash` tool: run a shell command, stream its output, keep the tail. */
 
 import { type Static, Type } from "@sinclair/typebox";
+import { describeValue } from "../contract/errors.js";
 import type { Theme } from "../contract/render.js";
 import { defineTool, type ToolDefinition } from "../contract/tool.js";
 import type { ExecutionEnv } from "../env/types.js";
@@ -240,7 +241,7 @@ function timeoutSeconds(timeout: unknown): number | undefined {
 	if (timeout === undefined || timeout === 0 || timeout === Number.POSITIVE_INFINITY) return undefined;
 	if (typeof timeout !== "number" || Number.isNaN(timeout) || timeout < 0) {
 		throw new Error(
-			`Invalid timeout ${String(timeout)}: give a positive number of seconds, or leave timeout out for no timeout. The command was not run.`,
+			`Invalid timeout ${describeValue(timeout)}: give a positive number of seconds, or leave timeout out for no timeout. The command was not run.`,
 		);
 	}
 	return timeout;

@@ -5,6 +5,7 @@
 
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
+import { describeValue } from "../../contract/errors.js";
 import { err } from "../../contract/result.js";
 import type { AgentTool, ToolContext, ToolDefinition } from "../../contract/tool.js";
 import { wrapToolDefinition } from "../../contract/tool.js";
@@ -195,10 +196,10 @@ function tempOnly(env: ExecutionEnv, tool: string): ExecutionEnv {
 			}
 			if (key === "exists") return async () => false;
 			if (key === "exec") {
-				return async (command: string) => err(execError("spawn_error", String(command), lacking("exec")));
+				return async (command: string) => err(execError("spawn_error", describeValue(command), lacking("exec")));
 			}
 			if (typeof Reflect.get(target, key) !== "function") return undefined;
-			return async (path: unknown) => err(fileError("io_error", String(path), lacking(key)));
+			return async (path: unknown) => err(fileError("io_error", describeValue(path), lacking(key)));
 		},
 	});
 }

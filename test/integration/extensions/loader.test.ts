@@ -217,6 +217,17 @@ describe("one extension at a time", () => {
 		expect(loaded.diagnostics[1]?.message).toContain("threw while its module was evaluated: top-level failure 1");
 	});
 
+	it("reports a module that throws a value String() cannot convert (a null-prototype object)", async () => {
+		const file = join(dir, "throws-null-proto.ts");
+		writeFileSync(
+			file,
+			'const value = Object.create(null);\nvalue.reason = "odd";\nthrow value;\nexport default () => {};\n',
+		);
+		const loaded = await loadExtensions([file], { cwd: dir, builtins: false });
+		expect(loaded.diagnostics.map((d) => [d.code, d.path])).toEqual([["E_EXTENSION_LOAD", file]]);
+		expect(loaded.diagnostics[0]?.message).toContain('{"reason":"odd"}');
+	});
+
 	it("fails an extension that calls an action method during load, naming the method", async () => {
 		const file = join(dir, "too-early.ts");
 		writeFileSync(file, "export default (api) => {\n\tapi.getAllTools();\n};\n");

@@ -220,3 +220,16 @@ describe("through createExtensionHost().execute", () => {
 		}
 	});
 });
+
+describe("a call whose id is a hostile value", () => {
+	it.each(hostileValues().filter(([, v]) => typeof v === "object" && v !== null))(
+		"an id that is %s still runs the named tool",
+		async (_label, value) => {
+			const good = tool("good", async () => text("fine"));
+			const hostileCall = { type: "toolCall", id: value, name: "good", arguments: {} } as never;
+			const { results } = await settle(executeToolCalls([hostileCall], { tools: [good] }));
+			expect(results[0]?.isError).toBe(false);
+			expect(results[0]?.content).toEqual([{ type: "text", text: "fine" }]);
+		},
+	);
+});

@@ -453,6 +453,11 @@ describe("tool converters", () => {
 });
 
 describe("checkToolName", () => {
+	it("judges a name that is not a string (a null-prototype object) without throwing", () => {
+		const report = checkToolName(Object.create(null) as string);
+		expect(report.portable).toBe(false);
+	});
+
 	it("gives a verdict per provider", () => {
 		expect(checkToolName("read_file").portable).toBe(true);
 		const dotted = checkToolName("fs.read");
