@@ -1,6 +1,7 @@
 /** Tool-name rules of each provider (and of MCP), checked in one call. */
 import { describeValue } from "../contract/errors.js";
 
+/** Whether one provider (or MCP) accepts a tool name, and why not when it does not. */
 export interface ToolNameVerdict {
 	readonly ok: boolean;
 	/** The rule, in words; set whether or not the name passes. */
