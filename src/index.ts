@@ -224,6 +224,8 @@ export {
 	DEFAULT_SPILL_MAX_AGE_MS,
 } from "./tools/bash.js";
 export {
+	BUILTIN_TOOL_SETS,
+	type BuiltinToolSet,
 	type BuiltinToolsOptions,
 	createBuiltinTools,
 } from "./tools/builtins.js";
@@ -235,6 +237,14 @@ export {
 	editToolParameters,
 	prepareEditArguments,
 } from "./tools/edit.js";
+export {
+	createLsTool,
+	DEFAULT_LS_LIMIT,
+	type LsToolDetails,
+	type LsToolOptions,
+	type LsToolParams,
+	lsToolParameters,
+} from "./tools/ls.js";
 export {
 	createReadTool,
 	type ReadToolDetails,

@@ -83,6 +83,8 @@ describe("public API", () => {
 			"defineTool",
 			"executeToolCalls",
 			"createBuiltinTools",
+			"BUILTIN_TOOL_SETS",
+			"createLsTool",
 			"MemoryExecutionEnv",
 			"createOperationsEnv",
 			"Type",
