@@ -238,6 +238,14 @@ export {
 	prepareEditArguments,
 } from "./tools/edit.js";
 export {
+	createGrepTool,
+	DEFAULT_GREP_LIMIT,
+	type GrepToolDetails,
+	type GrepToolOptions,
+	type GrepToolParams,
+	grepToolParameters,
+} from "./tools/grep.js";
+export {
 	createLsTool,
 	DEFAULT_LS_LIMIT,
 	type LsToolDetails,

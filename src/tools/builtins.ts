@@ -2,6 +2,7 @@
 import type { ToolDefinition } from "../contract/tool.js";
 import { type BashToolOptions, createBashTool } from "./bash.js";
 import { createEditTool, type EditToolOptions } from "./edit.js";
+import { createGrepTool, type GrepToolOptions } from "./grep.js";
 import { createLsTool, type LsToolOptions } from "./ls.js";
 import { createReadTool, type ReadToolOptions } from "./read.js";
 import { createWriteTool, type WriteToolOptions } from "./write.js";
@@ -16,8 +17,8 @@ export type BuiltinToolSet = "coding" | "readOnly" | "all";
 /** The tool names of each set, in the order `createBuiltinTools` lists them. */
 export const BUILTIN_TOOL_SETS: Readonly<Record<BuiltinToolSet, readonly string[]>> = {
 	coding: ["read", "bash", "edit", "write"],
-	readOnly: ["read", "ls"],
-	all: ["read", "bash", "edit", "write", "ls"],
+	readOnly: ["read", "grep", "ls"],
+	all: ["read", "bash", "edit", "write", "grep", "ls"],
 };
 
 /** Options for `createBuiltinTools`: which set, and each tool's own options under its name. */
@@ -28,6 +29,7 @@ export interface BuiltinToolsOptions {
 	readonly bash?: BashToolOptions;
 	readonly edit?: EditToolOptions;
 	readonly write?: WriteToolOptions;
+	readonly grep?: GrepToolOptions;
 	readonly ls?: LsToolOptions;
 }
 
@@ -41,6 +43,7 @@ export function createBuiltinTools(options: BuiltinToolsOptions = {}): ToolDefin
 		bash: () => createBashTool(options.bash) as ToolDefinition,
 		edit: () => createEditTool(options.edit) as ToolDefinition,
 		write: () => createWriteTool(options.write) as ToolDefinition,
+		grep: () => createGrepTool(options.grep) as ToolDefinition,
 		ls: () => createLsTool(options.ls) as ToolDefinition,
 	};
 	const set = options.set ?? "coding";

@@ -85,6 +85,7 @@ describe("public API", () => {
 			"createBuiltinTools",
 			"BUILTIN_TOOL_SETS",
 			"createLsTool",
+			"createGrepTool",
 			"MemoryExecutionEnv",
 			"createOperationsEnv",
 			"Type",

@@ -21,6 +21,8 @@ describe("createBuiltinTools", () => {
 	it("passes each tool its own options", () => {
 		const [ls] = createBuiltinTools({ set: "readOnly", ls: { defaultLimit: 7 } }).filter((t) => t.name === "ls");
 		expect(ls?.description).toContain("At most 7 entries");
+		const [grep] = createBuiltinTools({ set: "all", grep: { defaultLimit: 9 } }).filter((t) => t.name === "grep");
+		expect(grep?.description).toContain("At most 9 matches");
 	});
 
 	it("names the sets when given an unknown one", () => {
