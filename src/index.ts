@@ -83,6 +83,8 @@ export type {
 	FileInfo,
 	FileKind,
 	FileSystem,
+	FindFilesRequest,
+	FindFilesResult,
 	PathPolicy,
 	Shell,
 	SignalOptions,
@@ -237,6 +239,14 @@ export {
 	editToolParameters,
 	prepareEditArguments,
 } from "./tools/edit.js";
+export {
+	createFindTool,
+	DEFAULT_FIND_LIMIT,
+	type FindToolDetails,
+	type FindToolOptions,
+	type FindToolParams,
+	findToolParameters,
+} from "./tools/find.js";
 export {
 	createGrepTool,
 	DEFAULT_GREP_LIMIT,

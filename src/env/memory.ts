@@ -17,6 +17,7 @@ import {
 	rangeProblem,
 	type SpecialFileKind,
 } from "./_errors.js";
+import { findWithWalker } from "./_find.js";
 import {
 	bytesEqual,
 	type Located,
@@ -43,6 +44,8 @@ import type {
 	ExecutionEnv,
 	FileInfo,
 	FileKind,
+	FindFilesRequest,
+	FindFilesResult,
 	PathPolicy,
 	SignalOptions,
 } from "./types.js";
@@ -264,6 +267,11 @@ export class MemoryExecutionEnv implements ExecutionEnv {
 			return ok({ kind: "symlink", size: encoder.encode(node.target).byteLength, mtimeMs: node.mtimeMs, mode: 0o777 });
 		}
 		return ok({ kind: node.kind, size: 0, mtimeMs: node.mtimeMs, mode: node.mode });
+	}
+
+	/** Files matching a glob, by walking the in-memory tree (the same result `NodeExecutionEnv` gives). */
+	findFiles(request: FindFilesRequest, options: SignalOptions = {}): Promise<Result<FindFilesResult, FileError>> {
+		return findWithWalker(this, request, options);
 	}
 
 	async listDir(path: string): Promise<Result<DirEntry[], FileError>> {

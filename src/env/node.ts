@@ -21,7 +21,9 @@ import {
 	pathProblem,
 	rangeProblem,
 } from "./_errors.js";
+import { findWithWalker, prepareFind } from "./_find.js";
 import { runCommand } from "./_node-exec.js";
+import { findFdBinary, findWithFd } from "./_node-find.js";
 import { NodePathGuard, O_PATH, type PinnedDir, usesProcFd } from "./_node-policy.js";
 import { findSandbox } from "./_node-sandbox.js";
 import { basename, dirname, resolvePath } from "./_path.js";
@@ -32,6 +34,8 @@ import type {
 	ExecutionEnv,
 	FileInfo,
 	FileKind,
+	FindFilesRequest,
+	FindFilesResult,
 	PathPolicy,
 	SignalOptions,
 } from "./types.js";
@@ -64,6 +68,12 @@ export interface NodeExecutionEnvOptions {
 	 * act as if it had none (the policy's `withoutSandbox` decides).
 	 */
 	readonly sandbox?: "auto" | "off";
+	/**
+	 * Whether `findFiles` may run `fd` (or Debian's `fdfind`) from PATH when it is there (never
+	 * downloaded). Default true. Off, or without the binary, or under a `policy`, the tree is walked
+	 * through this env's own methods; the result is the same either way.
+	 */
+	readonly searchBinaries?: boolean;
 }
 
 const OS_CODES: Record<string, FileErrorCode> = {
@@ -147,6 +157,7 @@ export class NodeExecutionEnv implements ExecutionEnv {
 	private readonly killGraceMs: number;
 	private readonly guard: NodePathGuard | undefined;
 	private readonly sandboxMode: "auto" | "off";
+	private readonly searchBinaries: boolean;
 
 	constructor(options: NodeExecutionEnvOptions = {}) {
 		this.cwd = resolveNative(options.cwd ?? process.cwd());
@@ -157,6 +168,7 @@ export class NodeExecutionEnv implements ExecutionEnv {
 		this.killGraceMs = Math.max(0, options.killGraceMs ?? 1000);
 		this.guard = options.policy ? new NodePathGuard(options.policy, this.cwd) : undefined;
 		this.sandboxMode = options.sandbox ?? "auto";
+		this.searchBinaries = options.searchBinaries !== false;
 		// Every NodeExecutionEnv shares one mutation queue per real file (not enumerable: no API).
 		Object.defineProperty(this, Symbol.for("toolsmith.mutationScope"), { value: NODE_MUTATION_SCOPE });
 	}
@@ -604,6 +616,17 @@ export class NodeExecutionEnv implements ExecutionEnv {
 			// Only reachable through a bug or a hostile options object; the contract is to never reject.
 			return err(execError("spawn_error", String(command), `Could not run the command (${errorMessage(error)})`));
 		}
+	}
+
+	// ---------------------------------------------------------------- search
+
+	/** Files matching a glob, through `fd` when it is on PATH (see `searchBinaries`), else by walking. */
+	async findFiles(request: FindFilesRequest, options: SignalOptions = {}): Promise<Result<FindFilesResult, FileError>> {
+		const fd = this.searchBinaries && !this.guard ? await findFdBinary() : undefined;
+		if (fd === undefined) return findWithWalker(this, request, options);
+		const prepared = await prepareFind(this, request);
+		if (!prepared.ok) return prepared;
+		return findWithFd(fd, prepared.value.root, prepared.value.matcher, request, options.signal);
 	}
 
 	// ---------------------------------------------------------------- internals

@@ -188,8 +188,42 @@ export interface Shell {
 	exec(command: string, options?: ExecOptions): Promise<Result<ExecResult, ExecutionError>>;
 }
 
+/** What `findFiles` looks for: files under a folder whose path matches a glob. */
+export interface FindFilesRequest {
+	/** The folder to search; relative paths resolve against `cwd`. */
+	readonly path: string;
+	/**
+	 * The glob (`*`, `?`, `**`, `[...]`, `{a,b}`): without a `/` it is matched against base names,
+	 * with one against paths relative to `path`, at any depth unless it starts with `/`.
+	 */
+	readonly pattern: string;
+	/** At most this many paths come back (a positive integer). */
+	readonly limit: number;
+	/** Include names starting with `.` (`.git` never). Default false. */
+	readonly hidden?: boolean;
+}
+
+/** What `findFiles` found: the first `limit` matching paths, in order, and whether there were more. */
+export interface FindFilesResult {
+	/**
+	 * Paths relative to the searched folder, with `/` separators, in code point order segment by
+	 * segment (a folder's contents right after it). Regular files and symlinks (not followed).
+	 */
+	readonly paths: readonly string[];
+	/** Whether more files matched than `limit`. */
+	readonly limitReached: boolean;
+}
+
 /** Files plus a shell: everything a tool may touch. */
 export interface ExecutionEnv extends FileSystem, Shell {
 	/** A short name for messages and reports (`"node"`, `"memory"`). */
 	readonly kind: string;
+
+	/**
+	 * Optional fast path of the find tool. Skips what `.gitignore` (inside a git repository),
+	 * `.ignore` and `.fdignore` files exclude, the way `fd` does. An env without it still works:
+	 * the tool walks the tree through the `FileSystem` methods, with the same result. Fails with
+	 * `not_found` / `not_directory` naming the folder, `invalid_argument` for a malformed pattern.
+	 */
+	findFiles?(request: FindFilesRequest, options?: SignalOptions): Promise<Result<FindFilesResult, FileError>>;
 }

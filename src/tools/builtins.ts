@@ -2,6 +2,7 @@
 import type { ToolDefinition } from "../contract/tool.js";
 import { type BashToolOptions, createBashTool } from "./bash.js";
 import { createEditTool, type EditToolOptions } from "./edit.js";
+import { createFindTool, type FindToolOptions } from "./find.js";
 import { createGrepTool, type GrepToolOptions } from "./grep.js";
 import { createLsTool, type LsToolOptions } from "./ls.js";
 import { createReadTool, type ReadToolOptions } from "./read.js";
@@ -17,8 +18,8 @@ export type BuiltinToolSet = "coding" | "readOnly" | "all";
 /** The tool names of each set, in the order `createBuiltinTools` lists them. */
 export const BUILTIN_TOOL_SETS: Readonly<Record<BuiltinToolSet, readonly string[]>> = {
 	coding: ["read", "bash", "edit", "write"],
-	readOnly: ["read", "grep", "ls"],
-	all: ["read", "bash", "edit", "write", "grep", "ls"],
+	readOnly: ["read", "grep", "find", "ls"],
+	all: ["read", "bash", "edit", "write", "grep", "find", "ls"],
 };
 
 /** Options for `createBuiltinTools`: which set, and each tool's own options under its name. */
@@ -30,6 +31,7 @@ export interface BuiltinToolsOptions {
 	readonly edit?: EditToolOptions;
 	readonly write?: WriteToolOptions;
 	readonly grep?: GrepToolOptions;
+	readonly find?: FindToolOptions;
 	readonly ls?: LsToolOptions;
 }
 
@@ -44,6 +46,7 @@ export function createBuiltinTools(options: BuiltinToolsOptions = {}): ToolDefin
 		edit: () => createEditTool(options.edit) as ToolDefinition,
 		write: () => createWriteTool(options.write) as ToolDefinition,
 		grep: () => createGrepTool(options.grep) as ToolDefinition,
+		find: () => createFindTool(options.find) as ToolDefinition,
 		ls: () => createLsTool(options.ls) as ToolDefinition,
 	};
 	const set = options.set ?? "coding";

@@ -86,6 +86,8 @@ describe("public API", () => {
 			"BUILTIN_TOOL_SETS",
 			"createLsTool",
 			"createGrepTool",
+			"createFindTool",
+			"findToolParameters",
 			"MemoryExecutionEnv",
 			"createOperationsEnv",
 			"Type",
