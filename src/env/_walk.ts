@@ -127,6 +127,28 @@ async function levelFor(
 	return { dir, hasGit, gitignore, exclude, custom };
 }
 
+interface TestVerdict {
+	readonly ignored: boolean;
+	readonly unignored: boolean;
+}
+
+/**
+ * One path against one ignore file's rules alone. `Ignore.test` also applies the verdict of each
+ * parent folder under the same rules, and caches every path it saw; but a folder reached by the
+ * walk was kept (perhaps re-included by a file that takes precedence), and then, as in `fd` and
+ * `rg`, its entries are judged by their own matches only. The rule list does exactly that, with
+ * no cache (memory stays bounded). Releases of the package differ in its arguments (`(path, mode)`
+ * or `(path, checkUnignored, mode)`); anything else falls back to `test`.
+ */
+function testOne(ig: Ignore, path: string): TestVerdict {
+	// The package's rule list behind `test` (internal, hence the checks).
+	const rules = (ig as unknown as { _rules?: { test?: unknown } })._rules;
+	const test = rules?.test as ((...args: unknown[]) => TestVerdict) | undefined;
+	if (typeof test === "function" && test.length === 2) return test.call(rules, path, "regex");
+	if (typeof test === "function" && test.length === 3) return test.call(rules, path, true, "regex");
+	return ig.test(path);
+}
+
 /** Whether the entry at `absolute` is excluded by the ignore files of `levels` (deepest last). */
 function isIgnored(levels: readonly Level[], absolute: string, isDir: boolean, requireGit: boolean): boolean {
 	const decide = (pick: (level: Level) => Ignore | undefined, gitOnly: boolean): boolean | undefined => {
@@ -136,7 +158,7 @@ function isIgnored(levels: readonly Level[], absolute: string, isDir: boolean, r
 			const ig = pick(level);
 			if (ig) {
 				const rel = absolute.slice(level.dir === "/" ? 1 : level.dir.length + 1) + (isDir ? "/" : "");
-				const result = ig.test(rel);
+				const result = testOne(ig, rel);
 				if (result.ignored) return true;
 				if (result.unignored) return false;
 			}

@@ -184,6 +184,21 @@ describe("walk: ignore files against git", () => {
 	});
 });
 
+describe("walk: a folder re-included by a file that takes precedence", () => {
+	it("lists its entries by their own matches, as fd does (git's own rule would hide them)", async () => {
+		const root = await tempDir();
+		await fs.mkdir(join(root, ".git"));
+		await fs.mkdir(join(root, "build"));
+		await fs.writeFile(join(root, ".gitignore"), "build/\n*.o\n");
+		await fs.writeFile(join(root, ".ignore"), "!build/\n");
+		await fs.writeFile(join(root, "build/x"), "");
+		await fs.writeFile(join(root, "build/y.o"), "");
+		await fs.writeFile(join(root, "a"), "");
+		const env = new NodeExecutionEnv({ cwd: root });
+		expect(await paths(env, root, { hidden: true })).toEqual([".gitignore", ".ignore", "a", "build/x"]);
+	});
+});
+
 describe.each(bothEnvs)("walk on the %s env", (_name, makeFixture) => {
 	let fixture: ToolFixture | undefined;
 	afterEach(async () => {
