@@ -226,6 +226,8 @@ export {
 	DEFAULT_SPILL_MAX_AGE_MS,
 } from "./tools/bash.js";
 export {
+	BUILTIN_TOOL_SETS,
+	type BuiltinToolSet,
 	type BuiltinToolsOptions,
 	createBuiltinTools,
 } from "./tools/builtins.js";
@@ -245,6 +247,22 @@ export {
 	type FindToolParams,
 	findToolParameters,
 } from "./tools/find.js";
+export {
+	createGrepTool,
+	DEFAULT_GREP_LIMIT,
+	type GrepToolDetails,
+	type GrepToolOptions,
+	type GrepToolParams,
+	grepToolParameters,
+} from "./tools/grep.js";
+export {
+	createLsTool,
+	DEFAULT_LS_LIMIT,
+	type LsToolDetails,
+	type LsToolOptions,
+	type LsToolParams,
+	lsToolParameters,
+} from "./tools/ls.js";
 export {
 	createReadTool,
 	type ReadToolDetails,

@@ -106,10 +106,15 @@ export function createFindTool(
 		renderResult(result, options, theme, context) {
 			const lines = previewLines(theme, resultText(result), { expanded: options.expanded, maxLines: 20 });
 			if (context?.isError) return lines.map((l) => theme.fg("error", l));
-			const details = result.details;
+			// Renderers get whatever was recorded: nothing about the result is trusted.
+			const details: unknown = field(result, "details");
+			const resultLimit = field(details, "resultLimitReached");
+			const truncation = field(details, "truncation");
+			const cutAt = field(truncation, "maxBytes");
 			const warnings: string[] = [];
-			if (details?.resultLimitReached) warnings.push(`${details.resultLimitReached} results limit`);
-			if (details?.truncation?.truncated) warnings.push(`${formatSize(details.truncation.maxBytes)} limit`);
+			if (typeof resultLimit === "number") warnings.push(`${resultLimit} results limit`);
+			if (field(truncation, "truncated") === true && typeof cutAt === "number")
+				warnings.push(`${formatSize(cutAt)} limit`);
 			if (warnings.length > 0) lines.push(theme.fg("warning", `[Truncated: ${warnings.join(", ")}]`));
 			return lines;
 		},

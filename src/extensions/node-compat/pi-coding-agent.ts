@@ -15,6 +15,9 @@ import { mutationScopeOf, withFileMutationQueue as queueOnEnv, setMutationScope 
 import type { ExecutionEnv } from "../../env/types.js";
 import { createBashTool } from "../../tools/bash.js";
 import { createEditTool } from "../../tools/edit.js";
+import { createFindTool } from "../../tools/find.js";
+import { createGrepTool } from "../../tools/grep.js";
+import { createLsTool } from "../../tools/ls.js";
 import { createReadTool } from "../../tools/read.js";
 import { createWriteTool } from "../../tools/write.js";
 import { createHeadlessUI } from "../_ui.js";
@@ -229,6 +232,30 @@ export function createBashToolDefinition(cwd: string, options?: FactoryOptions):
 	return bound("bash", createBashTool as Factory, cwd, options);
 }
 
+/**
+ * The searching tools bound to `cwd`. The reference's `operations` for them (a file system of
+ * another machine) are refused: toolsmith's grep, find and ls read through an env, and silently
+ * searching the local disk instead would search the wrong place.
+ */
+function searchBound(tool: string, factory: Factory, cwd: string, options: FactoryOptions): ToolDefinition {
+	if (options?.operations !== undefined) {
+		const path = callingExtension();
+		throw new Error(
+			`create${capital(tool)}Tool${path ? ` (called by ${path})` : ""}: the option \`operations\` is not supported for ${tool}; give the host an env for that file system instead (the tool was not created).`,
+		);
+	}
+	return bound(tool, factory, cwd, options);
+}
+export function createGrepToolDefinition(cwd: string, options?: FactoryOptions): ToolDefinition {
+	return searchBound("grep", createGrepTool as Factory, cwd, options);
+}
+export function createFindToolDefinition(cwd: string, options?: FactoryOptions): ToolDefinition {
+	return searchBound("find", createFindTool as Factory, cwd, options);
+}
+export function createLsToolDefinition(cwd: string, options?: FactoryOptions): ToolDefinition {
+	return searchBound("ls", createLsTool as Factory, cwd, options);
+}
+
 /** The reference's `createReadTool(cwd, options)`: an AgentTool working in `cwd`. */
 export function compatCreateReadTool(cwd: string, options?: FactoryOptions): AgentTool {
 	return agentTool(createReadToolDefinition(cwd, options), cwd);
@@ -242,9 +269,21 @@ export function compatCreateEditTool(cwd: string, options?: FactoryOptions): Age
 export function compatCreateBashTool(cwd: string, options?: FactoryOptions): AgentTool {
 	return agentTool(createBashToolDefinition(cwd, options), cwd);
 }
+export function compatCreateGrepTool(cwd: string, options?: FactoryOptions): AgentTool {
+	return agentTool(createGrepToolDefinition(cwd, options), cwd);
+}
+export function compatCreateFindTool(cwd: string, options?: FactoryOptions): AgentTool {
+	return agentTool(createFindToolDefinition(cwd, options), cwd);
+}
+export function compatCreateLsTool(cwd: string, options?: FactoryOptions): AgentTool {
+	return agentTool(createLsToolDefinition(cwd, options), cwd);
+}
 export {
 	compatCreateBashTool as createBashTool,
 	compatCreateEditTool as createEditTool,
+	compatCreateFindTool as createFindTool,
+	compatCreateGrepTool as createGrepTool,
+	compatCreateLsTool as createLsTool,
 	compatCreateReadTool as createReadTool,
 	compatCreateWriteTool as createWriteTool,
 };

@@ -125,3 +125,32 @@ describe("pi example extensions, unmodified", () => {
 		});
 	});
 });
+
+describe("pi minimal-mode example, unmodified", () => {
+	it("loads, registers all seven tools, and its grep, find and ls run", async () => {
+		const folder = realpathSync(fileURLToPath(new URL("../../fixtures/pi-minimal-mode", import.meta.url)));
+		const cwd = realpathSync(mkdtempSync(join(tmpdir(), "toolsmith-pi-minimal-")));
+		try {
+			writeFileSync(join(cwd, "notes.txt"), "line one\nline two\n");
+			writeFileSync(join(cwd, ".env"), "SECRET=1\n");
+			const loaded = await loadExtensions([folder], { cwd, env: new NodeExecutionEnv({ cwd }) });
+			expect(loaded.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
+			for (const name of ["read", "bash", "edit", "write", "grep", "find", "ls"]) {
+				expect(loaded.registry.get(name)?.source.kind, name).toBe("extension");
+			}
+			const run = async (name: string, args: unknown) => {
+				const call: ToolCall = { type: "toolCall", id: `call-${name}`, name, arguments: args };
+				const result = (await executeToolCalls([call], loaded.registry.executorConfig())).results[0];
+				return {
+					isError: result?.isError,
+					text: result?.content.map((b) => (b.type === "text" ? b.text : "")).join(""),
+				};
+			};
+			expect(await run("grep", { pattern: "two" })).toEqual({ isError: false, text: "notes.txt:2: line two" });
+			expect(await run("find", { pattern: "*.txt" })).toEqual({ isError: false, text: "notes.txt" });
+			expect(await run("ls", {})).toEqual({ isError: false, text: ".env\nnotes.txt" });
+		} finally {
+			rmSync(cwd, { recursive: true, force: true });
+		}
+	});
+});

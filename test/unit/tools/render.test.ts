@@ -5,6 +5,7 @@ import { plainTheme } from "../../../src/render/theme.js";
 import { createBuiltinTools } from "../../../src/tools/builtins.js";
 
 const tools = createBuiltinTools();
+const allTools = createBuiltinTools({ set: "all" });
 const asText = (output: RenderOutput) =>
 	typeof output === "string"
 		? output
@@ -32,7 +33,7 @@ describe("built-in renderers", () => {
 		expect(tools.find((t) => t.name === "edit")?.description).toContain("must not overlap");
 	});
 
-	it.each(tools.map((t) => [t.name, t] as const))(
+	it.each(allTools.map((t) => [t.name, t] as const))(
 		"%s never throws on partial or invalid input",
 		(_name, tool: ToolDefinition) => {
 			for (const args of odd) expect(() => asText(tool.renderCall?.(args as never, plainTheme) ?? "")).not.toThrow();
