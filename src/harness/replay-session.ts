@@ -39,7 +39,7 @@ export interface ReplaySessionOptions {
 	 * Calls to a tool that is neither here nor built in are `unknowable` (`no-tool`).
 	 */
 	readonly tools?: readonly ToolDefinition[];
-	/** Include the built-in read, write, edit and bash tools (default true). */
+	/** Include the built-in tools, read, write, edit, bash, grep, find and ls (default true). */
 	readonly builtins?: boolean;
 	/**
 	 * Whether the user may have changed files between turns (default true). When false, only
@@ -97,7 +97,7 @@ let builtins: readonly ToolDefinition[] | undefined;
  * keeps the executor's compiled validators warm across replays.
  */
 function defaultBuiltins(): readonly ToolDefinition[] {
-	builtins ??= createBuiltinTools();
+	builtins ??= createBuiltinTools({ set: "all" });
 	return builtins;
 }
 
@@ -264,6 +264,10 @@ class SessionReplayer {
 					return await this.replayWrite(call);
 				case "bash":
 					return await this.replayBash(call);
+				case "grep":
+				case "find":
+				case "ls":
+					return await this.replaySearch(call);
 				default: {
 					const outcome = this.compare(call, await this.execute(call.toolCall));
 					this.files.markAllStale(`the ${name} call ${call.index}`);
@@ -375,6 +379,45 @@ class SessionReplayer {
 			why: "our read differs from the recorded read of the same lines",
 		});
 		return { ...outcome, message: `${outcome.message}; ${note}` };
+	}
+
+	/**
+	 * A grep, find or ls call. Its result depends on every file under its path, so it is knowable
+	 * only when the replay knows all of them. The recording never lists a folder's full contents
+	 * (a real repository holds files no result showed), so a search of a folder is unknowable; a
+	 * search whose path is one file the replay holds is replayed and compared: for grep the file's
+	 * every line must be known, for find and ls (which fail on a file) only that it is a file.
+	 * Nothing is marked stale afterwards: these tools change no file.
+	 */
+	private async replaySearch(call: RecordedCall): Promise<SessionCallOutcome> {
+		const name = call.toolCall.name;
+		const args = argsOf(call.toolCall);
+		const given = typeof args?.path === "string" && args.path !== "" ? args.path : ".";
+		const path = this.files.resolve(given);
+		if (path === undefined || !this.files.has(path)) {
+			return this.unknowable(
+				call,
+				"unseen-folder",
+				`${name} looks at everything under ${JSON.stringify(given)}, and no recorded result showed its full contents`,
+			);
+		}
+		if (name === "grep" && this.files.partial(path) !== false) {
+			return this.unknowable(
+				call,
+				"unseen-region",
+				`grep searches every line of ${JSON.stringify(given)}, and no recorded result showed all of them`,
+			);
+		}
+		const stale = this.files.isStale(path);
+		return this.compare(call, await this.execute(call.toolCall), {
+			why: `our ${name} of the replayed file differs from the recorded one`,
+			...(stale
+				? {
+						onDifference: "outside-change" as const,
+						why: `the file may have changed (${this.files.staleReason(path)})`,
+					}
+				: {}),
+		});
 	}
 
 	private async replayWrite(call: RecordedCall): Promise<SessionCallOutcome> {

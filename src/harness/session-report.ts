@@ -9,6 +9,8 @@ export type SessionCallStatus = "match" | "mismatch" | "unknowable";
  * - `no-tool`: no tool of that name is being replayed.
  * - `unseen-file`: the call needs a file no recorded result showed.
  * - `unseen-region`: the call needs lines of a file no recorded result showed.
+ * - `unseen-folder`: a grep, find or ls call looks at a folder (or a path no result showed), and
+ *   the recording never holds a folder's full contents.
  * - `outside-change`: the result disagrees with what the replay knew, and something outside the
  *   recorded calls (a shell command that may write files, the user between turns) may have
  *   changed the file since.
@@ -21,6 +23,7 @@ export type UnknowableReason =
 	| "no-tool"
 	| "unseen-file"
 	| "unseen-region"
+	| "unseen-folder"
 	| "outside-change"
 	| "image"
 	| "timing"

@@ -401,7 +401,7 @@ describe("replaySession: bash and the rest", () => {
 		const report = await replaySession(
 			session([
 				{ stopReason: "error", calls: [{ name: "edit", args: { path: "a.txt", oldText: "a", newText: "b" } }] },
-				{ calls: [{ name: "grep", args: { pattern: "x" }, result: { text: "a.txt:1:x" } }] },
+				{ calls: [{ name: "web_search", args: { query: "x" }, result: { text: "a.txt:1:x" } }] },
 			]),
 		);
 		expect(statuses(report.calls)).toEqual(["unknowable:no-result", "unknowable:no-tool"]);
@@ -415,5 +415,118 @@ describe("replaySession: bash and the rest", () => {
 			tools: [read as ToolDefinition],
 		});
 		expect(statuses(report.calls)).toEqual(["match"]);
+	});
+});
+
+describe("replaySession: grep, find and ls", () => {
+	const grep = (args: Record<string, unknown>, text: string, isError = false): Step => ({
+		name: "grep",
+		args,
+		result: { text, isError },
+	});
+
+	it("replays a search of one fully known file and compares it with the recording", async () => {
+		const report = await replaySession(
+			session([
+				{
+					calls: [
+						fullRead,
+						grep({ pattern: "t", path: "a.txt" }, "a.txt:2: two\na.txt:3: three"),
+						grep(
+							{ pattern: "o", path: "a.txt", context: 1, limit: 1 },
+							"a.txt:1: one\na.txt-2- two\n\n[1 matches limit reached. Use limit=2 for more, or refine pattern]",
+						),
+						grep({ pattern: "zzz", path: "a.txt" }, "No matches found"),
+						{ name: "ls", args: { path: "a.txt" }, result: { text: "Not a directory: /repo/a.txt", isError: true } },
+					],
+				},
+			]),
+		);
+		expect(report.calls.map((c) => `${c.toolName} ${c.status}`)).toEqual([
+			"read match",
+			"grep match",
+			"grep match",
+			"grep match",
+			"ls match",
+		]);
+		expect(report.figures.byTool.grep).toEqual({ calls: 3, match: 3, mismatch: 0, unknowable: 0, seeded: 0 });
+	});
+
+	it("reports a search result that the known file contradicts as a mismatch, with a diff", async () => {
+		const report = await replaySession(
+			session([
+				{
+					calls: [
+						fullRead,
+						// The recording claims a match on a line the file does not hold.
+						grep({ pattern: "t", path: "a.txt" }, "a.txt:2: two\na.txt:3: three\na.txt:5: ten"),
+						// After our edit the file holds "six", which the recording says grep did not find.
+						editOk("a.txt", "five", "six"),
+						grep({ pattern: "six", path: "a.txt" }, "No matches found"),
+					],
+				},
+			]),
+		);
+		expect(statuses(report.calls)).toEqual(["match", "mismatch", "match", "mismatch"]);
+		expect(report.calls[1]?.diff).toContain("a.txt:5: ten");
+		expect(report.calls[3]?.actual?.text).toBe("a.txt:5: six");
+		expect(report.ok).toBe(false);
+	});
+
+	it("does not judge searches of folders, unseen paths or partly known files, and says why", async () => {
+		const report = await replaySession(
+			session([
+				{
+					calls: [
+						grep({ pattern: "x" }, "a.txt:1: x"),
+						{ name: "find", args: { pattern: "*.ts", path: "src" }, result: { text: "a.ts" } },
+						{ name: "ls", args: {}, result: { text: "a.txt\nsrc/" } },
+						grep({ pattern: "x", path: "b.txt" }, "b.txt:1: x"),
+						{
+							name: "read",
+							args: { path: "c.txt", limit: 1 },
+							result: { text: "one\n\n[4 more lines in file. Use offset=2 to continue.]" },
+						},
+						grep({ pattern: "five", path: "c.txt" }, "No matches found"),
+					],
+				},
+			]),
+		);
+		expect(statuses(report.calls)).toEqual([
+			"unknowable:unseen-folder",
+			"unknowable:unseen-folder",
+			"unknowable:unseen-folder",
+			"unknowable:unseen-folder",
+			"match",
+			"unknowable:unseen-region",
+		]);
+		expect(report.calls[0]?.message).toBe(
+			'grep looks at everything under ".", and no recorded result showed its full contents',
+		);
+		expect(report.calls[1]?.message).toContain('"src"');
+		expect(report.calls[5]?.message).toBe(
+			'grep searches every line of "c.txt", and no recorded result showed all of them',
+		);
+		expect(report.figures.unknowableReasons).toEqual({ "unseen-folder": 4, "unseen-region": 1 });
+		expect(report.ok).toBe(true);
+	});
+
+	it("leaves files fresh, and calls a difference on a file changed outside the recording unknowable", async () => {
+		const report = await replaySession(
+			session([
+				{
+					calls: [
+						fullRead,
+						grep({ pattern: "two", path: "a.txt" }, "a.txt:2: two"),
+						// The search changed nothing, so a read that contradicts the file is still a mismatch.
+						{ name: "read", args: { path: "a.txt" }, result: { text: "one\nTWO\nthree\nfour\nfive\n" } },
+					],
+				},
+				// The replay now holds the recorded view (TWO); the user may have changed it since.
+				{ user: "I changed it by hand", calls: [grep({ pattern: "TWO", path: "a.txt" }, "No matches found")] },
+			]),
+		);
+		expect(statuses(report.calls)).toEqual(["match", "match", "mismatch", "unknowable:outside-change"]);
+		expect(report.calls[3]?.message).toBe("the file may have changed (the user's turn before batch 1)");
 	});
 });
