@@ -413,7 +413,7 @@ async function main(): Promise<void> {
 		{
 			const lsOurs = ours(createLsTool(), new NodeExecutionEnv({ cwd: wide }), {});
 			const lsPeer = peer.createLsTool(wide);
-			const t = await rounds({ ours: lsOurs, peer: () => lsPeer.execute("bench", {}) }, 15, 3);
+			const t = await rounds({ ours: lsOurs, peer: () => lsPeer.execute("bench", {}) }, 31, 3);
 			report(
 				"ls of a 10,000-entry folder vs the reference's ls",
 				t("ours") / t("peer"),
