@@ -143,8 +143,48 @@ export function searchWithRg(
 	return new Promise((resolve) => {
 		const child = spawn(rg, args, { cwd: root, stdio: ["ignore", "pipe", "pipe"], env });
 		const matches: SearchTextMatch[] = [];
-		// The file being reported: its lines so far (by number) and the numbers rg says match.
-		let file: { path: string; lines: Map<number, string>; hits: number[]; skip: boolean } | undefined;
+		// The file being reported. Memory holds its confirmed matches (at most `room`), the last
+		// `context` lines (the next match's before-context) and nothing else.
+		interface Hit {
+			readonly match: SearchTextMatch;
+			readonly after: string[];
+		}
+		interface File {
+			readonly path: string;
+			readonly skip: boolean;
+			readonly room: number;
+			readonly found: SearchTextMatch[];
+			readonly recent: { readonly n: number; readonly text: string }[];
+			open: Hit[];
+		}
+		let file: File | undefined;
+		const onLine = (current: File, n: number, raw: string, isMatch: boolean) => {
+			if (current.found.length >= current.room && current.open.length === 0) return;
+			const shown = shownText(raw);
+			current.open = current.open.filter((hit) => {
+				if (n !== hit.match.line + hit.after.length + 1) return false;
+				hit.after.push(shown);
+				return hit.after.length < context;
+			});
+			if (isMatch && current.found.length < current.room && regex.test(matchedText(raw))) {
+				const before = current.recent.filter((line) => line.n >= n - context).map((line) => line.text);
+				const after: string[] = [];
+				const match: SearchTextMatch = { path: current.path, line: n, text: shown, before, after };
+				current.found.push(match);
+				if (context > 0) current.open.push({ match, after });
+			}
+			if (context > 0) {
+				current.recent.push({ n, text: shown });
+				if (current.recent.length > context) current.recent.shift();
+			}
+		};
+		const endFile = (binary: boolean) => {
+			const current = file;
+			file = undefined;
+			if (!current || binary || current.skip) return;
+			matches.push(...current.found);
+			if (matches.length >= request.limit) finish(ok({ matches, limitReached: true }));
+		};
 		let pending = "";
 		let stderr = "";
 		let done = false;
@@ -157,30 +197,6 @@ export function searchWithRg(
 		};
 		const onAbort = () => finish(err(fileError("aborted", root)));
 		signal?.addEventListener("abort", onAbort, { once: true });
-		const endFile = (binary: boolean) => {
-			if (!file) return;
-			const current = file;
-			file = undefined;
-			if (binary || current.skip) return;
-			for (const n of current.hits) {
-				if (matches.length >= request.limit) break;
-				const line = current.lines.get(n) as string;
-				if (!regex.test(matchedText(line))) continue;
-				const before: string[] = [];
-				const after: string[] = [];
-				for (let k = Math.max(1, n - context); k < n; k++) {
-					const l = current.lines.get(k);
-					if (l !== undefined) before.push(shownText(l));
-				}
-				for (let k = n + 1; k <= n + context; k++) {
-					const l = current.lines.get(k);
-					if (l === undefined) break;
-					after.push(shownText(l));
-				}
-				matches.push({ path: current.path, line: n, text: shownText(line), before, after });
-			}
-			if (matches.length >= request.limit) finish(ok({ matches, limitReached: true }));
-		};
 		const take = (json: string) => {
 			if (json === "") return;
 			const message = JSON.parse(json) as {
@@ -196,11 +212,10 @@ export function searchWithRg(
 			if (type === "begin") {
 				let path = dataText(data.path);
 				if (path.startsWith("./")) path = path.slice(2);
-				file = { path, lines: new Map(), hits: [], skip: glob !== undefined && !glob.matches(path) };
+				const skip = glob !== undefined && !glob.matches(path);
+				file = { path, skip, room: request.limit - matches.length, found: [], recent: [], open: [] };
 			} else if ((type === "match" || type === "context") && file && !file.skip) {
-				const n = data.line_number as number;
-				file.lines.set(n, lineOf(data.lines));
-				if (type === "match") file.hits.push(n);
+				onLine(file, data.line_number as number, lineOf(data.lines), type === "match");
 			} else if (type === "end") {
 				endFile(data.binary_offset !== null && data.binary_offset !== undefined);
 			}
