@@ -239,7 +239,7 @@ export function searchWithRg(
 			if (done) return;
 			if (pending !== "") take(pending);
 			// Exit 2 also follows unreadable files or folders, which the walker skips silently too.
-			if (code !== 0 && code !== 1 && !(code === 2 && !/regex|error parsing/i.test(stderr))) {
+			if (code !== 0 && code !== 1 && !(code === 2 && !/regex parse error/.test(stderr))) {
 				finish(err(fileError("io_error", root, `${rg} exited with code ${code}: ${stderr.trim()}`)));
 				return;
 			}

@@ -182,6 +182,47 @@ describe.skipIf(!rgAvailable)("grep: the rg fast path and the walker give the sa
 	});
 });
 
+describe.skipIf(!rgAvailable)("searchText through rg", () => {
+	it("reports an abort, before and during the search, and leaves no match behind", async () => {
+		const base = await fs.realpath(await fs.mkdtemp(join(tmpdir(), "toolsmith-grep-")));
+		try {
+			for (let i = 0; i < 200; i++) await fs.writeFile(join(base, `f${i}.txt`), "needle\n".repeat(500));
+			const env = new NodeExecutionEnv({ cwd: base });
+			const request = { path: ".", pattern: "needle", limit: 1_000_000 };
+			const before = await env.searchText(request, { signal: AbortSignal.abort() });
+			expect(!before.ok && before.error.code).toBe("aborted");
+			const controller = new AbortController();
+			const running = env.searchText(request, { signal: controller.signal });
+			setTimeout(() => controller.abort(), 5);
+			const during = await running;
+			expect(!during.ok && during.error.code).toBe("aborted");
+		} finally {
+			await fs.rm(base, { recursive: true, force: true });
+		}
+	});
+
+	it("refuses a malformed pattern, a bad limit and a file by name, as the walker does", async () => {
+		const base = await fs.realpath(await fs.mkdtemp(join(tmpdir(), "toolsmith-grep-")));
+		try {
+			await fs.writeFile(join(base, "f.txt"), "x\n");
+			const fast = new NodeExecutionEnv({ cwd: base });
+			const slow = new NodeExecutionEnv({ cwd: base, searchBinaries: false });
+			for (const request of [
+				{ path: ".", pattern: "a(b", limit: 5 },
+				{ path: ".", pattern: "x", limit: 0 },
+				{ path: "f.txt", pattern: "x", limit: 5 },
+				{ path: "missing", pattern: "x", limit: 5 },
+			]) {
+				const a = await fast.searchText(request);
+				expect(a.ok, JSON.stringify(request)).toBe(false);
+				expect(a).toEqual(await slow.searchText(request));
+			}
+		} finally {
+			await fs.rm(base, { recursive: true, force: true });
+		}
+	});
+});
+
 describe("grep on a memory env holding the same files as a disk tree", () => {
 	it("prints what the Node env prints", async () => {
 		const base = await fs.realpath(await fs.mkdtemp(join(tmpdir(), "toolsmith-grep-")));
