@@ -144,12 +144,17 @@ describe.skipIf(!rgAvailable)("grep: the rg fast path and the walker give the sa
 		for (const dir of temps.splice(0)) await fs.rm(dir, { recursive: true, force: true });
 	});
 
-	for (const seed of [31, 32, 33, 34]) {
-		it(`generated tree ${seed}`, async () => {
+	for (const seed of [31, 32, 33, 34, 35, 36]) {
+		it(`generated tree ${seed}${seed >= 35 ? " inside a repository, with ignore files above the root" : ""}`, async () => {
 			const base = await fs.realpath(await fs.mkdtemp(join(tmpdir(), "toolsmith-grep-")));
 			temps.push(base);
 			const root = join(base, "tree");
-			await generate(root, seed, seed % 2 === 1);
+			if (seed >= 35) {
+				await fs.mkdir(join(base, ".git"));
+				await fs.writeFile(join(base, ".gitignore"), "*.md\ntree/lib/\n");
+				await fs.writeFile(join(base, ".ignore"), "b.js\n");
+			}
+			await generate(root, seed, seed === 31 || seed === 33);
 			const fast = new NodeExecutionEnv({ cwd: root });
 			const slow = new NodeExecutionEnv({ cwd: root, searchBinaries: false });
 			let compared = 0;
