@@ -84,9 +84,11 @@ async function searchOneFile(
 }
 
 /**
- * The `grep` tool. Walks the folder through `ctx.env` (ignore files honoured, hidden files
- * searched, `.git` and symlinks skipped, paths in code point order), reads the text files several
- * at a time and prints each matching line as `path:line: text`, context lines as `path-line- text`.
+ * The `grep` tool. Searches the folder through `ctx.env.searchText` when the env has it
+ * (`NodeExecutionEnv` runs `rg` when it is on PATH), else walks it through the env's file methods
+ * (ignore files honoured, hidden files searched, `.git`, binary files and symlinks skipped, paths
+ * in code point order), with the same output either way. Prints each matching line as
+ * `path:line: text`, context lines as `path-line- text`.
  * Output stops at `limit` matches and at the byte budget, with a notice saying how to see more.
  */
 export function createGrepTool(
