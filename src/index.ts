@@ -86,6 +86,9 @@ export type {
 	FindFilesRequest,
 	FindFilesResult,
 	PathPolicy,
+	SearchTextMatch,
+	SearchTextRequest,
+	SearchTextResult,
 	Shell,
 	SignalOptions,
 } from "./env/types.js";

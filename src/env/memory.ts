@@ -19,6 +19,7 @@ import {
 	type SpecialFileKind,
 } from "./_errors.js";
 import { findWithWalker } from "./_find.js";
+import { searchWithWalker } from "./_grep.js";
 import {
 	bytesEqual,
 	type Located,
@@ -48,6 +49,8 @@ import type {
 	FindFilesRequest,
 	FindFilesResult,
 	PathPolicy,
+	SearchTextRequest,
+	SearchTextResult,
 	SignalOptions,
 } from "./types.js";
 
@@ -273,6 +276,11 @@ export class MemoryExecutionEnv implements ExecutionEnv {
 	/** Files matching a glob, by walking the in-memory tree (the same result `NodeExecutionEnv` gives). */
 	findFiles(request: FindFilesRequest, options: SignalOptions = {}): Promise<Result<FindFilesResult, FileError>> {
 		return findWithWalker(this, request, options);
+	}
+
+	/** Lines matching a pattern, by walking and reading the in-memory tree (the same result `NodeExecutionEnv` gives). */
+	searchText(request: SearchTextRequest, options: SignalOptions = {}): Promise<Result<SearchTextResult, FileError>> {
+		return searchWithWalker(this, request, options);
 	}
 
 	async listDir(path: string): Promise<Result<DirEntry[], FileError>> {

@@ -22,8 +22,10 @@ import {
 	rangeProblem,
 } from "./_errors.js";
 import { findWithWalker, prepareFind } from "./_find.js";
+import { prepareSearch, searchWithWalker } from "./_grep.js";
 import { runCommand } from "./_node-exec.js";
 import { findFdBinary, findWithFd } from "./_node-find.js";
+import { findRgBinary, rgAgrees, searchWithRg } from "./_node-grep.js";
 import { NodePathGuard, O_PATH, type PinnedDir, usesProcFd } from "./_node-policy.js";
 import { findSandbox } from "./_node-sandbox.js";
 import { basename, dirname, resolvePath } from "./_path.js";
@@ -37,6 +39,8 @@ import type {
 	FindFilesRequest,
 	FindFilesResult,
 	PathPolicy,
+	SearchTextRequest,
+	SearchTextResult,
 	SignalOptions,
 } from "./types.js";
 
@@ -69,9 +73,10 @@ export interface NodeExecutionEnvOptions {
 	 */
 	readonly sandbox?: "auto" | "off";
 	/**
-	 * Whether `findFiles` may run `fd` (or Debian's `fdfind`) from PATH when it is there (never
-	 * downloaded). Default true. Off, or without the binary, or under a `policy`, the tree is walked
-	 * through this env's own methods; the result is the same either way.
+	 * Whether `findFiles` may run `fd` (or Debian's `fdfind`) and `searchText` may run `rg` from
+	 * PATH when they are there (never downloaded). Default true. Off, or without the binary, or
+	 * under a `policy`, the tree is walked through this env's own methods; the result is the same
+	 * either way.
 	 */
 	readonly searchBinaries?: boolean;
 }
@@ -647,6 +652,21 @@ export class NodeExecutionEnv implements ExecutionEnv {
 		const prepared = await prepareFind(this, request);
 		if (!prepared.ok) return prepared;
 		return findWithFd(fd, prepared.value.root, prepared.value.matcher, request, options.signal);
+	}
+
+	/**
+	 * Lines matching a pattern, through `rg` when it is on PATH (see `searchBinaries`) and the
+	 * pattern means the same to ripgrep as to JavaScript, else by walking and reading the files.
+	 */
+	async searchText(
+		request: SearchTextRequest,
+		options: SignalOptions = {},
+	): Promise<Result<SearchTextResult, FileError>> {
+		const rg = this.searchBinaries && !this.guard && rgAgrees(request) ? await findRgBinary() : undefined;
+		if (rg === undefined) return searchWithWalker(this, request, options);
+		const prepared = await prepareSearch(this, request);
+		if (!prepared.ok) return prepared;
+		return searchWithRg(rg, prepared.value.root, prepared.value, request, options.signal);
 	}
 
 	// ---------------------------------------------------------------- internals

@@ -214,6 +214,48 @@ export interface FindFilesResult {
 	readonly limitReached: boolean;
 }
 
+/** What `searchText` looks for: lines matching a pattern in the text files under a folder. */
+export interface SearchTextRequest {
+	/** The folder to search; relative paths resolve against `cwd`. */
+	readonly path: string;
+	/** A JavaScript regular expression (compiled with the `u` flag), or the text itself with `literal`. */
+	readonly pattern: string;
+	/** Match `pattern` as plain text. Default false. */
+	readonly literal?: boolean;
+	/** Match regardless of case. Default false. */
+	readonly ignoreCase?: boolean;
+	/** Only files whose path relative to `path` matches this glob (the find tool's glob rules). */
+	readonly glob?: string;
+	/** Lines before and after each match to return with it. Default 0. */
+	readonly context?: number;
+	/** Stop after this many matches (a positive integer). */
+	readonly limit: number;
+	/** Search names starting with `.` too (`.git` never). Default false. */
+	readonly hidden?: boolean;
+}
+
+/** One matching line found by `searchText`. */
+export interface SearchTextMatch {
+	/** The file's path relative to the searched folder, with `/` separators. */
+	readonly path: string;
+	/** The line's number, from 1. */
+	readonly line: number;
+	/** The line, without its line ending and with every `\r` removed (invalid UTF-8 becomes U+FFFD). */
+	readonly text: string;
+	/** Up to `context` lines before it, in order, in the same form. */
+	readonly before: readonly string[];
+	/** Up to `context` lines after it, in order, in the same form. */
+	readonly after: readonly string[];
+}
+
+/** What `searchText` found: the first `limit` matches, files in path order and lines in file order. */
+export interface SearchTextResult {
+	/** The matches, files in the order `findFiles` lists them. */
+	readonly matches: readonly SearchTextMatch[];
+	/** Whether the search stopped at `limit` matches (there may be no more). */
+	readonly limitReached: boolean;
+}
+
 /** Files plus a shell: everything a tool may touch. */
 export interface ExecutionEnv extends FileSystem, Shell {
 	/** A short name for messages and reports (`"node"`, `"memory"`). */
@@ -226,4 +268,14 @@ export interface ExecutionEnv extends FileSystem, Shell {
 	 * `not_found` / `not_directory` naming the folder, `invalid_argument` for a malformed pattern.
 	 */
 	findFiles?(request: FindFilesRequest, options?: SignalOptions): Promise<Result<FindFilesResult, FileError>>;
+
+	/**
+	 * Optional fast path of the grep tool. Searches the regular files (symlinks not followed) that
+	 * `.gitignore` (inside a git repository), `.ignore` and `.rgignore` files leave, the way `rg`
+	 * does, skipping `.git` and binary files (a NUL byte anywhere). An env without it still works:
+	 * the tool walks and reads the files through the `FileSystem` methods, with the same result.
+	 * Fails with `not_found` / `not_directory` naming the folder, `invalid_argument` for a
+	 * malformed pattern, glob or limit.
+	 */
+	searchText?(request: SearchTextRequest, options?: SignalOptions): Promise<Result<SearchTextResult, FileError>>;
 }

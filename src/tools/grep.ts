@@ -4,9 +4,9 @@ import { type Static, Type } from "@sinclair/typebox";
 import type { Theme } from "../contract/render.js";
 import { defineTool, type ToolDefinition } from "../contract/tool.js";
 import { compileGlob, type GlobMatcher } from "../env/_glob.js";
-import { walk } from "../env/_walk.js";
-import type { ExecutionEnv } from "../env/types.js";
-import { resolveToolPath, throwIfAborted } from "./_paths.js";
+import { compileSearchPattern, matchLines, searchWithWalker, textLines } from "../env/_grep.js";
+import type { ExecutionEnv, SearchTextRequest, SearchTextResult } from "../env/types.js";
+import { abortedError, resolveToolPath, throwIfAborted } from "./_paths.js";
 import { argText, field, previewLines, resultText, titleLine } from "./_render.js";
 import {
 	DEFAULT_MAX_BYTES,
@@ -56,23 +56,6 @@ export interface GrepToolOptions {
 /** Matches shown when a call gives no `limit`. */
 export const DEFAULT_GREP_LIMIT = 100;
 
-/** Files read at the same time; results are still taken in walk order. */
-const PARALLEL_READS = 8;
-
-const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
-
-/** The search regex: JavaScript syntax with the `u` flag, or the escaped text for `literal`. */
-function compilePattern(pattern: string, literal: boolean, ignoreCase: boolean): RegExp {
-	const source = literal ? pattern.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&") : pattern;
-	try {
-		return new RegExp(source, ignoreCase ? "iu" : "u");
-	} catch (error) {
-		throw new Error(
-			`Invalid regular expression ${JSON.stringify(pattern)}: ${(error as Error).message.replace(/^Invalid regular expression: /, "")}. grep uses JavaScript regex syntax; pass literal: true to search for the text as it is.`,
-		);
-	}
-}
-
 /** The lines of a text file, or undefined when it cannot be read or is binary (holds a NUL byte). */
 async function fileLines(
 	env: ExecutionEnv,
@@ -80,36 +63,32 @@ async function fileLines(
 	signal: AbortSignal | undefined,
 ): Promise<string[] | undefined> {
 	const read = await env.readBinaryFile(path, signal ? { signal } : undefined);
-	if (!read.ok || read.value.indexOf(0) !== -1) return undefined;
-	const lines = decoder.decode(read.value).split("\n");
-	if (lines.length > 1 && lines[lines.length - 1] === "") lines.pop();
-	return lines.map((line) => line.replace(/\r/g, ""));
+	return read.ok ? textLines(read.value) : undefined;
 }
 
-/** The files to search, with the path each is shown under, in walk order. */
-async function* filesToSearch(
+/** The matches in one file named as the search path (no ignore files apply). */
+async function searchOneFile(
 	env: ExecutionEnv,
 	root: string,
-	isFolder: boolean,
+	regex: RegExp,
 	glob: GlobMatcher | undefined,
+	context: number,
+	limit: number,
 	signal: AbortSignal | undefined,
-): AsyncGenerator<{ readonly absolutePath: string; readonly shown: string }> {
-	if (!isFolder) {
-		const name = root.slice(root.lastIndexOf("/") + 1);
-		if (!glob || glob.matches(name)) yield { absolutePath: root, shown: name };
-		return;
-	}
-	for await (const entry of walk(env, root, { hidden: true, signal })) {
-		if (entry.kind !== "file") continue;
-		if (glob && !glob.matches(entry.path)) continue;
-		yield { absolutePath: entry.absolutePath, shown: entry.path };
-	}
+): Promise<SearchTextResult> {
+	const name = root.slice(root.lastIndexOf("/") + 1);
+	if (glob && !glob.matches(name)) return { matches: [], limitReached: false };
+	const lines = await fileLines(env, root, signal);
+	const matches = lines ? matchLines(name, lines, regex, context, limit) : [];
+	return { matches, limitReached: matches.length >= limit };
 }
 
 /**
- * The `grep` tool. Walks the folder through `ctx.env` (ignore files honoured, hidden files
- * searched, `.git` and symlinks skipped, paths in code point order), reads the text files several
- * at a time and prints each matching line as `path:line: text`, context lines as `path-line- text`.
+ * The `grep` tool. Searches the folder through `ctx.env.searchText` when the env has it
+ * (`NodeExecutionEnv` runs `rg` when it is on PATH), else walks it through the env's file methods
+ * (ignore files honoured, hidden files searched, `.git`, binary files and symlinks skipped, paths
+ * in code point order), with the same output either way. Prints each matching line as
+ * `path:line: text`, context lines as `path-line- text`.
  * Output stops at `limit` matches and at the byte budget, with a notice saying how to see more.
  */
 export function createGrepTool(
@@ -129,7 +108,7 @@ export function createGrepTool(
 		parameters: grepToolParameters,
 		async execute(_toolCallId, params, signal, _onUpdate, ctx) {
 			throwIfAborted(signal);
-			const regex = compilePattern(params.pattern, params.literal === true, params.ignoreCase === true);
+			const regex = compileSearchPattern(params.pattern, params.literal === true, params.ignoreCase === true);
 			const glob = params.glob ? compileGlob(params.glob) : undefined;
 			const root = resolveToolPath(ctx, params.path || ".");
 			const info = await ctx.env.fileInfo(root);
@@ -139,8 +118,37 @@ export function createGrepTool(
 			const context = params.context && params.context > 0 ? Math.floor(params.context) : 0;
 			const effectiveLimit = Math.max(1, params.limit ?? defaultLimit);
 
+			const options = signal ? { signal } : {};
+			let result: SearchTextResult;
+			if (isFolder) {
+				const request: SearchTextRequest = {
+					path: root,
+					pattern: params.pattern,
+					limit: effectiveLimit,
+					hidden: true,
+					...(params.literal ? { literal: true } : {}),
+					...(params.ignoreCase ? { ignoreCase: true } : {}),
+					...(params.glob ? { glob: params.glob } : {}),
+					...(context > 0 ? { context } : {}),
+				};
+				const found = ctx.env.searchText
+					? await ctx.env.searchText(request, options)
+					: await searchWithWalker(ctx.env, request, options);
+				throwIfAborted(signal);
+				if (!found.ok) {
+					const { code, message } = found.error;
+					if (code === "aborted") throw abortedError();
+					if (code === "not_found") throw new Error(`Path not found: ${root}`);
+					if (code === "invalid_argument") throw new Error(message);
+					throw new Error(`Could not search ${params.path || "."}: ${message}`);
+				}
+				result = found.value;
+			} else {
+				result = await searchOneFile(ctx.env, root, regex, glob, context, effectiveLimit, signal);
+			}
+			throwIfAborted(signal);
+
 			const output: string[] = [];
-			let matchCount = 0;
 			let linesTruncated = false;
 			let bytes = 0;
 			const shownLine = (text: string) => {
@@ -148,42 +156,23 @@ export function createGrepTool(
 				if (cut.wasTruncated) linesTruncated = true;
 				return cut.text;
 			};
-			const files = filesToSearch(ctx.env, root, isFolder, glob, signal);
-			let done = false;
-			while (!done && matchCount < effectiveLimit) {
-				const batch: { shown: string; lines: Promise<string[] | undefined> }[] = [];
-				while (batch.length < PARALLEL_READS) {
-					const next = await files.next();
-					if (next.done) {
-						done = true;
-						break;
-					}
-					batch.push({ shown: next.value.shown, lines: fileLines(ctx.env, next.value.absolutePath, signal) });
-				}
-				for (const file of batch) {
-					const lines = await file.lines;
-					throwIfAborted(signal);
-					if (lines === undefined || matchCount >= effectiveLimit) continue;
-					for (let i = 0; i < lines.length && matchCount < effectiveLimit; i++) {
-						if (!regex.test(lines[i] as string)) continue;
-						matchCount++;
-						const first = Math.max(0, i - context);
-						const last = Math.min(lines.length - 1, i + context);
-						// Past the byte budget lines are only counted: the limit notice still needs the count.
-						if (bytes > maxBytes) continue;
-						for (let n = first; n <= last; n++) {
-							const separator = n === i ? ":" : "-";
-							const line = `${file.shown}${separator}${n + 1}${separator} ${shownLine(lines[n] as string)}`;
-							output.push(line);
-							bytes += line.length + 1;
-						}
-					}
-				}
+			const push = (line: string) => {
+				output.push(line);
+				bytes += line.length + 1;
+			};
+			for (const match of result.matches) {
+				// Past the byte budget lines are only counted: the limit notice still needs the count.
+				if (bytes > maxBytes) break;
+				const first = match.line - match.before.length;
+				for (let k = 0; k < match.before.length; k++)
+					push(`${match.path}-${first + k}- ${shownLine(match.before[k] as string)}`);
+				push(`${match.path}:${match.line}: ${shownLine(match.text)}`);
+				for (let k = 0; k < match.after.length; k++)
+					push(`${match.path}-${match.line + 1 + k}- ${shownLine(match.after[k] as string)}`);
 			}
-			if (!done) await files.return(undefined);
-			throwIfAborted(signal);
+			const matchCount = result.matches.length;
 			if (matchCount === 0) return { content: [{ type: "text", text: "No matches found" }], details: undefined };
-			const limitReached = matchCount >= effectiveLimit;
+			const limitReached = result.limitReached;
 			const truncation = truncateHead(output.join("\n"), { maxLines: Number.MAX_SAFE_INTEGER, maxBytes });
 			const notices: string[] = [];
 			let details: GrepToolDetails | undefined;

@@ -54,6 +54,23 @@ describe.each(bothEnvs)("grep on %s", (_name, make) => {
 		);
 	});
 
+	it("matches lines as rg does: a CRLF ending's \\r is not part of the line, an empty file has none, .rgignore counts", async () => {
+		await setup({
+			files: {
+				"crlf.txt": "foo bar\r\nmid\rdle\r\n",
+				"empty.txt": "",
+				"gone.txt": "foo\n",
+				".rgignore": "gone.txt\n",
+			},
+		});
+		expect(textOf(await call({ pattern: "bar$" }))).toBe("crlf.txt:1: foo bar");
+		// The line is shown without any \r, but only the ending's is left out of the match.
+		expect(textOf(await call({ pattern: "middle", literal: true }))).toBe("No matches found");
+		expect(textOf(await call({ pattern: "mid\rdle" }))).toBe("crlf.txt:2: middle");
+		expect(textOf(await call({ pattern: "^$" }))).toBe("No matches found");
+		expect(textOf(await call({ pattern: "foo" }))).toBe("crlf.txt:1: foo bar");
+	});
+
 	it("names an invalid pattern and a missing path", async () => {
 		await setup({ files: { "f.txt": "x\n" } });
 		await expect(call({ pattern: "a(b" })).rejects.toThrow(
