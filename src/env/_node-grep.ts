@@ -80,7 +80,15 @@ export function rgAgrees(request: SearchTextRequest): boolean {
 			inClass = true;
 			continue;
 		}
-		if (c === "." || c === "{" || c === "}") return false;
+		if (c === "{") {
+			// A bounded repetition means the same to both (the pattern compiled in JavaScript's `u` mode,
+			// which has no other use for a brace). Counts stay small: past rg's size limit it would fail.
+			const repeat = /^\{(\d{1,3})(?:,(\d{1,3})?)?\}/.exec(pattern.slice(i));
+			if (!repeat || Number(repeat[1]) > 100 || Number(repeat[2] ?? 0) > 100) return false;
+			i += repeat[0].length - 1;
+			continue;
+		}
+		if (c === "." || c === "}") return false;
 		if (c === "(" && pattern[i + 1] === "?") return false;
 	}
 	return !inClass;

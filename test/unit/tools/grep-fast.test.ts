@@ -109,13 +109,27 @@ const CALLS: readonly GrepToolParams[] = [
 	{ pattern: "n.edle" },
 	{ pattern: "\\bneedle\\b" },
 	{ pattern: "\\d" },
+	{ pattern: "ne{1,2}dle" },
+	{ pattern: "[a-z]{6}$" },
+	{ pattern: "e{2,}", context: 1 },
 ];
 
 const rgAvailable = (await findRgBinary()) !== undefined;
 
 describe("rgAgrees: which patterns the rg fast path takes", () => {
 	it("takes plain text, literals and the shared regex syntax; leaves the rest to the walker", () => {
-		for (const pattern of ["needle", "ne+dle$", "^a|b", "(x)?y*", "[a-c]z", "a\\.b\\(", "日本"])
+		for (const pattern of [
+			"needle",
+			"ne+dle$",
+			"^a|b",
+			"(x)?y*",
+			"[a-c]z",
+			"a\\.b\\(",
+			"日本",
+			"a{2}",
+			"[a-f]{3,}",
+			"x{1,100}?",
+		])
 			expect(rgAgrees({ path: ".", pattern, limit: 1 }), pattern).toBe(true);
 		for (const pattern of [
 			"a.b",
@@ -124,7 +138,8 @@ describe("rgAgrees: which patterns the rg fast path takes", () => {
 			"\\w",
 			"\\s",
 			"\\bx",
-			"a{2}",
+			"a{101}",
+			"a{1,1000}",
 			"(?:x)",
 			"(?=x)",
 			"\\1",
