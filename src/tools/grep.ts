@@ -3,7 +3,7 @@
 import { type Static, Type } from "@sinclair/typebox";
 import type { Theme } from "../contract/render.js";
 import { defineTool, type ToolDefinition } from "../contract/tool.js";
-import { compileGlob, type GlobMatcher } from "../env/_glob.js";
+import { compileGlob } from "../env/_glob.js";
 import { compileSearchPattern, matchLines, searchWithWalker, textLines } from "../env/_grep.js";
 import type { ExecutionEnv, SearchTextRequest, SearchTextResult } from "../env/types.js";
 import { abortedError, resolveToolPath, throwIfAborted } from "./_paths.js";
@@ -66,18 +66,19 @@ async function fileLines(
 	return read.ok ? textLines(read.value) : undefined;
 }
 
-/** The matches in one file named as the search path (no ignore files apply). */
+/**
+ * The matches in one file named as the search path: no ignore file and no glob applies to it, as
+ * rg searches a file named on its command line whatever its `--glob`.
+ */
 async function searchOneFile(
 	env: ExecutionEnv,
 	root: string,
 	regex: RegExp,
-	glob: GlobMatcher | undefined,
 	context: number,
 	limit: number,
 	signal: AbortSignal | undefined,
 ): Promise<SearchTextResult> {
 	const name = root.slice(root.lastIndexOf("/") + 1);
-	if (glob && !glob.matches(name)) return { matches: [], limitReached: false };
 	const lines = await fileLines(env, root, signal);
 	const matches = lines ? matchLines(name, lines, regex, context, limit) : [];
 	return { matches, limitReached: matches.length >= limit };
@@ -109,7 +110,8 @@ export function createGrepTool(
 		async execute(_toolCallId, params, signal, _onUpdate, ctx) {
 			throwIfAborted(signal);
 			const regex = compileSearchPattern(params.pattern, params.literal === true, params.ignoreCase === true);
-			const glob = params.glob ? compileGlob(params.glob) : undefined;
+			// Compiled here so a malformed glob is an error on every path, also for a single file.
+			if (params.glob) compileGlob(params.glob);
 			const root = resolveToolPath(ctx, params.path || ".");
 			const info = await ctx.env.fileInfo(root);
 			throwIfAborted(signal);
@@ -144,7 +146,7 @@ export function createGrepTool(
 				}
 				result = found.value;
 			} else {
-				result = await searchOneFile(ctx.env, root, regex, glob, context, effectiveLimit, signal);
+				result = await searchOneFile(ctx.env, root, regex, context, effectiveLimit, signal);
 			}
 			throwIfAborted(signal);
 

@@ -40,6 +40,10 @@ describe.each(bothEnvs)("grep on %s", (_name, make) => {
 			"b.txt:2: needle here\nb.txt:3: three needle",
 		);
 		expect(textOf(await call({ pattern: "needle", glob: "*.ts" }))).toBe("a/z.ts:1: needle");
+		// A file named as the path is searched whatever the glob, as rg searches a file it is given.
+		expect(textOf(await call({ pattern: "needle", path: "b.txt", glob: "*.ts" }))).toBe(
+			"b.txt:2: needle here\nb.txt:3: three needle",
+		);
 		expect((await call({ pattern: "absent" })).content).toEqual([{ type: "text", text: "No matches found" }]);
 	});
 
