@@ -4,51 +4,20 @@
  * so the result equals `findWithWalker`'s. Never downloaded: without `fd` the caller walks.
  */
 import { spawn } from "node:child_process";
-import { promises as fs, constants as fsConstants } from "node:fs";
-import { delimiter } from "node:path";
 import { err, type FileError, ok, type Result } from "../contract/result.js";
 import { fileError } from "./_errors.js";
 import type { GlobMatcher } from "./_glob.js";
+import { findExecutable, reportsVersion, withoutHomeConfig } from "./_node-process.js";
 import { comparePaths } from "./_walk.js";
 import type { FindFilesResult } from "./types.js";
 
 let fdPromise: Promise<string | undefined> | undefined;
 
-/** Whether `file` runs and says it is fd (Debian's `fd` may be another program). */
-function isFd(file: string): Promise<boolean> {
-	return new Promise((resolve) => {
-		const child = spawn(file, ["--version"], { stdio: ["ignore", "pipe", "ignore"] });
-		let out = "";
-		child.stdout.on("data", (chunk: Buffer) => {
-			out += chunk.toString("utf8");
-		});
-		child.on("error", () => resolve(false));
-		child.on("close", (code) => resolve(code === 0 && /^fd(find)? \d/.test(out)));
-	});
-}
-
 /** The path of `fd` or `fdfind` on PATH, looked up once per process; undefined when there is none. */
 export function findFdBinary(): Promise<string | undefined> {
-	fdPromise ??= (async () => {
-		const dirs = (process.env.PATH ?? "").split(delimiter).filter((dir) => dir.startsWith("/"));
-		for (const name of ["fd", "fdfind"])
-			for (const dir of dirs) {
-				const candidate = `${dir}/${name}`;
-				try {
-					await fs.access(candidate, fsConstants.X_OK);
-				} catch {
-					continue;
-				}
-				if (await isFd(candidate)) return candidate;
-			}
-		return undefined;
-	})();
+	fdPromise ??= findExecutable(["fd", "fdfind"], (file) => reportsVersion(file, /^fd(find)? \d/));
 	return fdPromise;
 }
-
-// fd reads a global gitignore (core.excludesFile, ~/.config/git/ignore) and ~/.config/fd/ignore;
-// the walker reads neither, so fd runs with a HOME where there are none.
-const NO_HOME = "/nonexistent-toolsmith-home";
 
 /**
  * Run `fd` over `root` and keep the matching paths: all of them, sorted, then the first `limit`.
@@ -69,7 +38,7 @@ export function findWithFd(
 	return new Promise((resolve) => {
 		const child = spawn(fd, args, {
 			stdio: ["ignore", "pipe", "pipe"],
-			env: { ...process.env, HOME: NO_HOME, XDG_CONFIG_HOME: NO_HOME },
+			env: withoutHomeConfig(),
 		});
 		const matches: string[] = [];
 		let pending = Buffer.alloc(0);

@@ -5,52 +5,27 @@
  * ripgrep's Rust regex could match differently from JavaScript's, the caller walks instead.
  */
 import { spawn } from "node:child_process";
-import { promises as fs, constants as fsConstants } from "node:fs";
-import { delimiter } from "node:path";
 import { err, type FileError, ok, type Result } from "../contract/result.js";
 import { fileError } from "./_errors.js";
 import type { GlobMatcher } from "./_glob.js";
 import { matchedText, shownText } from "./_grep.js";
+import { findExecutable, reportsVersion, withoutHomeConfig } from "./_node-process.js";
 import type { SearchTextMatch, SearchTextRequest, SearchTextResult } from "./types.js";
 
 let rgPromise: Promise<string | undefined> | undefined;
 
-/** Whether `file` runs and says it is ripgrep. */
-function isRg(file: string): Promise<boolean> {
-	return new Promise((resolve) => {
-		const child = spawn(file, ["--version"], { stdio: ["ignore", "pipe", "ignore"] });
-		let out = "";
-		child.stdout.on("data", (chunk: Buffer) => {
-			out += chunk.toString("utf8");
-		});
-		child.on("error", () => resolve(false));
-		child.on("close", (code) => resolve(code === 0 && /^ripgrep \d/.test(out)));
-	});
-}
-
 /** The path of `rg` on PATH, looked up once per process; undefined when there is none. */
 export function findRgBinary(): Promise<string | undefined> {
-	rgPromise ??= (async () => {
-		const dirs = (process.env.PATH ?? "").split(delimiter).filter((dir) => dir.startsWith("/"));
-		for (const dir of dirs) {
-			const candidate = `${dir}/rg`;
-			try {
-				await fs.access(candidate, fsConstants.X_OK);
-			} catch {
-				continue;
-			}
-			if (await isRg(candidate)) return candidate;
-		}
-		return undefined;
-	})();
+	rgPromise ??= findExecutable(["rg"], (file) => reportsVersion(file, /^ripgrep \d/));
 	return rgPromise;
 }
 
 /**
  * Whether ripgrep matches `request.pattern` on exactly the lines JavaScript's regex does. Rust's
- * and JavaScript's regex agree on plain text, `* + ? | ( ) ^ $`, classes that are not negated and
- * escaped punctuation. Not on `.` and `[^...]` (Rust's do not match invalid UTF-8, which
- * JavaScript sees as U+FFFD), `\d \w \s \b` (Unicode in Rust, ASCII in JavaScript), `{n,m}`,
+ * and JavaScript's regex agree on plain text, `* + ? | ( ) ^ $`, classes that are not negated,
+ * escaped punctuation and bounded repetitions with small counts. Not on `.` and `[^...]` (Rust's
+ * do not match invalid UTF-8, which JavaScript sees as U+FFFD), `\d \w \s \b` (Unicode in Rust,
+ * ASCII in JavaScript), larger repetition counts,
  * `(?...)`, backreferences, control characters or U+FFFD; nor on case folding beyond ASCII. Those
  * patterns are searched by the walker. Lines rg reports are checked again with the JavaScript
  * regex, so a pattern here only has to make rg find every line JavaScript finds.
@@ -94,8 +69,6 @@ export function rgAgrees(request: SearchTextRequest): boolean {
 	return !inClass;
 }
 
-// rg reads a global gitignore (core.excludesFile, ~/.config/git/ignore); the walker does not.
-const NO_HOME = "/nonexistent-toolsmith-home";
 const textDecoder = new TextDecoder("utf-8", { ignoreBOM: true });
 
 interface RgData {
@@ -146,7 +119,7 @@ export function searchWithRg(
 	if (request.ignoreCase) args.push("--ignore-case");
 	if (context > 0) args.push("--context", String(context));
 	args.push("--regexp", request.pattern, "./");
-	const env: NodeJS.ProcessEnv = { ...process.env, HOME: NO_HOME, XDG_CONFIG_HOME: NO_HOME };
+	const env = withoutHomeConfig();
 	delete env.RIPGREP_CONFIG_PATH;
 	return new Promise((resolve) => {
 		const child = spawn(rg, args, { cwd: root, stdio: ["ignore", "pipe", "pipe"], env });

@@ -1,26 +1,63 @@
 /**
- * Process-group helpers for NodeExecutionEnv: finding a shell, and telling whether any process
- * of a group is still alive. Node-only.
+ * Process helpers for NodeExecutionEnv: finding programs on PATH (the shell, rg, fd), and telling
+ * whether any process of a group is still alive. Node-only.
  */
+import { spawn } from "node:child_process";
 import { promises as fs, constants as fsConstants, readdirSync, readFileSync } from "node:fs";
 import { delimiter } from "node:path";
+
+/**
+ * The first executable file named one of `names` (in that order) in an absolute PATH folder, or
+ * in one of `extraPlaces`, that `accepts`; undefined when there is none.
+ */
+export async function findExecutable(
+	names: readonly string[],
+	accepts: (file: string) => Promise<boolean> = async () => true,
+	extraPlaces: readonly string[] = [],
+): Promise<string | undefined> {
+	const dirs = (process.env.PATH ?? "").split(delimiter).filter((dir) => dir.startsWith("/"));
+	const candidates = [...names.flatMap((name) => dirs.map((dir) => `${dir}/${name}`)), ...extraPlaces];
+	for (const candidate of candidates) {
+		try {
+			await fs.access(candidate, fsConstants.X_OK);
+		} catch {
+			continue; // not here; try the next place
+		}
+		if (await accepts(candidate)) return candidate;
+	}
+	return undefined;
+}
+
+/** Whether `file --version` exits 0 with output matching `pattern` (a same-named program may be another). */
+export function reportsVersion(file: string, pattern: RegExp): Promise<boolean> {
+	return new Promise((resolve) => {
+		const child = spawn(file, ["--version"], { stdio: ["ignore", "pipe", "ignore"] });
+		let out = "";
+		child.stdout.on("data", (chunk: Buffer) => {
+			out += chunk.toString("utf8");
+		});
+		child.on("error", () => resolve(false));
+		child.on("close", (code) => resolve(code === 0 && pattern.test(out)));
+	});
+}
+
+/**
+ * `process.env` with HOME and XDG_CONFIG_HOME pointed at a folder that does not exist: rg and fd
+ * then read no global gitignore (core.excludesFile, ~/.config/git/ignore) or config of their own,
+ * which the walker does not read either.
+ */
+export function withoutHomeConfig(): NodeJS.ProcessEnv {
+	const none = "/nonexistent-toolsmith-home";
+	return { ...process.env, HOME: none, XDG_CONFIG_HOME: none };
+}
 
 let shellPromise: Promise<string> | undefined;
 
 /** `bash` from PATH (or the usual places), else `/bin/sh`. Looked up once per process. */
 export function defaultShell(): Promise<string> {
-	shellPromise ??= (async () => {
-		const dirs = (process.env.PATH ?? "").split(delimiter).filter((dir) => dir.startsWith("/"));
-		for (const candidate of [...dirs.map((dir) => `${dir}/bash`), "/bin/bash", "/usr/bin/bash"]) {
-			try {
-				await fs.access(candidate, fsConstants.X_OK);
-				return candidate;
-			} catch {
-				// Not here; try the next place.
-			}
-		}
-		return "/bin/sh";
-	})();
+	shellPromise ??= findExecutable(["bash"], undefined, ["/bin/bash", "/usr/bin/bash"]).then(
+		(bash) => bash ?? "/bin/sh",
+	);
 	return shellPromise;
 }
 
