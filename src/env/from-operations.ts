@@ -20,15 +20,16 @@ import {
 	quoted,
 	timeoutProblem,
 } from "./_errors.js";
-import { dirname, normalizePath, resolvePath } from "./_path.js";
+import { dirname, isAbsolutePath, joinPath, normalizePath, relativePath, resolvePath } from "./_path.js";
+import { comparePaths } from "./_walk.js";
 import { setMutationScope } from "./mutation-queue.js";
 import type { DirEntry, ExecOptions, ExecResult, ExecutionEnv, FileInfo, SignalOptions } from "./types.js";
 
 /**
  * The callbacks an operations env is built from: the union of the reference agent's
- * `ReadOperations`, `WriteOperations`, `EditOperations` and `BashOperations`. Every one is
- * optional; an env method whose callback is missing goes to `fallback`, or fails.
- * Paths handed to the callbacks are absolute and normalized.
+ * `ReadOperations`, `WriteOperations`, `EditOperations`, `BashOperations`, `LsOperations`,
+ * `FindOperations` and `GrepOperations`. Every one is optional; an env method whose callback is
+ * missing goes to `fallback`, or fails. Paths handed to the callbacks are absolute and normalized.
  */
 export interface EnvOperations {
 	/** The whole file (a Node `Buffer` is a `Uint8Array`). Throw (with a `code` such as `ENOENT`) when it cannot be read. */
@@ -56,6 +57,24 @@ export interface EnvOperations {
 	) => Promise<{ readonly exitCode: number | null }>;
 	/** Optional, ignored by the env (the read tool recognizes images by their bytes). */
 	readonly detectImageMimeType?: (absolutePath: string) => Promise<string | null | undefined>;
+	/** Whether the path exists (`LsOperations`, `FindOperations`). Used by `exists` before `access`. */
+	readonly exists?: (absolutePath: string) => Promise<boolean> | boolean;
+	/** Whether the path is a folder; throw when it does not exist (`GrepOperations`). */
+	readonly isDirectory?: (absolutePath: string) => Promise<boolean> | boolean;
+	/** What the path is; throw when it does not exist (`LsOperations`). */
+	readonly stat?: (absolutePath: string) => Promise<{ isDirectory(): boolean }> | { isDirectory(): boolean };
+	/** The names in a folder (`LsOperations`). The env tells their kinds with `stat` or `isDirectory`. */
+	readonly readdir?: (absolutePath: string) => Promise<readonly string[]> | readonly string[];
+	/**
+	 * The files under `cwd` whose path matches the glob `pattern`, as absolute paths or paths
+	 * relative to `cwd`, at most `options.limit` of them, leaving out what matches `options.ignore`
+	 * (`FindOperations`). Makes the env's `findFiles`.
+	 */
+	readonly glob?: (
+		pattern: string,
+		cwd: string,
+		options: { readonly ignore: string[]; readonly limit: number },
+	) => Promise<readonly string[]> | readonly string[];
 }
 
 /** Options for `createOperationsEnv`: the working folder, a fallback env, and the `kind` reported. */
@@ -76,6 +95,19 @@ const encoder = new TextEncoder();
 
 function toBytes(data: Uint8Array | string): Uint8Array {
 	return typeof data === "string" ? encoder.encode(data) : data;
+}
+
+/** Folders' kinds asked of `stat` / `isDirectory` at once when listing one. */
+const PARALLEL_STATS = 32;
+
+/** What `findFiles` asks the operations' `glob` to leave out, as the reference's find does. */
+const GLOB_IGNORE: readonly string[] = ["**/node_modules/**", "**/.git/**"];
+
+/** `path` (absolute, or relative to `root`) relative to `root`. */
+function relativeTo(root: string, path: string): string {
+	if (!isAbsolutePath(path)) return normalizePath(path);
+	const inside = root === "/" ? path.slice(1) : path.startsWith(`${root}/`) ? path.slice(root.length + 1) : undefined;
+	return inside ?? relativePath(root, normalizePath(path));
 }
 
 /** A `FileError` for a callback that threw, classified by its OS-style `code` when it has one. */
@@ -146,6 +178,86 @@ export function createOperationsEnv(operations: EnvOperations, options: Operatio
 		}
 	};
 
+	// Whether `stat` or `isDirectory` can tell a folder from a file (and a missing path).
+	const tellsKinds = operations.stat !== undefined || operations.isDirectory !== undefined;
+	const kindOf = async (abs: string): Promise<Result<"directory" | "file", FileError>> => {
+		try {
+			if (operations.exists && (await operations.exists(abs)) !== true) {
+				return err(fileError("not_found", abs, "the operations' exists says it does not exist"));
+			}
+			if (operations.stat) {
+				const stat = await operations.stat(abs);
+				return ok(stat.isDirectory() ? "directory" : "file");
+			}
+			if (operations.isDirectory) return ok((await operations.isDirectory(abs)) ? "directory" : "file");
+			return ok("file");
+		} catch (error) {
+			return err(fromThrown(abs, error));
+		}
+	};
+	/** Ok when the path exists, by `exists`, else `stat` / `isDirectory` (which throw for a missing path). */
+	const existing = async (abs: string): Promise<Result<undefined, FileError>> => {
+		if (!tellsKinds) {
+			try {
+				if (operations.exists && (await operations.exists(abs)) === true) return ok(undefined);
+			} catch (error) {
+				return err(fromThrown(abs, error));
+			}
+			return err(fileError("not_found", abs, "the operations' exists says it does not exist"));
+		}
+		const kind = await kindOf(abs);
+		return kind.ok ? ok(undefined) : kind;
+	};
+	const listWithReaddir = async (
+		readdir: NonNullable<EnvOperations["readdir"]>,
+		path: string,
+	): Promise<Result<DirEntry[], FileError>> => {
+		const abs = absolute(path);
+		if (!abs.ok) return abs;
+		let names: unknown;
+		try {
+			names = await readdir(abs.value);
+		} catch (error) {
+			return err(fromThrown(abs.value, error));
+		}
+		if (!Array.isArray(names)) {
+			return err(
+				fileError(
+					"io_error",
+					abs.value,
+					`the operations' readdir returned ${describeValue(names)}, not a list of names`,
+				),
+			);
+		}
+		for (const name of names) {
+			if (typeof name !== "string" || name === "" || name === "." || name === ".." || name.includes("/")) {
+				return err(
+					fileError(
+						"io_error",
+						abs.value,
+						`the operations' readdir returned ${describeValue(name)}, which is not an entry name`,
+					),
+				);
+			}
+		}
+		const entries: DirEntry[] = [];
+		if (!tellsKinds) {
+			for (const name of names as string[]) entries.push({ name, kind: "file" });
+			return ok(entries);
+		}
+		// Entries whose kind cannot be told are left out, as the reference's ls skips entries it cannot stat.
+		const all = names as string[];
+		for (let start = 0; start < all.length; start += PARALLEL_STATS) {
+			const chunk = all.slice(start, start + PARALLEL_STATS);
+			const kinds = await Promise.all(chunk.map((name) => kindOf(joinPath(abs.value, name))));
+			chunk.forEach((name, i) => {
+				const kind = kinds[i];
+				if (kind?.ok) entries.push({ name, kind: kind.value });
+			});
+		}
+		return ok(entries);
+	};
+
 	const env: ExecutionEnv = {
 		kind: options.kind ?? "operations",
 		cwd,
@@ -154,6 +266,10 @@ export function createOperationsEnv(operations: EnvOperations, options: Operatio
 			const abs = absolute(path);
 			if (!abs.ok) return abs;
 			if (!operations.access) {
+				if (operations.exists || tellsKinds) {
+					const found = await existing(abs.value);
+					return found.ok ? ok(abs.value) : found;
+				}
 				return fallback ? fallback.canonicalPath(abs.value) : err(missing(abs.value, "access", "canonicalPath"));
 			}
 			try {
@@ -166,6 +282,7 @@ export function createOperationsEnv(operations: EnvOperations, options: Operatio
 		async exists(path) {
 			const abs = absolute(path);
 			if (!abs.ok) return false;
+			if (operations.exists || tellsKinds) return (await existing(abs.value)).ok;
 			if (!operations.access) return fallback ? fallback.exists(abs.value) : false;
 			try {
 				await operations.access(abs.value);
@@ -175,12 +292,20 @@ export function createOperationsEnv(operations: EnvOperations, options: Operatio
 			}
 		},
 		async fileInfo(path, infoOptions): Promise<Result<FileInfo, FileError>> {
-			if (!operations.readFile && fallback) return fallback.fileInfo(path, infoOptions);
+			if (tellsKinds) {
+				const abs = absolute(path);
+				if (!abs.ok) return abs;
+				const kind = await kindOf(abs.value);
+				if (!kind.ok) return kind;
+				// A folder has no size here; a file's size is its content's when readFile can tell it.
+				if (kind.value === "directory" || !operations.readFile) return ok({ kind: kind.value, size: 0, mtimeMs: 0 });
+			} else if (!operations.readFile && fallback) return fallback.fileInfo(path, infoOptions);
 			const read = await readAll(path);
 			if (!read.ok) return read;
 			return ok({ kind: "file", size: read.value.length, mtimeMs: 0 });
 		},
 		async listDir(path): Promise<Result<DirEntry[], FileError>> {
+			if (operations.readdir) return listWithReaddir(operations.readdir, path);
 			if (fallback) return fallback.listDir(path);
 			const abs = absolute(path);
 			return err(missing(abs.ok ? abs.value : describeValue(path), "folder listing", "listDir"));
@@ -312,6 +437,49 @@ export function createOperationsEnv(operations: EnvOperations, options: Operatio
 			}
 		},
 	};
+	const glob = operations.glob;
+	if (glob) {
+		env.findFiles = async (request, findOptions) => {
+			const abs = absolute(request.path);
+			if (!abs.ok) return abs;
+			if (!Number.isSafeInteger(request.limit) || request.limit < 1) {
+				return err(
+					fileError(
+						"invalid_argument",
+						abs.value,
+						`limit must be a positive integer, got ${describeValue(request.limit)}`,
+					),
+				);
+			}
+			const found = operations.exists || tellsKinds ? await existing(abs.value) : ok(undefined);
+			if (!found.ok) return found;
+			const stop = aborted(abs.value, findOptions);
+			if (stop) return err(stop);
+			let listed: unknown;
+			try {
+				listed = await glob(request.pattern, abs.value, { ignore: [...GLOB_IGNORE], limit: request.limit });
+			} catch (error) {
+				return err(fromThrown(abs.value, error));
+			}
+			const late = aborted(abs.value, findOptions);
+			if (late) return err(late);
+			if (!Array.isArray(listed) || !listed.every((p) => typeof p === "string")) {
+				return err(
+					fileError(
+						"io_error",
+						abs.value,
+						`the operations' glob returned ${describeValue(listed)}, not a list of paths`,
+					),
+				);
+			}
+			const paths = (listed as string[])
+				.map((p) => relativeTo(abs.value, p.replaceAll("\\", "/")))
+				.filter((p) => p !== ".")
+				.sort(comparePaths);
+			// The callback stops at the limit itself, so reaching it is all that can be told (as the reference does).
+			return ok({ paths: paths.slice(0, request.limit), limitReached: paths.length >= request.limit });
+		};
+	}
 	// Its paths are the callbacks' own (a remote host, a sandbox), so the process-wide queue of the
 	// real disk cannot apply; envs built from the same operations object queue together instead.
 	setMutationScope(env, operations);

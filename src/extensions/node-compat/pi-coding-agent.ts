@@ -92,6 +92,12 @@ function splitOptions(
 			`create${capital(tool)}Tool: \`operations\` must be an object of callbacks, got ${typeof operations}.`,
 		);
 	}
+	if (tool === "find" && operations !== undefined && typeof (operations as EnvOperations).glob !== "function") {
+		const path = callingExtension();
+		throw new Error(
+			`createFindTool${path ? ` (called by ${path})` : ""}: \`operations\` without \`glob\` cannot find files (the reference then runs fd on the local disk); pass glob(pattern, cwd, { ignore, limit }) so the search happens where the operations act. The tool was not created.`,
+		);
+	}
 	if (spawnHook !== undefined && (tool !== "bash" || typeof spawnHook !== "function")) {
 		throw new Error(
 			tool === "bash"
@@ -154,7 +160,19 @@ function bound(tool: string, factory: Factory, cwd: string, options: FactoryOpti
 	if (operations) {
 		// The reference keeps bash's full-output file on the local disk; only temp files and their
 		// appends reach the local env, everything the tool acts on goes through the operations.
-		own = createOperationsEnv(operations, { cwd: folder, fallback: tempOnly(envForCwd(folder), tool) });
+		// Grep's operations cannot list a folder: as the reference (which runs rg on the local disk)
+		// does, the folder is listed locally, and every file is read through the operations.
+		const local = tool === "grep" && operations.isDirectory ? LOCAL_LISTING : NONE;
+		if (local === LOCAL_LISTING) {
+			const path = callingExtension() ?? "(an extension)";
+			reportCompat("grep:operations", {
+				severity: "warning",
+				code: "W_UNSUPPORTED_API",
+				message: `${path} passed \`operations\` to createGrepTool: they cannot list a folder, so grep lists folders on the local disk (as the reference does) and reads each file through operations.readFile.`,
+				path,
+			});
+		}
+		own = createOperationsEnv(operations, { cwd: folder, fallback: tempOnly(envForCwd(folder), tool, local) });
 		// The reference keeps one queue per path for the whole process, and its examples build new
 		// operations for every call (ssh.ts): queue with the host's env so those calls queue together.
 		setMutationScope(own, mutationScopeOf(envForCwd(folder)));
@@ -173,18 +191,27 @@ function bound(tool: string, factory: Factory, cwd: string, options: FactoryOpti
 	};
 }
 
+/** Env methods a tool's operations leave to the local disk: none, or (grep) listing folders. */
+const NONE: ReadonlySet<string> = new Set();
+const LOCAL_LISTING: ReadonlySet<string> = new Set(["listDir"]);
+
 /**
- * A view of `env` that only creates temp files and appends to the ones it created. Everything else
+ * A view of `env` that only creates temp files and appends to the ones it created (and runs the
+ * methods named in `local`). Everything else
  * fails as an env fails (an error result, never a throw) naming what the operations lack, so a
  * tool given pi's `WriteOperations` (no `access`) still writes, and nothing reaches the local disk.
  */
-function tempOnly(env: ExecutionEnv, tool: string): ExecutionEnv {
+function tempOnly(env: ExecutionEnv, tool: string, local: ReadonlySet<string>): ExecutionEnv {
 	const created = new Set<string>();
 	const lacking = (what: string) =>
 		`the operations given to create${capital(tool)}Tool have no ${what}, and toolsmith does not do it on the local disk instead`;
 	return new Proxy(env, {
 		get(target, key) {
 			if (typeof key !== "string" || key === "kind" || key === "cwd") return Reflect.get(target, key);
+			if (local.has(key)) {
+				const method = Reflect.get(target, key);
+				return typeof method === "function" ? method.bind(target) : method;
+			}
 			if (key === "absolutePath") return (path: string) => target.absolutePath(path);
 			if (key === "createTempFile") {
 				return async (options?: { prefix?: string; suffix?: string }) => {
@@ -232,28 +259,14 @@ export function createBashToolDefinition(cwd: string, options?: FactoryOptions):
 	return bound("bash", createBashTool as Factory, cwd, options);
 }
 
-/**
- * The searching tools bound to `cwd`. The reference's `operations` for them (a file system of
- * another machine) are refused: toolsmith's grep, find and ls read through an env, and silently
- * searching the local disk instead would search the wrong place.
- */
-function searchBound(tool: string, factory: Factory, cwd: string, options: FactoryOptions): ToolDefinition {
-	if (options?.operations !== undefined) {
-		const path = callingExtension();
-		throw new Error(
-			`create${capital(tool)}Tool${path ? ` (called by ${path})` : ""}: the option \`operations\` is not supported for ${tool}; give the host an env for that file system instead (the tool was not created).`,
-		);
-	}
-	return bound(tool, factory, cwd, options);
-}
 export function createGrepToolDefinition(cwd: string, options?: FactoryOptions): ToolDefinition {
-	return searchBound("grep", createGrepTool as Factory, cwd, options);
+	return bound("grep", createGrepTool as Factory, cwd, options);
 }
 export function createFindToolDefinition(cwd: string, options?: FactoryOptions): ToolDefinition {
-	return searchBound("find", createFindTool as Factory, cwd, options);
+	return bound("find", createFindTool as Factory, cwd, options);
 }
 export function createLsToolDefinition(cwd: string, options?: FactoryOptions): ToolDefinition {
-	return searchBound("ls", createLsTool as Factory, cwd, options);
+	return bound("ls", createLsTool as Factory, cwd, options);
 }
 
 /** The reference's `createReadTool(cwd, options)`: an AgentTool working in `cwd`. */

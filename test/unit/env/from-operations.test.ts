@@ -184,3 +184,106 @@ describe("createOperationsEnv and the mutation queue", () => {
 		expect(files.get("/w/a.txt")).toBe("hi");
 	});
 });
+
+describe("createOperationsEnv from ls, find and grep operations", () => {
+	const folders = new Set(["/w", "/w/sub"]);
+	const files = new Map([
+		["/w/a.txt", "alpha"],
+		["/w/sub/b.txt", "beta"],
+	]);
+	const isDirectory = (p: string) => {
+		if (folders.has(p)) return true;
+		if (files.has(p)) return false;
+		throw enoent(p);
+	};
+
+	it("tells folders from files with stat or isDirectory, and missing paths apart", async () => {
+		for (const env of [
+			createOperationsEnv({ stat: (p) => ({ isDirectory: () => isDirectory(p) }) }, { cwd: "/w" }),
+			createOperationsEnv({ isDirectory }, { cwd: "/w" }),
+		]) {
+			expect(await env.fileInfo("sub")).toEqual({ ok: true, value: { kind: "directory", size: 0, mtimeMs: 0 } });
+			expect((await env.fileInfo("a.txt")).ok && "file").toBe("file");
+			const missing = await env.fileInfo("nope");
+			expect(!missing.ok && missing.error.code).toBe("not_found");
+			expect(await env.exists("a.txt")).toBe(true);
+			expect(await env.exists("nope")).toBe(false);
+		}
+	});
+
+	it("a file's size comes from readFile when there is one; exists() false is not_found", async () => {
+		const env = createOperationsEnv(
+			{ exists: (p) => p !== "/w/gone", isDirectory, readFile: async (p) => files.get(p) ?? "" },
+			{ cwd: "/w" },
+		);
+		expect(await env.fileInfo("a.txt")).toEqual({ ok: true, value: { kind: "file", size: 5, mtimeMs: 0 } });
+		const gone = await env.fileInfo("gone");
+		expect(!gone.ok && gone.error.code).toBe("not_found");
+	});
+
+	it("lists with readdir, kinds from stat; entries that cannot be stat'ed are left out", async () => {
+		const env = createOperationsEnv(
+			{
+				readdir: (p) => (p === "/w" ? ["a.txt", "sub", "vanished"] : []),
+				stat: (p) => ({ isDirectory: () => isDirectory(p) }),
+			},
+			{ cwd: "/w" },
+		);
+		expect(await env.listDir(".")).toEqual({
+			ok: true,
+			value: [
+				{ name: "a.txt", kind: "file" },
+				{ name: "sub", kind: "directory" },
+			],
+		});
+	});
+
+	it("a readdir that returns something else than entry names is an io_error naming it", async () => {
+		for (const bad of [["ok", "a/b"], [".."], [42], "a.txt"] as unknown[]) {
+			const env = createOperationsEnv({ readdir: () => bad as string[] }, { cwd: "/w" });
+			const listed = await env.listDir(".");
+			expect(!listed.ok && listed.error.code).toBe("io_error");
+			expect(!listed.ok && listed.error.message).toContain("readdir returned");
+		}
+		const throwing = createOperationsEnv({ readdir: () => Promise.reject(enoent("/w")) }, { cwd: "/w" });
+		const listed = await throwing.listDir(".");
+		expect(!listed.ok && listed.error.code).toBe("not_found");
+	});
+
+	it("findFiles asks glob with the reference's ignore list, relativizes, sorts and reports the limit", async () => {
+		const asked: unknown[] = [];
+		const env = createOperationsEnv(
+			{
+				exists: (p) => folders.has(p),
+				glob: (pattern, cwd, options) => {
+					asked.push([pattern, cwd, options]);
+					return ["/w/sub/b.txt", "a.txt", "./c.txt", "C:\\w\\x"].slice(0, options.limit);
+				},
+			},
+			{ cwd: "/w" },
+		);
+		expect(env.findFiles).toBeTypeOf("function");
+		const found = await env.findFiles?.({ path: ".", pattern: "*.txt", limit: 3 });
+		expect(found).toEqual({ ok: true, value: { paths: ["a.txt", "c.txt", "sub/b.txt"], limitReached: true } });
+		expect(asked).toEqual([["*.txt", "/w", { ignore: ["**/node_modules/**", "**/.git/**"], limit: 3 }]]);
+		const missing = await env.findFiles?.({ path: "nope", pattern: "*", limit: 3 });
+		expect(!missing?.ok && missing?.error.code).toBe("not_found");
+		const badLimit = await env.findFiles?.({ path: ".", pattern: "*", limit: 0 });
+		expect(!badLimit?.ok && badLimit?.error.code).toBe("invalid_argument");
+	});
+
+	it("a glob that throws or returns no list of paths is an error result, never a throw", async () => {
+		for (const glob of [
+			() => {
+				throw new Error("remote down");
+			},
+			() => [1, 2] as unknown as string[],
+			() => null as unknown as string[],
+		]) {
+			const env = createOperationsEnv({ glob }, { cwd: "/w" });
+			const found = await env.findFiles?.({ path: ".", pattern: "*", limit: 5 });
+			expect(found?.ok).toBe(false);
+		}
+		expect(createOperationsEnv({ readFile: async () => "" }, { cwd: "/w" }).findFiles).toBeUndefined();
+	});
+});
