@@ -226,6 +226,7 @@ export {
 	bashToolParameters,
 	createBashTool,
 	DEFAULT_MAX_SPILL_BYTES,
+	DEFAULT_MAX_SPILL_TOTAL_BYTES,
 	DEFAULT_SPILL_MAX_AGE_MS,
 } from "./tools/bash.js";
 export {

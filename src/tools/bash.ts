@@ -61,12 +61,20 @@ export interface BashToolOptions {
 	 * `Infinity` keeps them.
 	 */
 	readonly spillMaxAgeMs?: number;
+	/**
+	 * When a command spills, older spill files of this tool beyond this many bytes in all (newest
+	 * kept first) are deleted too, so spill files never fill the disk. Default
+	 * `DEFAULT_MAX_SPILL_TOTAL_BYTES` (1 GB); `Infinity` keeps them.
+	 */
+	readonly maxSpillTotalBytes?: number;
 }
 
 /** Default cap on one bash spill file: 100 MB. */
 export const DEFAULT_MAX_SPILL_BYTES = 100 * 1024 * 1024;
 /** Default age past which old bash spill files are deleted when a command spills: 24 hours. */
 export const DEFAULT_SPILL_MAX_AGE_MS = 24 * 60 * 60 * 1000;
+/** Default cap on the older bash spill files kept, all together, when a command spills: 1 GB. */
+export const DEFAULT_MAX_SPILL_TOTAL_BYTES = 1024 * 1024 * 1024;
 
 /**
  * The `bash` tool. Runs the command through `ctx.env.exec` in `ctx.cwd`, streams the current tail
@@ -82,10 +90,11 @@ export function createBashTool(
 	const tempPrefix = options.tempFilePrefix ?? "toolsmith-bash-";
 	const maxSpillBytes = options.maxSpillBytes ?? DEFAULT_MAX_SPILL_BYTES;
 	const maxAgeMs = options.spillMaxAgeMs ?? DEFAULT_SPILL_MAX_AGE_MS;
+	const maxTotal = options.maxSpillTotalBytes ?? DEFAULT_MAX_SPILL_TOTAL_BYTES;
 	const sweep =
-		maxAgeMs === Number.POSITIVE_INFINITY
+		maxAgeMs === Number.POSITIVE_INFINITY && maxTotal === Number.POSITIVE_INFINITY
 			? undefined
-			: (env: ExecutionEnv, created: string) => removeOldSpills(env, created, tempPrefix, maxAgeMs);
+			: (env: ExecutionEnv, created: string) => removeOldSpills(env, created, tempPrefix, maxAgeMs, maxTotal);
 	return defineTool({
 		name: "bash",
 		label: "bash",
@@ -249,21 +258,37 @@ function timeoutSeconds(timeout: unknown): number | undefined {
 
 /**
  * Delete the spill files in `created`'s folder that carry this tool's prefix and `.log` suffix and
- * were not changed for `maxAgeMs`; the file just created is kept. Failures are ignored: a file
- * another process removed first, or one we may not remove, is simply left.
+ * were not changed for `maxAgeMs`, then, newest first, those past `maxTotal` bytes in all; the file
+ * just created is kept. Failures are ignored: a file another process removed first, or one we may
+ * not remove, is simply left.
  */
-async function removeOldSpills(env: ExecutionEnv, created: string, prefix: string, maxAgeMs: number): Promise<void> {
+async function removeOldSpills(
+	env: ExecutionEnv,
+	created: string,
+	prefix: string,
+	maxAgeMs: number,
+	maxTotal: number,
+): Promise<void> {
 	const slash = created.lastIndexOf("/");
 	const folder = slash <= 0 ? "/" : created.slice(0, slash);
 	const self = created.slice(slash + 1);
 	const listed = await env.listDir(folder);
 	if (!listed.ok) return;
 	const now = Date.now();
+	const kept: { path: string; size: number; mtimeMs: number }[] = [];
 	for (const entry of listed.value) {
 		if (entry.kind !== "file" || entry.name === self) continue;
 		if (!entry.name.startsWith(prefix) || !entry.name.endsWith(".log")) continue;
 		const path = folder === "/" ? `/${entry.name}` : `${folder}/${entry.name}`;
 		const info = await env.fileInfo(path, { followSymlinks: false });
-		if (info.ok && info.value.kind === "file" && now - info.value.mtimeMs > maxAgeMs) await env.remove(path);
+		if (!info.ok || info.value.kind !== "file") continue;
+		if (now - info.value.mtimeMs > maxAgeMs) await env.remove(path);
+		else kept.push({ path, size: info.value.size, mtimeMs: info.value.mtimeMs });
+	}
+	kept.sort((a, b) => b.mtimeMs - a.mtimeMs);
+	let total = 0;
+	for (const file of kept) {
+		total += file.size;
+		if (total > maxTotal) await env.remove(file.path);
 	}
 }

@@ -319,6 +319,29 @@ describe.each(bothEnvs)("bash spill files on %s", (_name, make) => {
 		expect(await fx.env.exists(second.fullOutputPath as string)).toBe(false);
 		expect(await fx.env.exists(third.fullOutputPath as string)).toBe(true);
 	});
+
+	it("keeps the older spill files within maxSpillTotalBytes all together, newest first", async () => {
+		fx = await make({ commands: scripted });
+		const spill = async (tool: ReturnType<typeof createBashTool>) =>
+			((await tool.execute("id", { command }, undefined, undefined, fx.ctx)).details as BashToolDetails)
+				.fullOutputPath as string;
+		const keepAll = createBashTool({ maxLines: 10, spillMaxAgeMs: 60_000, maxSpillTotalBytes: Infinity });
+		const paths = [await spill(keepAll), await spill(keepAll), await spill(keepAll)];
+		const size = (await fx.bytes(paths[0] as string)).length;
+		expect(size).toBeGreaterThan(0);
+		for (const path of paths) expect(await fx.env.exists(path)).toBe(true);
+		// Room for one older file and a half: the newest spill keeps exactly one of the three.
+		const capped = createBashTool({ maxLines: 10, spillMaxAgeMs: 60_000, maxSpillTotalBytes: Math.floor(size * 1.5) });
+		const newest = await spill(capped);
+		expect(await fx.env.exists(newest)).toBe(true);
+		const left = [];
+		for (const path of paths) if (await fx.env.exists(path)) left.push(path);
+		expect(left).toHaveLength(1);
+		// A cap of 0 keeps only the file just made.
+		const latest = await spill(createBashTool({ maxLines: 10, maxSpillTotalBytes: 0 }));
+		for (const path of [...paths, newest]) expect(await fx.env.exists(path)).toBe(false);
+		expect(await fx.env.exists(latest)).toBe(true);
+	});
 });
 
 describe("bash spill file on a real full disk", () => {
