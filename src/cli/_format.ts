@@ -1,5 +1,6 @@
 /** Text the `dev` loop prints: the tools table, parameter summaries, reload lines, diagnostics. */
 import { isAbsolute, relative } from "node:path";
+import { describeValue, quoted } from "../contract/errors.js";
 import type { Theme } from "../contract/render.js";
 import type { ExtensionDiagnostic, RegisteredCommand } from "../extensions/api.js";
 import type { ExtensionReloadEvent } from "../extensions/node-host.js";
@@ -23,10 +24,10 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 export function schemaTypeLabel(schema: unknown): string {
 	if (!isRecord(schema)) return "any";
 	if (Array.isArray(schema.enum)) {
-		const values = schema.enum.map((v) => (typeof v === "string" ? v : JSON.stringify(v)));
+		const values = schema.enum.map((v) => (typeof v === "string" ? v : describeValue(v)));
 		return values.length > 5 ? `${values.slice(0, 5).join("|")}|…` : values.join("|");
 	}
-	if ("const" in schema) return JSON.stringify(schema.const);
+	if ("const" in schema) return quoted(schema.const);
 	const union = Array.isArray(schema.anyOf) ? schema.anyOf : Array.isArray(schema.oneOf) ? schema.oneOf : undefined;
 	if (union) return [...new Set(union.map(schemaTypeLabel))].join("|");
 	const type = Array.isArray(schema.type) ? schema.type.join("|") : schema.type;

@@ -101,3 +101,8 @@ export function describeValue(value: unknown, limit = 200): string {
 	const text = describeAny(value, UNREADABLE_VALUE);
 	return text.length > limit ? `${text.slice(0, limit)}…` : text;
 }
+
+/** A string JSON-quoted, anything else as `describeValue` gives it: for naming a value in a message. Never throws. */
+export function quoted(value: unknown): string {
+	return typeof value === "string" ? JSON.stringify(value) : describeValue(value);
+}

@@ -3,6 +3,9 @@
  * it) does not depend on which env it ran on.
  */
 import { describeValue } from "../contract/errors.js";
+
+export { quoted } from "../contract/errors.js";
+
 import { ExecutionError, type ExecutionErrorCode, FileError, type FileErrorCode } from "../contract/result.js";
 
 const HINTS: Record<FileErrorCode, string> = {
@@ -56,11 +59,6 @@ export function notRegularFileError(path: string, kind: SpecialFileKind | undefi
 		path,
 		`it is ${what}, not a regular file; only regular files can be read, edited or written (a stream like this may never end)`,
 	);
-}
-
-/** A string JSON-quoted, any other value described (never throws): for values named in messages. */
-export function quoted(value: unknown): string {
-	return typeof value === "string" ? JSON.stringify(value) : describeValue(value);
 }
 
 /** Why `path` cannot name a file, or `undefined` when it can. */

@@ -85,7 +85,7 @@ function contentProblem(content: unknown): string | undefined {
 			if (typeof block.data !== "string" || typeof block.mimeType !== "string") {
 				return `content[${i}] is an image without string data and mimeType`;
 			}
-		} else return `content[${i}] has unknown type ${JSON.stringify(block.type)}`;
+		} else return `content[${i}] has unknown type ${short(block.type)}`;
 	}
 	return undefined;
 }
@@ -160,11 +160,11 @@ class Checker {
 		const failing = (["openai", "anthropic", "google"] as const).filter((p) => !names[p].ok);
 		out.push(
 			failing.length === 0
-				? check("name-valid", "pass", `${JSON.stringify(d.name)} is accepted by OpenAI, Anthropic and Google`)
+				? check("name-valid", "pass", `${short(d.name)} is accepted by OpenAI, Anthropic and Google`)
 				: check(
 						"name-valid",
 						"fail",
-						`${JSON.stringify(d.name)} is rejected by ${failing.join(", ")}`,
+						`${short(d.name)} is rejected by ${failing.join(", ")}`,
 						failing.map((p) => `${p}: ${names[p].problem ?? names[p].rule}`),
 					),
 		);
@@ -190,7 +190,7 @@ class Checker {
 		);
 		out.push(
 			typeof d.label === "string" && d.label.trim() !== ""
-				? check("label", "pass", JSON.stringify(d.label))
+				? check("label", "pass", short(d.label))
 				: check("label", "fail", "the label is missing or empty; UIs show it"),
 		);
 		const parameters = d.parameters as { type?: unknown } | undefined;
@@ -252,7 +252,13 @@ class Checker {
 		const all = [...(this.options.samples ?? []), ...generated];
 		const seen = new Set<string>();
 		return all.filter((sample) => {
-			const key = JSON.stringify(sample);
+			// A sample that is not JSON (a BigInt, a cycle) is kept as is: the run reports what it does.
+			let key: string;
+			try {
+				key = JSON.stringify(sample);
+			} catch {
+				return true;
+			}
 			if (seen.has(key)) return false;
 			seen.add(key);
 			return true;

@@ -23,6 +23,10 @@ describe("parameter summaries", () => {
 		expect(summarizeParameters({ type: "string" })).toBe("(none)");
 		expect(schemaTypeLabel({ enum: [1, 2, 3, 4, 5, 6, 7] })).toBe("1|2|3|4|5|…");
 		expect(schemaTypeLabel({})).toBe("any");
+		// Values a schema may hold that JSON cannot (BigInt literals) are named, not thrown on.
+		expect(schemaTypeLabel({ const: 5n })).toBe("5");
+		expect(schemaTypeLabel({ enum: [1n, "a"] })).toBe("1|a");
+		expect(schemaTypeLabel({ const: "x" })).toBe('"x"');
 	});
 });
 

@@ -59,6 +59,24 @@ describe("checkTool", () => {
 		expect(report.checks.find((c) => c.id === "name-valid")?.message).toMatch(/rejected by openai, anthropic, google/);
 	});
 
+	it("reports hostile name, label and samples instead of throwing", async () => {
+		const hostile = {
+			name: 12n,
+			label: { toJSON: () => 1n },
+			description: "A tool whose fields are not what they claim.",
+			parameters: Type.Object({}),
+			async execute() {
+				return { content: [{ type: "text", text: "fine" }], details: {} };
+			},
+		} as unknown as ToolDefinition;
+		const report = await checkTool(hostile, { samples: [{ big: 1n }, { big: 1n }] });
+		expect(report.checks.find((c) => c.id === "name-valid")).toMatchObject({ status: "fail" });
+		expect(report.checks.find((c) => c.id === "name-valid")?.message).toMatch(/^12 is rejected/);
+		expect(statusOf(report).label).toBe("fail");
+		const labelled = { ...hostile, name: "ok_name", label: "A\u0000label" } as unknown as ToolDefinition;
+		expect((await checkTool(labelled)).checks.find((c) => c.id === "label")?.message).toBe('"A\\u0000label"');
+	});
+
 	it("fails a tool that misbehaves at run time on each of those checks", async () => {
 		const misbehaving = defineTool({
 			name: "misbehaving",
