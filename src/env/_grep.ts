@@ -13,7 +13,7 @@ import type { FileSystem, SearchTextMatch, SearchTextRequest, SearchTextResult, 
 /** The ignore files grep honours besides `.gitignore`; the later one wins, as in `rg`. */
 export const GREP_IGNORE_FILES: readonly string[] = [".ignore", ".rgignore"];
 
-/** Files read at the same time; results are still taken in walk order. */
+/** Files read at the same time by default; results are still taken in walk order. */
 const PARALLEL_READS = 8;
 
 const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
@@ -43,10 +43,93 @@ export function shownText(line: string): string {
 /** The lines of file bytes (no `\n`; an empty file has none), or undefined when binary (a NUL byte anywhere). */
 export function textLines(bytes: Uint8Array): string[] | undefined {
 	if (bytes.indexOf(0) !== -1) return undefined;
-	if (bytes.length === 0) return [];
-	const lines = decoder.decode(bytes).split("\n");
+	return splitLines(decoder.decode(bytes));
+}
+
+function splitLines(text: string): string[] {
+	if (text === "") return [];
+	const lines = text.split("\n");
 	if (lines.length > 1 && lines[lines.length - 1] === "") lines.pop();
 	return lines;
+}
+
+/**
+ * A regex run once over a whole file to skip files without a matching line: `regex` in multiline
+ * mode. A line that matches is a stretch of the file between line breaks, and with `m` the
+ * anchors `^` and `$` hold at those breaks as they do at a line's ends (also before a `\r\n`'s
+ * `\r`, which a line is matched without), `\b` sees a line break as the non-word character it
+ * is, and everything else only consumes characters of the line: so a file with a matching line
+ * always matches. Lookarounds could look across a line break, so a pattern with one gets none.
+ */
+export function fileFilter(regex: RegExp): RegExp | undefined {
+	if (/\(\?<?[=!]/.test(regex.source)) return undefined;
+	return new RegExp(regex.source, `${regex.flags}m`);
+}
+
+/**
+ * The matches of one file's bytes, at most `room`; undefined when the file is binary (a NUL byte
+ * anywhere). `filter` (from `fileFilter`) skips splitting a file that cannot match.
+ */
+export function matchFile(
+	path: string,
+	bytes: Uint8Array,
+	search: { readonly regex: RegExp; readonly filter: RegExp | undefined; readonly context: number },
+	room: number,
+): SearchTextMatch[] | undefined {
+	if (bytes.indexOf(0) !== -1) return undefined;
+	const text = decoder.decode(bytes);
+	if (search.filter && !search.filter.test(text)) return [];
+	return matchLines(path, splitLines(text), search.regex, search.context, room);
+}
+
+/** How an env reads the files of a search, when it has a faster way than `readBinaryFile`. */
+export interface SearchReader {
+	/** The file's bytes, or undefined when it cannot be read (it is then skipped). */
+	readonly read: (absolutePath: string) => Promise<Uint8Array | undefined>;
+	/** Files read at the same time. Default 8. */
+	readonly parallel?: number;
+}
+
+/** A file to search: its path relative to the searched folder and its absolute path. */
+export interface SearchFile {
+	readonly path: string;
+	readonly absolutePath: string;
+}
+
+/**
+ * The first `limit` matches of `files`, taken in their order, each file read with `read`
+ * (undefined when it cannot be read: skipped) while the next few are read already. Appends to
+ * `matches`; stops reading as soon as `limit` is reached. Throws `Error("Operation aborted")` once
+ * `signal` fires.
+ */
+export async function matchFiles(
+	files: AsyncIterable<SearchFile> | Iterable<SearchFile>,
+	read: (absolutePath: string) => Promise<Uint8Array | undefined>,
+	search: { readonly regex: RegExp; readonly filter: RegExp | undefined; readonly context: number },
+	limit: number,
+	matches: SearchTextMatch[],
+	signal: AbortSignal | undefined,
+	parallel = PARALLEL_READS,
+): Promise<void> {
+	const pending: { path: string; bytes: Promise<Uint8Array | undefined> }[] = [];
+	const drain = async (keep: number) => {
+		while (pending.length > keep && matches.length < limit) {
+			const file = pending.shift() as (typeof pending)[number];
+			const bytes = await file.bytes;
+			if (signal?.aborted) throw new Error("Operation aborted");
+			const found = bytes && matchFile(file.path, bytes, search, limit - matches.length);
+			if (found) for (const match of found) matches.push(match);
+		}
+	};
+	for await (const file of files) {
+		if (signal?.aborted) throw new Error("Operation aborted");
+		pending.push({ path: file.path, bytes: read(file.absolutePath) });
+		await drain(parallel - 1);
+		if (matches.length >= limit) break;
+	}
+	await drain(0);
+	// Reads started but not needed still settle; nothing waits for them.
+	for (const file of pending) file.bytes.catch(() => undefined);
 }
 
 /** The matches of one file's lines, at most `room` of them. */
@@ -73,11 +156,22 @@ export function matchLines(
 	return found;
 }
 
+/** A `SearchTextRequest` checked and compiled. */
+export interface PreparedSearch {
+	/** The absolute folder. */
+	readonly root: string;
+	readonly regex: RegExp;
+	/** `fileFilter(regex)`. */
+	readonly filter: RegExp | undefined;
+	readonly glob: GlobMatcher | undefined;
+	readonly context: number;
+}
+
 /** The request checked: the absolute folder, the regex and the glob; `invalid_argument` names the problem. */
 export async function prepareSearch(
 	fs: FileSystem,
 	request: SearchTextRequest,
-): Promise<Result<{ root: string; regex: RegExp; glob: GlobMatcher | undefined; context: number }, FileError>> {
+): Promise<Result<PreparedSearch, FileError>> {
 	const root = fs.absolutePath(request.path);
 	if (!root.ok) return root;
 	if (!Number.isInteger(request.limit) || request.limit < 1)
@@ -95,7 +189,7 @@ export async function prepareSearch(
 	if (info.value.kind !== "directory")
 		return err(fileError("not_directory", root.value, "searchText searches a folder; pass the folder that holds it"));
 	const context = request.context && request.context > 0 ? Math.floor(request.context) : 0;
-	return ok({ root: root.value, regex, glob, context });
+	return ok({ root: root.value, regex, filter: fileFilter(regex), glob, context });
 }
 
 /** `searchText` by walking the tree through `fs` and reading the files, several at a time. */
@@ -103,39 +197,27 @@ export async function searchWithWalker(
 	fs: FileSystem,
 	request: SearchTextRequest,
 	options: SignalOptions = {},
+	reader?: SearchReader,
 ): Promise<Result<SearchTextResult, FileError>> {
 	const prepared = await prepareSearch(fs, request);
 	if (!prepared.ok) return prepared;
-	const { root, regex, glob, context } = prepared.value;
+	const { root, glob } = prepared.value;
 	const signal = options.signal;
 	const matches: SearchTextMatch[] = [];
-	const read = async (absolutePath: string) => {
-		const bytes = await fs.readBinaryFile(absolutePath, signal ? { signal } : undefined);
-		return bytes.ok ? textLines(bytes.value) : undefined;
-	};
-	const files = walk(fs, root, { hidden: request.hidden ?? false, ignoreFiles: GREP_IGNORE_FILES, signal });
-	try {
-		let done = false;
-		while (!done && matches.length < request.limit) {
-			const batch: { path: string; lines: Promise<string[] | undefined> }[] = [];
-			while (batch.length < PARALLEL_READS) {
-				const next = await files.next();
-				if (next.done) {
-					done = true;
-					break;
-				}
-				const entry = next.value;
-				if (entry.kind !== "file" || (glob && !glob.matches(entry.path))) continue;
-				batch.push({ path: entry.path, lines: read(entry.absolutePath) });
-			}
-			for (const file of batch) {
-				const lines = await file.lines;
-				if (signal?.aborted) return err(fileError("aborted", root));
-				if (lines === undefined || matches.length >= request.limit) continue;
-				matches.push(...matchLines(file.path, lines, regex, context, request.limit - matches.length));
-			}
+	const read =
+		reader?.read ??
+		(async (absolutePath: string) => {
+			const bytes = await fs.readBinaryFile(absolutePath, signal ? { signal } : undefined);
+			return bytes.ok ? bytes.value : undefined;
+		});
+	const entries = walk(fs, root, { hidden: request.hidden ?? false, ignoreFiles: GREP_IGNORE_FILES, signal });
+	async function* files(): AsyncGenerator<SearchFile> {
+		for await (const entry of entries) {
+			if (entry.kind === "file" && !(glob && !glob.matches(entry.path))) yield entry;
 		}
-		if (!done) await files.return(undefined);
+	}
+	try {
+		await matchFiles(files(), read, prepared.value, request.limit, matches, signal, reader?.parallel);
 	} catch (error) {
 		if (signal?.aborted) return err(fileError("aborted", root));
 		return err(fileError("io_error", root, (error as Error).message));

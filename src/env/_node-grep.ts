@@ -1,15 +1,17 @@
 /**
- * The grep fast path of NodeExecutionEnv (Node only): `rg` (ripgrep) from PATH searches the tree,
- * `--json` gives exact paths, line numbers and line bytes, and the flags make it pick the files
- * the walker picks, in the same order. Never downloaded: without `rg`, or for a pattern where
- * ripgrep's Rust regex could match differently from JavaScript's, the caller walks instead.
+ * The grep fast path of NodeExecutionEnv (Node only): `rg` (ripgrep) from PATH picks the files
+ * the walker would pick (its flags make it honour the same ignore files) and lists those with a
+ * match; they are then matched line by line as the walker matches them. Never downloaded: without
+ * `rg`, or for a pattern where ripgrep's Rust regex could match differently from JavaScript's, the
+ * caller walks instead.
  */
 import { spawn } from "node:child_process";
 import { err, type FileError, ok, type Result } from "../contract/result.js";
 import { fileError } from "./_errors.js";
 import type { GlobMatcher } from "./_glob.js";
-import { matchedText, shownText } from "./_grep.js";
+import { matchFiles, type PreparedSearch, type SearchReader } from "./_grep.js";
 import { findExecutable, reportsVersion, withoutHomeConfig } from "./_node-process.js";
+import { comparePaths } from "./_walk.js";
 import type { SearchTextMatch, SearchTextRequest, SearchTextResult } from "./types.js";
 
 let rgPromise: Promise<string | undefined> | undefined;
@@ -27,8 +29,8 @@ export function findRgBinary(): Promise<string | undefined> {
  * do not match invalid UTF-8, which JavaScript sees as U+FFFD), `\d \w \s \b` (Unicode in Rust,
  * ASCII in JavaScript), larger repetition counts,
  * `(?...)`, backreferences, control characters or U+FFFD; nor on case folding beyond ASCII. Those
- * patterns are searched by the walker. Lines rg reports are checked again with the JavaScript
- * regex, so a pattern here only has to make rg find every line JavaScript finds.
+ * patterns are searched by the walker. The files rg lists are matched again with the JavaScript
+ * regex, so a pattern here only has to make rg list every file JavaScript finds a line in.
  */
 export function rgAgrees(request: SearchTextRequest): boolean {
 	const { pattern } = request;
@@ -71,105 +73,55 @@ export function rgAgrees(request: SearchTextRequest): boolean {
 
 const textDecoder = new TextDecoder("utf-8", { ignoreBOM: true });
 
-interface RgData {
-	readonly text?: string;
-	readonly bytes?: string;
-}
-
-function dataText(data: RgData | undefined): string {
-	if (data?.text !== undefined) return data.text;
-	if (data?.bytes !== undefined) return textDecoder.decode(Buffer.from(data.bytes, "base64"));
-	return "";
-}
-
-/** One line as rg reports it, its ending removed. */
-function lineOf(data: RgData | undefined): string {
-	const text = dataText(data);
-	return text.endsWith("\n") ? text.slice(0, -1) : text;
-}
-
 /**
- * Run `rg` over `root` (a folder) and return the first `limit` matches the JavaScript `regex`
- * confirms. rg is run single-threaded in path order (`--sort path`), so it can stop at `limit`.
+ * The files rg finds a match in, relative to `root`, that `glob` lets through and that come after
+ * `after` in path order: the first `keep` of them in path order, and whether there were more.
+ * rg runs on all cores and lists each file once, at its first match, so only the names reach us;
+ * memory holds at most twice `keep` of them.
  */
-export function searchWithRg(
+function filesWithMatches(
 	rg: string,
 	root: string,
-	prepared: { readonly regex: RegExp; readonly glob: GlobMatcher | undefined; readonly context: number },
 	request: SearchTextRequest,
+	glob: GlobMatcher | undefined,
+	after: string | undefined,
+	keep: number,
 	signal: AbortSignal | undefined,
-): Promise<Result<SearchTextResult, FileError>> {
+): Promise<Result<{ paths: string[]; more: boolean }, FileError>> {
 	if (signal?.aborted) return Promise.resolve(err(fileError("aborted", root)));
-	const { regex, glob, context } = prepared;
 	const args = [
-		"--json",
+		"--files-with-matches",
+		"--null",
 		"--no-config",
 		"--no-ignore-global",
 		"--no-mmap",
 		"--crlf",
 		"--encoding",
 		"none",
-		"--sort",
-		"path",
 		"--glob",
 		"!.git",
 	];
 	if (request.hidden) args.push("--hidden");
 	if (request.literal) args.push("--fixed-strings");
 	if (request.ignoreCase) args.push("--ignore-case");
-	if (context > 0) args.push("--context", String(context));
 	args.push("--regexp", request.pattern, "./");
 	const env = withoutHomeConfig();
 	delete env.RIPGREP_CONFIG_PATH;
 	return new Promise((resolve) => {
 		const child = spawn(rg, args, { cwd: root, stdio: ["ignore", "pipe", "pipe"], env });
-		const matches: SearchTextMatch[] = [];
-		// The file being reported. Memory holds its confirmed matches (at most `room`), the last
-		// `context` lines (the next match's before-context) and nothing else.
-		interface Hit {
-			readonly match: SearchTextMatch;
-			readonly after: string[];
-		}
-		interface File {
-			readonly path: string;
-			readonly skip: boolean;
-			readonly room: number;
-			readonly found: SearchTextMatch[];
-			readonly recent: { readonly n: number; readonly text: string }[];
-			open: Hit[];
-		}
-		let file: File | undefined;
-		const onLine = (current: File, n: number, raw: string, isMatch: boolean) => {
-			if (current.found.length >= current.room && current.open.length === 0) return;
-			const shown = shownText(raw);
-			current.open = current.open.filter((hit) => {
-				if (n !== hit.match.line + hit.after.length + 1) return false;
-				hit.after.push(shown);
-				return hit.after.length < context;
-			});
-			if (isMatch && current.found.length < current.room && regex.test(matchedText(raw))) {
-				const before = current.recent.filter((line) => line.n >= n - context).map((line) => line.text);
-				const after: string[] = [];
-				const match: SearchTextMatch = { path: current.path, line: n, text: shown, before, after };
-				current.found.push(match);
-				if (context > 0) current.open.push({ match, after });
-			}
-			if (context > 0) {
-				current.recent.push({ n, text: shown });
-				if (current.recent.length > context) current.recent.shift();
+		let kept: string[] = [];
+		let more = false;
+		const trim = () => {
+			kept.sort(comparePaths);
+			if (kept.length > keep) {
+				kept = kept.slice(0, keep);
+				more = true;
 			}
 		};
-		const endFile = (binary: boolean) => {
-			const current = file;
-			file = undefined;
-			if (!current || binary || current.skip) return;
-			matches.push(...current.found);
-			if (matches.length >= request.limit) finish(ok({ matches, limitReached: true }));
-		};
-		let pending = "";
+		let pending: Buffer = Buffer.alloc(0);
 		let stderr = "";
 		let done = false;
-		const finish = (result: Result<SearchTextResult, FileError>) => {
+		const finish = (result: Result<{ paths: string[]; more: boolean }, FileError>) => {
 			if (done) return;
 			done = true;
 			signal?.removeEventListener("abort", onAbort);
@@ -178,39 +130,20 @@ export function searchWithRg(
 		};
 		const onAbort = () => finish(err(fileError("aborted", root)));
 		signal?.addEventListener("abort", onAbort, { once: true });
-		const take = (json: string) => {
-			if (json === "") return;
-			const message = JSON.parse(json) as {
-				type: string;
-				data: {
-					path?: RgData;
-					lines?: RgData;
-					line_number?: number;
-					binary_offset?: number | null;
-				};
-			};
-			const { type, data } = message;
-			if (type === "begin") {
-				let path = dataText(data.path);
-				if (path.startsWith("./")) path = path.slice(2);
-				const skip = glob !== undefined && !glob.matches(path);
-				file = { path, skip, room: request.limit - matches.length, found: [], recent: [], open: [] };
-			} else if ((type === "match" || type === "context") && file && !file.skip) {
-				onLine(file, data.line_number as number, lineOf(data.lines), type === "match");
-			} else if (type === "end") {
-				endFile(data.binary_offset !== null && data.binary_offset !== undefined);
-			}
-		};
-		child.stdout.setEncoding("utf8");
-		child.stdout.on("data", (chunk: string) => {
+		child.stdout.on("data", (chunk: Buffer) => {
 			if (done) return;
-			const data = pending + chunk;
+			const data = pending.length > 0 ? Buffer.concat([pending, chunk]) : chunk;
 			let start = 0;
-			for (let nl = data.indexOf("\n", start); nl >= 0 && !done; nl = data.indexOf("\n", start)) {
-				take(data.slice(start, nl));
-				start = nl + 1;
+			for (let end = data.indexOf(0, start); end >= 0; end = data.indexOf(0, start)) {
+				let path = textDecoder.decode(data.subarray(start, end));
+				start = end + 1;
+				if (path.startsWith("./")) path = path.slice(2);
+				if (glob && !glob.matches(path)) continue;
+				if (after !== undefined && comparePaths(path, after) <= 0) continue;
+				kept.push(path);
+				if (kept.length >= 2 * keep) trim();
 			}
-			pending = data.slice(start);
+			pending = data.subarray(start);
 		});
 		child.stderr.on("data", (chunk: Buffer) => {
 			if (stderr.length < 4096) stderr += chunk.toString("utf8");
@@ -218,13 +151,48 @@ export function searchWithRg(
 		child.on("error", (error) => finish(err(fileError("io_error", root, `could not run ${rg}: ${error.message}`))));
 		child.on("close", (code) => {
 			if (done) return;
-			if (pending !== "") take(pending);
 			// Exit 2 also follows unreadable files or folders, which the walker skips silently too.
 			if (code !== 0 && code !== 1 && !(code === 2 && !/regex parse error/.test(stderr))) {
 				finish(err(fileError("io_error", root, `${rg} exited with code ${code}: ${stderr.trim()}`)));
 				return;
 			}
-			finish(ok({ matches, limitReached: matches.length >= request.limit }));
+			trim();
+			finish(ok({ paths: kept, more }));
 		});
 	});
+}
+
+/**
+ * `searchText` with rg choosing the files: rg lists the files with a match (in parallel, in no
+ * particular order), the first ones in path order are read with `read` and matched line by line
+ * exactly as the walker matches them, until `limit` matches. rg lists at most `limit` files at a
+ * time (a file it lists has at least one match); should they hold fewer matches than that (a file
+ * binary past rg's first look at it, one gone since), the files after them are listed next.
+ */
+export async function searchWithRg(
+	rg: string,
+	prepared: PreparedSearch,
+	request: SearchTextRequest,
+	reader: SearchReader,
+	signal: AbortSignal | undefined,
+): Promise<Result<SearchTextResult, FileError>> {
+	const { root } = prepared;
+	const matches: SearchTextMatch[] = [];
+	let after: string | undefined;
+	let keep = request.limit;
+	for (;;) {
+		const listed = await filesWithMatches(rg, root, request, prepared.glob, after, keep, signal);
+		if (!listed.ok) return listed;
+		const { paths, more } = listed.value;
+		const files = paths.map((path) => ({ path, absolutePath: root === "/" ? `/${path}` : `${root}/${path}` }));
+		try {
+			await matchFiles(files, reader.read, prepared, request.limit, matches, signal, reader.parallel);
+		} catch {
+			return err(fileError("aborted", root));
+		}
+		if (matches.length >= request.limit || !more) break;
+		after = paths[paths.length - 1];
+		keep *= 2;
+	}
+	return ok({ matches, limitReached: matches.length >= request.limit });
 }

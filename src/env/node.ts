@@ -22,12 +22,13 @@ import {
 	rangeProblem,
 } from "./_errors.js";
 import { findWithWalker, prepareFind } from "./_find.js";
-import { prepareSearch, searchWithWalker } from "./_grep.js";
+import { prepareSearch, type SearchReader, searchWithWalker } from "./_grep.js";
 import { runCommand } from "./_node-exec.js";
 import { findFdBinary, findWithFd } from "./_node-find.js";
 import { findRgBinary, rgAgrees, searchWithRg } from "./_node-grep.js";
 import { NodePathGuard, O_PATH, type PinnedDir, usesProcFd } from "./_node-policy.js";
 import { findSandbox } from "./_node-sandbox.js";
+import { readSearchFile } from "./_node-search-read.js";
 import { basename, dirname, resolvePath } from "./_path.js";
 import type {
 	DirEntry,
@@ -662,11 +663,13 @@ export class NodeExecutionEnv implements ExecutionEnv {
 		request: SearchTextRequest,
 		options: SignalOptions = {},
 	): Promise<Result<SearchTextResult, FileError>> {
+		// Under a policy every read goes through its checks; otherwise files are read the fast way.
+		const reader: SearchReader | undefined = this.guard ? undefined : { read: readSearchFile, parallel: 32 };
 		const rg = this.searchBinaries && !this.guard && rgAgrees(request) ? await findRgBinary() : undefined;
-		if (rg === undefined) return searchWithWalker(this, request, options);
+		if (rg === undefined || reader === undefined) return searchWithWalker(this, request, options, reader);
 		const prepared = await prepareSearch(this, request);
 		if (!prepared.ok) return prepared;
-		return searchWithRg(rg, prepared.value.root, prepared.value, request, options.signal);
+		return searchWithRg(rg, prepared.value, request, reader, options.signal);
 	}
 
 	// ---------------------------------------------------------------- internals

@@ -221,6 +221,26 @@ describe.skipIf(!rgAvailable)("searchText through rg", () => {
 		}
 	});
 
+	it("lists further files when the first ones rg lists hold fewer matches than the limit", async () => {
+		const base = await fs.realpath(await fs.mkdtemp(join(tmpdir(), "toolsmith-grep-")));
+		try {
+			// rg lists a0…a4 at their first line; a NUL far past it makes them binary for the walker.
+			const late = Buffer.concat([Buffer.from("needle\n"), Buffer.alloc(300_000, 0x61), Buffer.from([0])]);
+			for (let i = 0; i < 5; i++) await fs.writeFile(join(base, `a${i}.txt`), late);
+			for (let i = 0; i < 10; i++) await fs.writeFile(join(base, `b${i}.txt`), `x\nneedle ${i}\n`);
+			const fast = new NodeExecutionEnv({ cwd: base });
+			const slow = new NodeExecutionEnv({ cwd: base, searchBinaries: false });
+			for (const limit of [1, 3, 4, 20]) {
+				const request = { path: ".", pattern: "needle", limit };
+				const a = await fast.searchText(request);
+				expect(a, `limit ${limit}`).toEqual(await slow.searchText(request));
+				expect(a.ok && a.value.matches[0]?.path).toBe("b0.txt");
+			}
+		} finally {
+			await fs.rm(base, { recursive: true, force: true });
+		}
+	});
+
 	it("refuses a malformed pattern, a bad limit and a file by name, as the walker does", async () => {
 		const base = await fs.realpath(await fs.mkdtemp(join(tmpdir(), "toolsmith-grep-")));
 		try {
