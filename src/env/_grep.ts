@@ -197,10 +197,11 @@ export async function searchWithWalker(
 	fs: FileSystem,
 	request: SearchTextRequest,
 	options: SignalOptions = {},
-	reader?: SearchReader,
+	makeReader?: (prepared: PreparedSearch) => SearchReader,
 ): Promise<Result<SearchTextResult, FileError>> {
 	const prepared = await prepareSearch(fs, request);
 	if (!prepared.ok) return prepared;
+	const reader = makeReader?.(prepared.value);
 	const { root, glob } = prepared.value;
 	const signal = options.signal;
 	const matches: SearchTextMatch[] = [];

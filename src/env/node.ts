@@ -22,13 +22,13 @@ import {
 	rangeProblem,
 } from "./_errors.js";
 import { findWithWalker, prepareFind } from "./_find.js";
-import { prepareSearch, type SearchReader, searchWithWalker } from "./_grep.js";
+import { type PreparedSearch, prepareSearch, searchWithWalker } from "./_grep.js";
 import { runCommand } from "./_node-exec.js";
 import { findFdBinary, findWithFd } from "./_node-find.js";
 import { findRgBinary, rgAgrees, searchWithRg } from "./_node-grep.js";
 import { NodePathGuard, O_PATH, type PinnedDir, usesProcFd } from "./_node-policy.js";
 import { findSandbox } from "./_node-sandbox.js";
-import { readSearchFile } from "./_node-search-read.js";
+import { workerSearchReader } from "./_node-search-workers.js";
 import { basename, dirname, resolvePath } from "./_path.js";
 import type {
 	DirEntry,
@@ -663,13 +663,14 @@ export class NodeExecutionEnv implements ExecutionEnv {
 		request: SearchTextRequest,
 		options: SignalOptions = {},
 	): Promise<Result<SearchTextResult, FileError>> {
-		// Under a policy every read goes through its checks; otherwise files are read the fast way.
-		const reader: SearchReader | undefined = this.guard ? undefined : { read: readSearchFile, parallel: 32 };
-		const rg = this.searchBinaries && !this.guard && rgAgrees(request) ? await findRgBinary() : undefined;
-		if (rg === undefined || reader === undefined) return searchWithWalker(this, request, options, reader);
+		// Under a policy every read goes through its checks; otherwise worker threads read the files.
+		if (this.guard) return searchWithWalker(this, request, options);
+		const reader = (prepared: PreparedSearch) => workerSearchReader(prepared.filter);
+		const rg = this.searchBinaries && rgAgrees(request) ? await findRgBinary() : undefined;
+		if (rg === undefined) return searchWithWalker(this, request, options, reader);
 		const prepared = await prepareSearch(this, request);
 		if (!prepared.ok) return prepared;
-		return searchWithRg(rg, prepared.value, request, reader, options.signal);
+		return searchWithRg(rg, prepared.value, request, reader(prepared.value), options.signal);
 	}
 
 	// ---------------------------------------------------------------- internals
