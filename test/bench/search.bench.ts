@@ -259,6 +259,10 @@ function caseRun(kind: string, root: string, wide: string): Run {
 	const walker = new NodeExecutionEnv({ cwd: root, searchBinaries: false });
 	if (kind === "grep-literal") return ours(createGrepTool(), env, { pattern: LITERAL, literal: true });
 	if (kind === "grep-regex") return ours(createGrepTool(), env, { pattern: REGEX });
+	// The walker's worker threads start during this first search, so their memory is counted.
+	if (kind === "grep-walker") return ours(createGrepTool(), walker, { pattern: REGEX });
+	// A word on nearly every line: rg lists every file, the limit stops the reading.
+	if (kind === "grep-common") return ours(createGrepTool(), env, { pattern: "alpha", limit: 1000 });
 	if (kind === "find") return ours(createFindTool(), env, { pattern: GLOB });
 	if (kind === "find-walker") return ours(createFindTool(), walker, { pattern: GLOB });
 	if (kind === "ls") return ours(createLsTool(), new NodeExecutionEnv({ cwd: wide }), {});
@@ -425,7 +429,7 @@ async function main(): Promise<void> {
 		// ------------------------------------------------ memory
 		const growth: string[] = [];
 		let worst = 0;
-		for (const kind of ["grep-literal", "grep-regex", "find", "find-walker", "ls"]) {
+		for (const kind of ["grep-literal", "grep-regex", "grep-walker", "grep-common", "find", "find-walker", "ls"]) {
 			const r = runChild(kind, root, wide);
 			const grown = r.peakRssMB - r.rssBeforeMB;
 			worst = Math.max(worst, grown);
