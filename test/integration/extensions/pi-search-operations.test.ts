@@ -195,6 +195,8 @@ export default function (pi) {
 	});
 });
 
+const peersRequired = process.env.TOOLSMITH_REQUIRE_PEERS === "1";
+
 /** The texts the reference's own factories give for the same operations over one folder. */
 describe("the same operations in the reference's factories give the same texts", () => {
 	interface PeerTool {
@@ -215,6 +217,9 @@ describe("the same operations in the reference's factories give the same texts",
 		root = realpathSync(mkdtempSync(join(tmpdir(), "toolsmith-search-ops-peer-")));
 		folder = join(root, "w");
 		tree(folder, {
+			"long.txt": `${"word ".repeat(150)}needle at the end\n`,
+			"many.txt": Array.from({ length: 300 }, (_, i) => `line ${i} needle ${"x".repeat(300)}`).join("\n"),
+			"empty/.keep": "",
 			"README.md": "# needle\n",
 			"src/a.ts": "const needle = 1;\nother\n",
 			"src/deep/b.ts": "x\nneedle()\ny\n",
@@ -257,20 +262,44 @@ describe("the same operations in the reference's factories give the same texts",
 		["find", { pattern: "*.ts" }, "exact"],
 		["find", { pattern: "*.ts", limit: 2 }, "exact"],
 		["find", { pattern: "*.none" }, "exact"],
-		["grep", { pattern: "needle" }, "unordered"],
-		["grep", { pattern: "needle", limit: 1 }, "notice"],
+		["grep", { pattern: "needle", path: "src" }, "unordered"],
+		["grep", { pattern: "needle", glob: "*.{md,ts}" }, "unordered"],
+		["grep", { pattern: "needle", path: "src", limit: 1 }, "notice"],
 		["grep", { pattern: "needle", path: "src/deep/b.ts" }, "exact"],
 		["grep", { pattern: "needle", path: "src/deep/b.ts", context: 1 }, "exact"],
 		["grep", { pattern: "NEEDLE", ignoreCase: true, glob: "*.ts" }, "unordered"],
+		["grep", { pattern: "needle at", path: "long.txt" }, "exact"],
+		["grep", { pattern: "needle", path: "many.txt" }, "exact"],
+		["grep", { pattern: "needle", path: "many.txt", limit: 500 }, "exact"],
+		["grep", { pattern: "needle", path: "many.txt", context: 2, limit: 3 }, "exact"],
+		["grep", { pattern: "a.b|[x]", literal: true, path: "README.md" }, "exact"],
+		["grep", { pattern: "absent" }, "exact"],
+		["ls", { path: "empty" }, "exact"],
+		["ls", { path: "nope" }, "exact"],
+		["ls", { path: "README.md" }, "exact"],
+		["find", { pattern: "*.md" }, "exact"],
+		["find", { pattern: "*", path: "nope" }, "exact"],
 	];
 	for (const [tool, params, compare] of cases) {
 		it(`${tool} ${JSON.stringify(params)}`, async (context) => {
-			if (!peer) return context.skip("the benchmark peers are not installed (npm run bench:setup)");
+			if (!peer) {
+				if (peersRequired)
+					expect.fail("the reference package is not installed in test/bench/peers; run `npm run bench:setup`");
+				return context.skip("the benchmark peers are not installed (npm run bench:setup)");
+			}
 			const compat = await import("../../../src/extensions/node-compat/pi-coding-agent.js");
 			const make = { ls: "createLsTool", find: "createFindTool", grep: "createGrepTool" } as const;
 			const options = { operations: ops[tool] };
-			let theirs = text(await peer[make[tool]](folder, options).execute("peer", params));
-			const ours = text(await compat[make[tool]](folder, options).execute("ours", params as never));
+			// A tool that fails throws; its message is what the model reads.
+			const outcome = async (run: () => Promise<{ content: { type: string; text?: string }[] }>) => {
+				try {
+					return text(await run());
+				} catch (error) {
+					return `error: ${(error as Error).message}`;
+				}
+			};
+			let theirs = await outcome(() => (peer as PeerTools)[make[tool]](folder, options).execute("peer", params));
+			const ours = await outcome(() => compat[make[tool]](folder, options).execute("ours", params as never));
 			// The one deliberate difference: toolsmith's find says how to see more, whatever gave the paths.
 			theirs = theirs.replace(
 				/\[(\d+) results limit reached\]$/,
