@@ -82,10 +82,99 @@ export function matchFile(
 	return matchLines(path, splitLines(text), search.regex, search.context, room);
 }
 
+/**
+ * The matches of a file read in pieces (a large one: memory holds one piece, the current line, the
+ * last `context` lines and the matches), at most `room`; undefined when the file is binary (a NUL
+ * byte anywhere: the whole file is read to tell, as `matchFile` does). The same matches as
+ * `matchFile` on the whole file's bytes; `filter` skips splitting a piece that cannot match.
+ */
+export async function matchChunks(
+	path: string,
+	chunks: AsyncIterable<Uint8Array>,
+	search: { readonly regex: RegExp; readonly filter: RegExp | undefined; readonly context: number },
+	room: number,
+): Promise<SearchTextMatch[] | undefined> {
+	const { regex, context } = search;
+	const found: SearchTextMatch[] = [];
+	// Matches still taking their after-context, and the last `context` lines (shown form).
+	let open: { readonly line: number; readonly after: string[] }[] = [];
+	const recent: string[] = [];
+	let number = 0;
+	const onLine = (line: string) => {
+		number++;
+		const shown = context > 0 || found.length < room ? shownText(line) : "";
+		if (open.length > 0) {
+			for (const hit of open) hit.after.push(shown);
+			open = open.filter((hit) => hit.after.length < context);
+		}
+		if (found.length < room && regex.test(matchedText(line))) {
+			const after: string[] = [];
+			found.push({ path, line: number, text: shown, before: [...recent], after });
+			if (context > 0) open.push({ line: number, after });
+		}
+		if (context > 0) {
+			recent.push(shown);
+			if (recent.length > context) recent.shift();
+		}
+	};
+	/** Lines known not to match: counted, and the last `context` of them kept for what follows. */
+	const skipLines = (whole: string) => {
+		let count = 1;
+		for (let at = whole.indexOf("\n"); at >= 0; at = whole.indexOf("\n", at + 1)) count++;
+		number += count;
+		if (context === 0) return;
+		const tail: string[] = [];
+		let stop = whole.length;
+		while (tail.length < Math.min(context, count)) {
+			const start = whole.lastIndexOf("\n", stop - 1);
+			tail.unshift(shownText(whole.slice(start + 1, stop)));
+			stop = start;
+		}
+		recent.push(...tail);
+		recent.splice(0, Math.max(0, recent.length - context));
+	};
+	// The bytes after the last line break so far: the start of a line the next piece ends. Pieces
+	// are cut after a `\n` byte, which no multi-byte UTF-8 sequence holds, so each decodes alone.
+	let carry: Uint8Array = new Uint8Array(0);
+	for await (const chunk of chunks) {
+		if (chunk.indexOf(0) !== -1) return undefined;
+		// Once the matches are all taken and their context is complete, only the NUL check remains.
+		if (found.length >= room && open.length === 0) continue;
+		const end = chunk.lastIndexOf(0x0a);
+		if (end < 0) {
+			carry = joinBytes(carry, chunk);
+			continue;
+		}
+		// The whole lines of this piece; as in `matchFile`, one regex pass tells they hold no match.
+		const whole = decoder.decode(joinBytes(carry, chunk.subarray(0, end)));
+		carry = new Uint8Array(chunk.subarray(end + 1));
+		if (open.length === 0 && search.filter && !search.filter.test(whole)) skipLines(whole);
+		else for (const line of whole.split("\n")) onLine(line);
+	}
+	if ((found.length < room || open.length > 0) && carry.length > 0) onLine(decoder.decode(carry));
+	return found;
+}
+
+function joinBytes(a: Uint8Array, b: Uint8Array): Uint8Array {
+	if (a.length === 0) return b;
+	const joined = new Uint8Array(a.length + b.length);
+	joined.set(a);
+	joined.set(b, a.length);
+	return joined;
+}
+
+/** A file too large to read at once: its bytes in pieces, read when the search gets to it. */
+export interface LargeSearchFile {
+	readonly chunks: () => AsyncIterable<Uint8Array>;
+}
+
 /** How an env reads the files of a search, when it has a faster way than `readBinaryFile`. */
 export interface SearchReader {
-	/** The file's bytes, or undefined when it cannot be read (it is then skipped). */
-	readonly read: (absolutePath: string) => Promise<Uint8Array | undefined>;
+	/**
+	 * The file's bytes (or, for a large file, a way to read it in pieces), or undefined when it
+	 * cannot be read or cannot hold a match (it is then skipped).
+	 */
+	readonly read: (absolutePath: string) => Promise<Uint8Array | LargeSearchFile | undefined>;
 	/** Files read at the same time. Default 8. */
 	readonly parallel?: number;
 }
@@ -104,20 +193,25 @@ export interface SearchFile {
  */
 export async function matchFiles(
 	files: AsyncIterable<SearchFile> | Iterable<SearchFile>,
-	read: (absolutePath: string) => Promise<Uint8Array | undefined>,
+	read: SearchReader["read"],
 	search: { readonly regex: RegExp; readonly filter: RegExp | undefined; readonly context: number },
 	limit: number,
 	matches: SearchTextMatch[],
 	signal: AbortSignal | undefined,
 	parallel = PARALLEL_READS,
 ): Promise<void> {
-	const pending: { path: string; bytes: Promise<Uint8Array | undefined> }[] = [];
+	const pending: { path: string; bytes: Promise<Uint8Array | LargeSearchFile | undefined> }[] = [];
 	const drain = async (keep: number) => {
 		while (pending.length > keep && matches.length < limit) {
 			const file = pending.shift() as (typeof pending)[number];
 			const bytes = await file.bytes;
 			if (signal?.aborted) throw new Error("Operation aborted");
-			const found = bytes && matchFile(file.path, bytes, search, limit - matches.length);
+			if (bytes === undefined) continue;
+			const room = limit - matches.length;
+			const found =
+				bytes instanceof Uint8Array
+					? matchFile(file.path, bytes, search, room)
+					: await matchChunks(file.path, bytes.chunks(), search, room);
 			if (found) for (const match of found) matches.push(match);
 		}
 	};

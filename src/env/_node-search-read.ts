@@ -6,20 +6,54 @@
  * files, and each promise-based step costs more than the read itself.
  */
 import { close, constants, fstat, open, read } from "node:fs";
+import { type FileHandle, open as openHandle } from "node:fs/promises";
+import type { LargeSearchFile } from "./_grep.js";
 
 const FLAGS = constants.O_RDONLY | constants.O_NONBLOCK | (constants.O_NOFOLLOW ?? 0);
 
-/** The bytes of the regular file at `path`, or undefined when it is not one or cannot be read. */
-export function readSearchFile(path: string): Promise<Uint8Array | undefined> {
+/** Files larger than this are read in pieces (`SEARCH_PIECE`) when the search gets to them. */
+export const LARGE_SEARCH_FILE = 256 * 1024;
+
+/** The size of those pieces (smaller ones measured slower, larger ones slower and more memory). */
+const SEARCH_PIECE = 64 * 1024;
+
+/** A large file read in pieces (opened the same careful way); a failed read ends it early. */
+export function largeSearchFile(path: string): LargeSearchFile {
+	return {
+		async *chunks() {
+			let handle: FileHandle;
+			try {
+				handle = await openHandle(path, FLAGS);
+			} catch {
+				return;
+			}
+			const stream = handle.createReadStream({ highWaterMark: SEARCH_PIECE });
+			try {
+				for await (const chunk of stream) yield chunk as Buffer;
+			} catch {
+				// unreadable since it was listed: what was read is all there is
+			} finally {
+				stream.destroy();
+			}
+		},
+	};
+}
+
+/**
+ * The bytes of the regular file at `path` (a large one as `largeSearchFile`), or undefined when it
+ * is not one or cannot be read.
+ */
+export function readSearchFile(path: string): Promise<Uint8Array | LargeSearchFile | undefined> {
 	return new Promise((resolve) => {
 		open(path, FLAGS, (openError, fd) => {
 			if (openError) return resolve(undefined);
-			const finish = (bytes: Uint8Array | undefined) => {
+			const finish = (bytes: Uint8Array | LargeSearchFile | undefined) => {
 				close(fd, () => {});
 				resolve(bytes);
 			};
 			fstat(fd, (statError, stats) => {
 				if (statError || !stats.isFile()) return finish(undefined);
+				if (stats.size > LARGE_SEARCH_FILE) return finish(largeSearchFile(path));
 				// One byte more than its size, so a file that grew meanwhile is read to its end too.
 				let buffer = Buffer.allocUnsafe(stats.size + 1);
 				let filled = 0;

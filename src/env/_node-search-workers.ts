@@ -12,19 +12,21 @@
  */
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
-import type { SearchReader } from "./_grep.js";
-import { readSearchFile } from "./_node-search-read.js";
+import type { LargeSearchFile, SearchReader } from "./_grep.js";
+import { LARGE_SEARCH_FILE, largeSearchFile, readSearchFile } from "./_node-search-read.js";
 
 /**
  * The workers' code (CommonJS, run with `eval`, so the bundle needs no file of its own). A file is
  * opened without following a symlink and without blocking, checked to be a regular file, and read
- * whole; what comes back for each path: its bytes (a match may be in it), or null.
+ * whole; what comes back for each path: its bytes (a match may be in it), null, or the size limit
+ * itself for a file larger than it (the main thread reads that one in pieces).
  */
 const WORKER_SOURCE = `
 const { parentPort } = require("node:worker_threads");
 const fs = require("node:fs");
 const FLAGS = fs.constants.O_RDONLY | fs.constants.O_NONBLOCK | (fs.constants.O_NOFOLLOW || 0);
 const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
+const LARGE = ${LARGE_SEARCH_FILE};
 let compiled = { key: "", regex: undefined };
 function readWhole(path) {
 	let fd;
@@ -36,6 +38,7 @@ function readWhole(path) {
 	try {
 		const stats = fs.fstatSync(fd);
 		if (!stats.isFile()) return null;
+		if (stats.size > LARGE) return LARGE;
 		let buffer = Buffer.allocUnsafeSlow(stats.size + 1);
 		let filled = 0;
 		for (;;) {
@@ -62,6 +65,10 @@ parentPort.on("message", ({ id, paths, source, flags }) => {
 	const transfer = [];
 	for (const path of paths) {
 		const bytes = readWhole(path);
+		if (bytes === LARGE) {
+			results.push(LARGE);
+			continue;
+		}
 		if (bytes === null || bytes.indexOf(0) !== -1 || (compiled.regex && !compiled.regex.test(decoder.decode(bytes)))) {
 			results.push(null);
 			continue;
@@ -79,7 +86,7 @@ const BATCH = 64;
 
 interface Pending {
 	readonly paths: string[];
-	readonly resolve: ((bytes: Uint8Array | undefined) => void)[];
+	readonly resolve: ((bytes: Uint8Array | LargeSearchFile | undefined) => void)[];
 }
 
 class SearchWorker {
@@ -90,13 +97,15 @@ class SearchWorker {
 
 	constructor(onBroken: () => void) {
 		this.worker = new Worker(WORKER_SOURCE, { eval: true });
-		this.worker.on("message", (message: { id: number; results: (Uint8Array | null)[] }) => {
+		this.worker.on("message", (message: { id: number; results: (Uint8Array | number | null)[] }) => {
 			const pending = this.waiting.get(message.id);
 			if (!pending) return;
 			this.waiting.delete(message.id);
 			if (this.waiting.size === 0) this.worker.unref();
 			pending.resolve.forEach((resolve, i) => {
-				resolve(message.results[i] ?? undefined);
+				const result = message.results[i];
+				if (typeof result === "number") resolve(largeSearchFile(pending.paths[i] as string));
+				else resolve(result ?? undefined);
 			});
 		});
 		const fail = () => {
@@ -182,7 +191,9 @@ export function workerSearchReader(filter: RegExp | undefined): SearchReader {
 		target.send(batch, source, flags);
 	};
 	return {
-		parallel: BATCH * 4,
+		// At most this many files' bytes wait for the main thread: 32 MB at worst (files up to
+		// LARGE_SEARCH_FILE each, every one a candidate).
+		parallel: BATCH * 2,
 		read(absolutePath) {
 			return new Promise((resolve) => {
 				if (!queued) {

@@ -132,6 +132,19 @@ async function makeTree(root: string): Promise<{ files: number; bytes: number }>
 	return { files, bytes };
 }
 
+async function makeLargeFile(dir: string): Promise<void> {
+	await fs.mkdir(dir, { recursive: true });
+	const line = `${WORDS.join(" ")}\n`;
+	const block = line.repeat(Math.ceil(MB / line.length));
+	const handle = await fs.open(join(dir, "big.log"), "w");
+	try {
+		for (let i = 0; i < 100; i++) await handle.write(block);
+		await handle.write(`\tthe planted ${LITERAL} at the end\n`);
+	} finally {
+		await handle.close();
+	}
+}
+
 async function makeWideFolder(dir: string): Promise<void> {
 	await fs.mkdir(dir, { recursive: true });
 	for (let i = 0; i < 10_000; i += 500)
@@ -266,6 +279,12 @@ function caseRun(kind: string, root: string, wide: string): Run {
 	if (kind === "find") return ours(createFindTool(), env, { pattern: GLOB });
 	if (kind === "find-walker") return ours(createFindTool(), walker, { pattern: GLOB });
 	if (kind === "ls") return ours(createLsTool(), new NodeExecutionEnv({ cwd: wide }), {});
+	// One 100 MB file with the pattern on its last line: read in pieces, never whole.
+	if (kind === "grep-large")
+		return ours(createGrepTool(), new NodeExecutionEnv({ cwd: join(wide, "..", "large") }), {
+			pattern: LITERAL,
+			literal: true,
+		});
 	throw new Error(`unknown child case ${kind}`);
 }
 
@@ -308,6 +327,7 @@ async function main(): Promise<void> {
 		const started = performance.now();
 		const made = await makeTree(root);
 		await makeWideFolder(wide);
+		await makeLargeFile(join(base, "large"));
 		await fs.mkdir(agentDir);
 		console.log(
 			`tree: ${made.files} files, ${(made.bytes / MB).toFixed(0)} MB, made in ${ms(performance.now() - started)}`,
@@ -429,7 +449,16 @@ async function main(): Promise<void> {
 		// ------------------------------------------------ memory
 		const growth: string[] = [];
 		let worst = 0;
-		for (const kind of ["grep-literal", "grep-regex", "grep-walker", "grep-common", "find", "find-walker", "ls"]) {
+		for (const kind of [
+			"grep-literal",
+			"grep-regex",
+			"grep-walker",
+			"grep-common",
+			"grep-large",
+			"find",
+			"find-walker",
+			"ls",
+		]) {
 			const r = runChild(kind, root, wide);
 			const grown = r.peakRssMB - r.rssBeforeMB;
 			worst = Math.max(worst, grown);

@@ -7,7 +7,8 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readSearchFile } from "../../../src/env/_node-search-read.js";
+import type { LargeSearchFile } from "../../../src/env/_grep.js";
+import { LARGE_SEARCH_FILE, readSearchFile } from "../../../src/env/_node-search-read.js";
 
 describe("readSearchFile", () => {
 	let root: string;
@@ -17,12 +18,21 @@ describe("readSearchFile", () => {
 	afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 	it("reads a regular file whole, of any size", async () => {
-		for (const size of [0, 1, 65_535, 65_536, 300_001]) {
+		for (const size of [0, 1, 65_535, 65_536, LARGE_SEARCH_FILE, LARGE_SEARCH_FILE + 1, 700_001]) {
 			const bytes = Buffer.alloc(size, 0x61);
 			if (size > 0) bytes[size - 1] = 0x0a;
 			const path = join(root, `f${size}`);
 			writeFileSync(path, bytes);
-			expect(Buffer.from((await readSearchFile(path)) ?? [])).toEqual(bytes);
+			const read = await readSearchFile(path);
+			if (size > LARGE_SEARCH_FILE) {
+				// A large file comes as pieces of at most LARGE_SEARCH_FILE bytes, read on demand.
+				expect(read).not.toBeInstanceOf(Uint8Array);
+				const pieces: Buffer[] = [];
+				for await (const piece of (read as LargeSearchFile).chunks()) pieces.push(Buffer.from(piece));
+				expect(pieces.length).toBeGreaterThan(1);
+				expect(Math.max(...pieces.map((p) => p.length))).toBeLessThanOrEqual(LARGE_SEARCH_FILE);
+				expect(Buffer.concat(pieces)).toEqual(bytes);
+			} else expect(Buffer.from(read as Uint8Array)).toEqual(bytes);
 		}
 	});
 

@@ -5,7 +5,7 @@
  * classes that could span a line break, case folding and invalid UTF-8.
  */
 import { describe, expect, it } from "vitest";
-import { compileSearchPattern, fileFilter, matchFile } from "../../../src/env/_grep.js";
+import { compileSearchPattern, fileFilter, matchChunks, matchFile } from "../../../src/env/_grep.js";
 
 const enc = new TextEncoder();
 const CONTENTS: readonly Uint8Array[] = [
@@ -86,5 +86,57 @@ describe("fileFilter", () => {
 		const regex = compileSearchPattern("needle", false, false);
 		const bytes = new Uint8Array([...enc.encode("needle\n"), 0]);
 		expect(matchFile("f", bytes, { regex, filter: fileFilter(regex), context: 0 }, 10)).toBeUndefined();
+	});
+});
+
+describe("matchChunks", () => {
+	async function* pieces(bytes: Uint8Array, cuts: number[]): AsyncGenerator<Uint8Array> {
+		let start = 0;
+		for (const cut of [...cuts, bytes.length]) {
+			yield bytes.subarray(start, Math.max(start, cut));
+			start = Math.max(start, cut);
+		}
+	}
+
+	it("finds what matchFile finds on the whole bytes, however the file is cut", async () => {
+		const extra = [
+			enc.encode("é needle\r\nneedle é\n".repeat(7)),
+			enc.encode("a\nneedle\nb\nc\nneedle\nd"),
+			new Uint8Array([...enc.encode("needle\n"), 0xe2, 0x82, 0xac, 0x0a, 0x6e]),
+		];
+		let seed = 7;
+		const random = () => {
+			seed = (seed * 1103515245 + 12345) % 2 ** 31;
+			return seed / 2 ** 31;
+		};
+		let compared = 0;
+		for (const [pattern, literal, ignoreCase] of PATTERNS) {
+			const regex = compileSearchPattern(pattern, literal, ignoreCase);
+			for (const bytes of [...CONTENTS, BAD_UTF8, ...extra]) {
+				for (const context of [0, 2]) {
+					for (const room of [1, 3, 100]) {
+						const whole = matchFile("f", bytes, { regex, filter: undefined, context }, room);
+						const cuts = Array.from({ length: 3 }, () => Math.floor(random() * (bytes.length + 1))).sort(
+							(a, b) => a - b,
+						);
+						const label = `${pattern} ctx ${context} room ${room} cuts ${cuts} on ${JSON.stringify(new TextDecoder().decode(bytes))}`;
+						for (const filter of [undefined, fileFilter(regex)]) {
+							const got = await matchChunks("f", pieces(bytes, cuts), { regex, filter, context }, room);
+							expect(got, `${label}${filter ? " filtered" : ""}`).toEqual(whole);
+						}
+						compared++;
+					}
+				}
+			}
+		}
+		expect(compared).toBeGreaterThan(1000);
+	});
+
+	it("is undefined for a NUL byte anywhere, also after the matches are taken", async () => {
+		const regex = compileSearchPattern("needle", false, false);
+		const bytes = new Uint8Array([...enc.encode("needle\n".repeat(100)), 0]);
+		expect(
+			await matchChunks("f", pieces(bytes, [10, 300]), { regex, filter: undefined, context: 0 }, 1),
+		).toBeUndefined();
 	});
 });

@@ -40,6 +40,9 @@ const CONTENTS: readonly Buffer[] = [
 	bytes(`${"long ".repeat(200)}needle\n`),
 	bytes("ÄÖÜ needle ß straße STRASSE K k\n"),
 	bytes("1\n2\nneedle\n4\nneedle\n6\n7\n8\nneedle\n"),
+	// Past the Node env's size for reading a file whole: read in pieces.
+	bytes("head needle\n", `${"x".repeat(300_000)}\r\n`, "mid\n".repeat(5), "needle tail\r\nlast"),
+	bytes("needle\n".repeat(50_000), [0]),
 ];
 const NAMES = [
 	"a.ts",
