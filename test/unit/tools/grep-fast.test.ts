@@ -40,7 +40,9 @@ const CONTENTS: readonly Buffer[] = [
 	bytes(`${"long ".repeat(200)}needle\n`),
 	bytes("ÄÖÜ needle ß straße STRASSE K k\n"),
 	bytes("1\n2\nneedle\n4\nneedle\n6\n7\n8\nneedle\n"),
-	// Past the Node env's size for reading a file whole: read in pieces.
+];
+/** Past the Node env's size for reading a file whole (read in pieces): in the trees the memory env also gets. */
+const LARGE: readonly Buffer[] = [
 	bytes("head needle\n", `${"x".repeat(300_000)}\r\n`, "mid\n".repeat(5), "needle tail\r\nlast"),
 	bytes("needle\n".repeat(50_000), [0]),
 ];
@@ -60,8 +62,9 @@ const DIRS = ["", "src", "src/deep", "lib", ".cache", "node_modules/pkg", "docs/
 const RULES = ["*.js", "!b.js", "deep/", "/lib", "*.md", "node_modules/", "!keep.ts", "x*", "**/pkg/**", "ü.ts"];
 const IGNORE_NAMES = [".gitignore", ".gitignore", ".ignore", ".rgignore"];
 
-async function generate(root: string, seed: number, repo: boolean): Promise<void> {
+async function generate(root: string, seed: number, repo: boolean, large = false): Promise<void> {
 	const random = rng(seed);
+	const contents = large ? [...CONTENTS, ...LARGE] : CONTENTS;
 	if (repo) {
 		await fs.mkdir(join(root, ".git/info"), { recursive: true });
 		await fs.writeFile(join(root, ".git/config"), "needle\n");
@@ -71,7 +74,7 @@ async function generate(root: string, seed: number, repo: boolean): Promise<void
 		await fs.mkdir(join(root, dir), { recursive: true });
 		for (const name of NAMES)
 			if (random() < 0.6)
-				await fs.writeFile(join(root, dir, name), CONTENTS[Math.floor(random() * CONTENTS.length)] as Buffer);
+				await fs.writeFile(join(root, dir, name), contents[Math.floor(random() * contents.length)] as Buffer);
 		if (random() < 0.6) {
 			const lines = RULES.filter(() => random() < 0.3);
 			const name = IGNORE_NAMES[Math.floor(random() * IGNORE_NAMES.length)] as string;
@@ -192,7 +195,7 @@ describe.skipIf(!rgAvailable)("grep: the rg fast path and the walker give the sa
 	it("finds the same matches at the env level, with the same context lines", async () => {
 		const base = await fs.realpath(await fs.mkdtemp(join(tmpdir(), "toolsmith-grep-")));
 		temps.push(base);
-		await generate(base, 40, true);
+		await generate(base, 40, true, true);
 		const fast = new NodeExecutionEnv({ cwd: base });
 		const slow = new NodeExecutionEnv({ cwd: base, searchBinaries: false });
 		for (const context of [0, 2]) {
@@ -271,7 +274,7 @@ describe("grep on a memory env holding the same files as a disk tree", () => {
 		const base = await fs.realpath(await fs.mkdtemp(join(tmpdir(), "toolsmith-grep-")));
 		try {
 			const root = join(base, "tree");
-			await generate(root, 41, true);
+			await generate(root, 41, true, true);
 			const files: Record<string, Uint8Array> = {};
 			const symlinks: Record<string, string> = {};
 			const copy = async (dir: string) => {
