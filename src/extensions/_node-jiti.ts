@@ -7,7 +7,8 @@
  * `.ts` files into a module table we own (the `cache` option), which is fresh for every import and
  * lists exactly the files that were loaded. Files Node itself requires (plain CommonJS) land in
  * `require.cache`; the local ones are noted and evicted so the next import re-reads them too.
- * Modules with top-level `await` cannot be evaluated synchronously; they fall back to async mode.
+ * Modules with top-level `await` cannot be evaluated synchronously; after any syntax error of the
+ * synchronous attempt they are evaluated again in async mode.
  */
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -85,6 +86,13 @@ function cleanMessage(message: string): string {
 	return message.replace(/\s*\n\s*/g, " ").trim();
 }
 
+function isSyntaxError(error: unknown): boolean {
+	return (
+		error instanceof SyntaxError ||
+		(error instanceof Error && (error.name === "SyntaxError" || /^(ParseError|SyntaxError)\b/.test(error.message)))
+	);
+}
+
 /**
  * Import `path` (absolute) with a fresh module table. Never throws: a module that does not parse,
  * cannot resolve an import or throws while evaluating comes back as a diagnostic naming the file
@@ -136,8 +144,16 @@ export async function importFresh(path: string, virtualModules: Record<string, u
 		try {
 			module = evaluate(false);
 		} catch (error) {
-			if (!(error instanceof SyntaxError && /await is only valid/.test(error.message))) throw error;
-			module = await evaluate(true);
+			// A top-level `await` does not always say so ("await is only valid…"): inside an
+			// expression the synchronous attempt reports some other syntax error. Any syntax error is
+			// retried asynchronously; if that fails to parse too, the first error (and its position)
+			// is the one reported.
+			if (!isSyntaxError(error)) throw error;
+			try {
+				module = await evaluate(true);
+			} catch (again) {
+				throw isSyntaxError(again) ? error : again;
+			}
 		}
 		return { ok: true, module, modules: collect() };
 	} catch (error) {
