@@ -10,6 +10,7 @@ import * as toolsmith from "../../index.js";
 import * as piAi from "./pi-ai.js";
 import * as piCodingAgent from "./pi-coding-agent.js";
 import * as piTui from "./pi-tui.js";
+import { typeboxCompile, typeboxCompiler, typeboxValue } from "./typebox.js";
 
 export { noteExtensionFiles, setCompatEnv, setCompatReporter } from "./_state.js";
 
@@ -23,7 +24,12 @@ export const VIRTUAL_MODULES: Readonly<Record<string, unknown>> = Object.freeze(
 	"@mariozechner/pi-tui": piTui,
 	"@earendil-works/pi-tui": piTui,
 	"@sinclair/typebox": typebox,
+	"@sinclair/typebox/compiler": typeboxCompiler,
+	"@sinclair/typebox/compile": typeboxCompile,
+	"@sinclair/typebox/value": typeboxValue,
 	typebox,
+	"typebox/compile": typeboxCompile,
+	"typebox/value": typeboxValue,
 	"toolsmith-sdk": toolsmith,
 	// The name before the package was renamed, so extensions written against it keep loading.
 	toolsmith,
