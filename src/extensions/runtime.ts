@@ -10,6 +10,7 @@ import type { ToolDefinition } from "../contract/tool.js";
 import type { ExecutionEnv } from "../env/types.js";
 import { createEventBus } from "./_event-bus.js";
 import { createExtensionAPI, dispose, type Instance, sourceHandlers } from "./_extension-api.js";
+import { createHeadlessSession } from "./_session.js";
 import { createHeadlessUI } from "./_ui.js";
 import type {
 	DiagnosticListener,
@@ -184,6 +185,7 @@ export function createExtensionRuntime(options: ExtensionRuntimeOptions): Extens
 			}
 		});
 
+	const session = createHeadlessSession(cwd);
 	const createContext = (path: string | undefined, signal?: AbortSignal): ExtensionContext => {
 		const ui = uiFor(path);
 		const ctx = {
@@ -203,6 +205,11 @@ export function createExtensionRuntime(options: ExtensionRuntimeOptions): Extens
 			getContextUsage: () => undefined,
 			compact: () => {},
 			getSystemPrompt: () => registry.buildToolsPrompt(),
+			// A session that is never written: no file, no entries, this runtime's folder.
+			sessionManager: session,
+			scopedModels: [],
+			// toolsmith loads the project's own extensions when asked to, so project trust is on.
+			isProjectTrusted: () => true,
 		};
 		if (path === undefined) {
 			const { extension: _omit, ...builtin } = ctx;

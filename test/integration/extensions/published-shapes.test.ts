@@ -1,0 +1,96 @@
+/**
+ * Shapes found in pi packages as they are published, loaded for real (jiti, files in a temp dir):
+ * top-level `await` inside an expression, TypeBox's `value`/`compile`/`compiler` subpaths (as 1.x
+ * and 0.34 extensions import them), and a `session_start` handler that reads `ctx.sessionManager`
+ * and `ctx.isProjectTrusted()`. A module that really does not parse still names its first error.
+ */
+import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { NodeExecutionEnv } from "../../../src/env/node.js";
+import { executeToolCalls } from "../../../src/exec/execute.js";
+import { loadExtensions } from "../../../src/extensions/node-loader.js";
+
+const extension = `
+import Value, { Check } from "typebox/value";
+import Compile from "typebox/compile";
+import { Compile as CompileNamed } from "@sinclair/typebox/compile";
+import { Value as SinclairValue } from "@sinclair/typebox/value";
+import { TypeCompiler } from "@sinclair/typebox/compiler";
+import { Type } from "typebox";
+// Top-level await inside an expression: the synchronous attempt reports "Unexpected identifier".
+const extra = process.env.TOOLSMITH_NO_EXTRA ? undefined : (await import("./extra.ts")).default;
+const schema = Type.Object({ n: Type.Number() });
+let seen = "session_start not run";
+export default function (pi) {
+	pi.on("session_start", async (_event, ctx) => {
+		const sm = ctx.sessionManager;
+		seen = JSON.stringify({
+			cwd: sm.getCwd(), file: sm.getSessionFile() ?? null, entries: sm.getEntries(), branch: sm.getBranch(),
+			leaf: sm.getLeafId(), header: sm.getHeader().type, id: typeof sm.getSessionId(), trusted: ctx.isProjectTrusted(),
+		});
+	});
+	pi.registerTool({
+		name: "shapes", label: "shapes", description: "Reports what the module saw when it loaded.", parameters: schema,
+		async execute() {
+			const checks = [
+				Value.Check(schema, { n: 1 }), Check(schema, { n: "x" }), Compile(schema).Check({ n: 2 }),
+				CompileNamed(schema).Errors({ n: "y" }).length > 0, SinclairValue.Check(schema, { n: 3 }),
+				TypeCompiler.Compile(schema).Check({ n: 4 }),
+			];
+			return { content: [{ type: "text", text: JSON.stringify({ extra: extra?.value, checks, seen }) }], details: {} };
+		},
+	});
+}
+`;
+
+describe("extensions shaped as published pi packages", () => {
+	let root: string;
+	beforeAll(() => {
+		root = realpathSync(mkdtempSync(join(tmpdir(), "toolsmith-shapes-")));
+		writeFileSync(join(root, "extra.ts"), "export default { value: 42 };\n");
+		writeFileSync(join(root, "ext.ts"), extension);
+		writeFileSync(join(root, "broken.ts"), "export const ok = 1;\nconst = 2;\n");
+	});
+	afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+	it("load and run: top-level await in an expression, TypeBox subpaths, the headless session", async () => {
+		const loaded = await loadExtensions([join(root, "ext.ts")], {
+			cwd: root,
+			env: new NodeExecutionEnv({ cwd: root }),
+		});
+		expect(loaded.diagnostics).toEqual([]);
+		expect(await loaded.runtime.emit({ type: "session_start", reason: "startup" })).toEqual([]);
+		const batch = await executeToolCalls(
+			[{ type: "toolCall", id: "1", name: "shapes", arguments: { n: 1 } }],
+			loaded.registry.executorConfig(),
+		);
+		const text = batch.results[0]?.content.map((b) => (b.type === "text" ? b.text : "")).join("");
+		expect(JSON.parse(text ?? "{}")).toEqual({
+			extra: 42,
+			checks: [true, false, true, true, true, true],
+			seen: JSON.stringify({
+				cwd: root,
+				file: null,
+				entries: [],
+				branch: [],
+				leaf: null,
+				header: "session",
+				id: "string",
+				trusted: true,
+			}),
+		});
+	});
+
+	it("a module that does not parse in either mode names its first error's position", async () => {
+		const loaded = await loadExtensions([join(root, "broken.ts")], {
+			cwd: root,
+			env: new NodeExecutionEnv({ cwd: root }),
+		});
+		const error = loaded.diagnostics.find((d) => d.code === "E_SYNTAX");
+		expect(error?.path).toBe(join(root, "broken.ts"));
+		expect(error?.line).toBe(2);
+		expect(error?.message).toContain(`${join(root, "broken.ts")}:2:`);
+	});
+});
