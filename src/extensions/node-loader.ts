@@ -12,6 +12,7 @@ import type { ToolDefinition } from "../contract/tool.js";
 import { NodeExecutionEnv } from "../env/node.js";
 import type { ExecutionEnv } from "../env/types.js";
 import { builtinsFromOption } from "../tools/builtins.js";
+import { missingImports } from "./_missing-imports.js";
 import { importFresh } from "./_node-jiti.js";
 import type {
 	DiagnosticListener,
@@ -157,6 +158,7 @@ export async function importExtension(
 		diagnostics.push(outcome.diagnostic);
 		return done(undefined, outcome.modules);
 	}
+	diagnostics.push(...missingImports(path, outcome.modules, modules));
 	const mod = outcome.module as Record<string, unknown> | ((...args: never[]) => unknown) | null | undefined;
 	const engines = (mod as { engines?: { toolsmith?: unknown } } | null | undefined)?.engines;
 	const fromModule = checkEngines(

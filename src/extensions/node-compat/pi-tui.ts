@@ -1,6 +1,7 @@
 /**
  * What `@mariozechner/pi-tui` (and `@earendil-works/pi-tui`) resolve to inside extensions: the
- * components tool renderers return. Each draws itself with `render(width)` → lines.
+ * components tool renderers return, and key names. Each draws itself with `render(width)` → lines:
+ * plain text, no colors or backgrounds.
  */
 import type { RenderComponent } from "../../contract/render.js";
 import { truncateToWidth, visibleWidth } from "../../render/width.js";
@@ -95,4 +96,136 @@ export class Container implements RenderComponent {
 	render(width: number): string[] {
 		return this.children.flatMap((child) => child.render(width));
 	}
+}
+
+/** Children drawn one below the other inside padding (the background function is not drawn). */
+export class Box extends Container {
+	private readonly paddingX: number;
+	private readonly paddingY: number;
+
+	constructor(paddingX = 1, paddingY = 1, _bgFn?: (text: string) => string) {
+		super();
+		this.paddingX = Math.max(0, paddingX);
+		this.paddingY = Math.max(0, paddingY);
+	}
+
+	setBgFn(_fn?: (text: string) => string): void {}
+
+	override render(width: number): string[] {
+		const inner = Math.max(1, width - 2 * this.paddingX);
+		const pad = " ".repeat(this.paddingX);
+		const lines = super.render(inner).map((line) => pad + line);
+		if (lines.length === 0) return [];
+		const blank = Array.from({ length: this.paddingY }, () => "");
+		return [...blank, ...lines, ...blank];
+	}
+}
+
+/** Markdown drawn as its plain text (markup kept as written), wrapped like `Text`. */
+export class Markdown extends Text {
+	constructor(text = "", paddingX = 1, paddingY = 1, _theme?: unknown, _defaultTextStyle?: unknown) {
+		super(text, paddingX, paddingY);
+	}
+}
+
+/** One line cut to the width (with padding). */
+export class TruncatedText implements RenderComponent {
+	constructor(
+		private text = "",
+		private readonly paddingX = 0,
+		private readonly paddingY = 0,
+	) {}
+
+	setText(text: string): void {
+		this.text = text;
+	}
+
+	invalidate(): void {}
+
+	render(width: number): string[] {
+		const pad = " ".repeat(Math.max(0, this.paddingX));
+		const first = this.text.split("\n")[0] ?? "";
+		const line = pad + truncateToWidth(first, Math.max(1, width - 2 * Math.max(0, this.paddingX)));
+		const blank = Array.from({ length: Math.max(0, this.paddingY) }, () => "");
+		return [...blank, line, ...blank];
+	}
+}
+
+/** Text wrapped to `width` columns, line by line. */
+export function wrapTextWithAnsi(text: string, width: number): string[] {
+	return text.split("\n").flatMap((line) => wrapLine(line, width));
+}
+
+const modifier =
+	(prefix: string) =>
+	(key: string): string =>
+		`${prefix}+${key}`;
+
+/**
+ * Key names as pi-tui spells them (`Key.enter` is `"enter"`, `Key.ctrl("c")` is `"ctrl+c"`): any
+ * name gives itself, the modifier helpers join.
+ */
+export const Key: Readonly<Record<string, unknown>> = new Proxy(
+	Object.freeze({
+		ctrl: modifier("ctrl"),
+		shift: modifier("shift"),
+		alt: modifier("alt"),
+		super: modifier("super"),
+		ctrlShift: modifier("ctrl+shift"),
+		shiftCtrl: modifier("shift+ctrl"),
+		ctrlAlt: modifier("ctrl+alt"),
+		altCtrl: modifier("alt+ctrl"),
+		shiftAlt: modifier("shift+alt"),
+		altShift: modifier("alt+shift"),
+		ctrlSuper: modifier("ctrl+super"),
+		superCtrl: modifier("super+ctrl"),
+		shiftSuper: modifier("shift+super"),
+		superShift: modifier("super+shift"),
+		altSuper: modifier("alt+super"),
+		superAlt: modifier("super+alt"),
+		ctrlShiftAlt: modifier("ctrl+shift+alt"),
+		ctrlShiftSuper: modifier("ctrl+shift+super"),
+	}),
+	{
+		get(target, key) {
+			if (typeof key !== "string") return undefined;
+			return Object.hasOwn(target, key) ? target[key as keyof typeof target] : key;
+		},
+	},
+);
+
+/** The bytes a terminal sends for the keys a headless host can still be handed. */
+const SEQUENCES: Readonly<Record<string, string>> = {
+	enter: "\r",
+	return: "\r",
+	tab: "\t",
+	space: " ",
+	escape: "\x1b",
+	esc: "\x1b",
+	backspace: "\x7f",
+	up: "\x1b[A",
+	down: "\x1b[B",
+	right: "\x1b[C",
+	left: "\x1b[D",
+};
+
+/** The key `data` is, for plain keys, `ctrl+<letter>` and printable characters; otherwise undefined. */
+export function parseKey(data: string): string | undefined {
+	for (const [name, bytes] of Object.entries(SEQUENCES))
+		if (bytes === data && name !== "return" && name !== "esc") return name;
+	if (data.length === 1) {
+		const code = data.charCodeAt(0);
+		if (code >= 1 && code <= 26) return `ctrl+${String.fromCharCode(code + 96)}`;
+		if (code >= 32 && code < 127) return data;
+	}
+	return undefined;
+}
+
+/** Whether `data` is the key `keyId` (plain keys, `ctrl+<letter>` and printable characters). */
+export function matchesKey(data: string, keyId: string): boolean {
+	const sequence = SEQUENCES[keyId];
+	if (sequence !== undefined) return data === sequence;
+	const ctrl = /^ctrl\+([a-z])$/.exec(keyId);
+	if (ctrl) return data === String.fromCharCode((ctrl[1] as string).charCodeAt(0) - 96);
+	return keyId.length === 1 && data === keyId;
 }

@@ -83,6 +83,54 @@ describe("extensions shaped as published pi packages", () => {
 		});
 	});
 
+	it("pi-tui's common components draw plain lines; a named import the compat module lacks is a warning at load", async () => {
+		writeFileSync(
+			join(root, "tui.ts"),
+			`import { Box, Markdown, Key, matchesKey, parseKey, TruncatedText, Text, SelectList } from "@mariozechner/pi-tui";
+import type { Component } from "@mariozechner/pi-tui";
+import { DynamicBorder, type ExtensionAPI } from "@mariozechner/pi-coding-agent";
+export { CancellableLoader } from "@mariozechner/pi-tui";
+export default function (pi: ExtensionAPI) {
+	pi.registerTool({
+		name: "tui", label: "tui", description: "Draws pi-tui components as text.",
+		parameters: { type: "object", properties: {} } as never,
+		async execute() {
+			const box = new Box(2, 1);
+			box.addChild(new Markdown("**bold** words wrapped here", 0, 0, {}));
+			box.addChild(new TruncatedText("a very long line that is cut", 0, 0));
+			box.addChild(new Text("t", 0, 0));
+			const keys = [Key.enter, Key.ctrl("c"), matchesKey("\\r", Key.enter), matchesKey("\\x03", Key.ctrl("c")), matchesKey("x", Key.enter), parseKey("\\x1b")];
+			const missing = [typeof SelectList, typeof DynamicBorder];
+			return { content: [{ type: "text", text: JSON.stringify({ lines: box.render(16), keys, missing }) }], details: {} };
+		},
+	});
+}
+`,
+		);
+		const loaded = await loadExtensions([join(root, "tui.ts")], {
+			cwd: root,
+			env: new NodeExecutionEnv({ cwd: root }),
+		});
+		const warnings = loaded.diagnostics.filter((d) => d.code === "W_UNSUPPORTED_API");
+		expect(warnings.map((d) => /imports `(\w+)` from (\S+),/.exec(d.message)?.slice(1))).toEqual([
+			["SelectList", "@mariozechner/pi-tui"],
+			["DynamicBorder", "@mariozechner/pi-coding-agent"],
+			["CancellableLoader", "@mariozechner/pi-tui"],
+		]);
+		expect(warnings.every((d) => d.path === join(root, "tui.ts") && d.severity === "warning")).toBe(true);
+		expect(loaded.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
+		const batch = await executeToolCalls(
+			[{ type: "toolCall", id: "1", name: "tui", arguments: {} }],
+			loaded.registry.executorConfig(),
+		);
+		const text = batch.results[0]?.content.map((b) => (b.type === "text" ? b.text : "")).join("");
+		expect(JSON.parse(text ?? "{}")).toEqual({
+			lines: ["", "  **bold**", "  words", "  wrapped here", "  a very long…", "  t", ""],
+			keys: ["enter", "ctrl+c", true, true, false, "escape"],
+			missing: ["undefined", "undefined"],
+		});
+	});
+
 	it("a module that does not parse in either mode names its first error's position", async () => {
 		const loaded = await loadExtensions([join(root, "broken.ts")], {
 			cwd: root,
