@@ -60,9 +60,10 @@ export const checkCommand = defineCommand({
 		"printed on stderr. With the project's tsconfig.json and its own typescript, the files checked are",
 		"also searched for conditions that test an env Result (always true) instead of its .ok; each one",
 		"is an error on stderr. Exits 1 when a check fails that the baseline does not expect, when the",
-		"baseline has a stale entry, when a condition tests a Result, or when any diagnostic is an error",
-		"(a missing path, a module that does not load or has no default-export function, a factory that",
-		"throws, an invalid tool, incompatible engines).",
+		"baseline has a stale entry, when a condition tests a Result, or when loading went wrong (a missing",
+		"path, a module that does not load or has no default-export function, a factory that throws, an",
+		"invalid tool, incompatible engines). A failing session_start or session_shutdown handler is",
+		"printed as an error but does not fail the check: it does not concern the checked tools.",
 	].join("\n"),
 	options: {
 		baseline: {

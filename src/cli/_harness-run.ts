@@ -226,9 +226,16 @@ export async function runCheck(run: CheckRun): Promise<number> {
 		}
 	}
 	const loaded = await loadToolsForCommand(run.paths, io.cwd);
-	const failedLoad = loaded.diagnostics.some((d) => d.severity === "error");
+	// What fails the check is what concerns the tools: a load that went wrong. A session handler
+	// that fails is printed, and said not to count (the tools it might register are checked as found).
+	const failedLoad = loaded.diagnostics.some((d) => d.severity === "error" && !loaded.fromEvents.includes(d));
 	for (const diagnostic of loaded.diagnostics) {
 		io.stderr.write(`${formatDiagnostic(diagnostic, io.cwd, errorTheme)}\n`);
+	}
+	if (loaded.fromEvents.some((d) => d.severity === "error")) {
+		io.stderr.write(
+			"note: the errors of session_start/session_shutdown handlers above do not fail the check: they do not concern the checked tools\n",
+		);
 	}
 	if (loaded.tools.length === 0) {
 		io.stderr.write(`no tools to check: the extensions at ${run.paths.join(", ")} register none\n`);

@@ -8,6 +8,8 @@ import { loadExtensions } from "../extensions/node-loader.js";
 export interface LoadedTools {
 	readonly tools: readonly { readonly definition: ToolDefinition; readonly source: string }[];
 	readonly diagnostics: readonly ExtensionDiagnostic[];
+	/** Those of `diagnostics` that `session_start` / `session_shutdown` handlers raised. */
+	readonly fromEvents: readonly ExtensionDiagnostic[];
 }
 
 /**
@@ -20,10 +22,10 @@ export async function loadToolsForCommand(paths: readonly string[], cwd: string)
 		paths.map((p) => resolve(cwd, p)),
 		{ cwd, env: new MemoryExecutionEnv({ cwd }), log: () => {} },
 	);
-	const diagnostics = [...loaded.diagnostics];
-	diagnostics.push(...(await loaded.runtime.emit({ type: "session_start", reason: "startup" })));
+	const fromEvents = [...(await loaded.runtime.emit({ type: "session_start", reason: "startup" }))];
 	const entries = loaded.registry.snapshot().active;
-	await loaded.runtime.emit({ type: "session_shutdown", reason: "exit" }, { timeoutMs: 3_000 });
+	fromEvents.push(...(await loaded.runtime.emit({ type: "session_shutdown", reason: "exit" }, { timeoutMs: 3_000 })));
+	const diagnostics = [...loaded.diagnostics, ...fromEvents];
 	const wanted = paths.length === 0 ? entries : entries.filter((e) => e.source.kind === "extension");
 	return {
 		tools: wanted.map((e) => ({
@@ -31,5 +33,6 @@ export async function loadToolsForCommand(paths: readonly string[], cwd: string)
 			source: e.source.kind === "builtin" ? "builtin" : e.source.path,
 		})),
 		diagnostics,
+		fromEvents,
 	};
 }

@@ -238,6 +238,21 @@ describe("toolsmith check reports every extension problem", () => {
 		expect(run.stdout).toMatch(/^PASS greet\n/);
 	});
 
+	it("prints a failing session_start handler but passes when the tools do", async () => {
+		await put(
+			"ext/handler-throws.ts",
+			`${greetTool("greet_h").replace(
+				'export default function (api: import("toolsmith-sdk").ExtensionAPI) {',
+				'export default function (api: import("toolsmith-sdk").ExtensionAPI) {\n\tapi.on("session_start", () => {\n\t\tthrow new Error("no session here");\n\t});',
+			)}`,
+		);
+		const run = await toolsmith(["check", "ext/handler-throws.ts"]);
+		expect(run.stderr).toMatch(/^error ext\/handler-throws\.ts.*no session here.*\[E_HANDLER_FAILED\]$/m);
+		expect(run.stderr).toContain("do not fail the check: they do not concern the checked tools");
+		expect(run.stdout).toMatch(/^PASS greet_h\n/);
+		expect(run.code).toBe(0);
+	});
+
 	it("exits 0 with warnings and infos only", async () => {
 		const run = await toolsmith(["check", "ext/greet.ts", "ext/greet-again.ts", "noisy/read-override.ts"]);
 		expect(run.stderr).toMatch(/^warning ext\/greet-again\.ts .*\[W_DUPLICATE_TOOL\]$/m);
