@@ -28,9 +28,9 @@ interface Rule {
 // Continuation notices of a page of a file. All forms state how many lines remain and which offset
 // continues; they differ only in wording.
 const OLD_READ_MORE = /\n\n\.\.\. \((\d+) more lines not shown\. Use offset=(\d+) to continue reading\)$/;
-const NEW_READ_MORE = /\n\n\[(\d+) more lines in file\. Use offset=(\d+) to continue\.\]$/;
+const NEW_READ_MORE = /\n\n\[(\d+) more lines in file\. Use offset=(\d+) to continue\.?\]$/;
 const NEW_READ_SHOWING =
-	/\n\n\[Showing lines (\d+)-(\d+) of (\d+)(?: \([^)\]]*\))?\. Use offset=(\d+) to continue\.\]$/;
+	/\n\n\[Showing lines (\d+)-(\d+) of (\d+)(?: \([^)\]]*\))?\. Use offset=(\d+) to continue\.?\]$/;
 
 // Edit success lines: the older agent also counted characters (always the lengths of oldText and
 // newText, which the call itself holds); ours counts replaced blocks.

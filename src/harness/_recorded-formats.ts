@@ -26,11 +26,19 @@ function lastParagraph(text: string): { tail: string; at: number } {
 	return { tail: at === 0 ? text : text.slice(at), at };
 }
 
-// Continuation notices of the recorded agent's read tool, older and newer wording.
+// Continuation notices of the recorded agent's read tool, older and newer wording (some releases
+// end the bracketed ones without a period).
 const OLD_MORE = /\n\n\.\.\. \((\d+) more lines not shown\. Use offset=(\d+) to continue reading\)$/;
-const NEW_MORE = /\n\n\[(\d+) more lines in file\. Use offset=(\d+) to continue\.\]$/;
-const NEW_SHOWING = /\n\n\[Showing lines (\d+)-(\d+) of (\d+)(?: \([^)\]]*\))?\. Use offset=(\d+) to continue\.\]$/;
+const NEW_MORE = /\n\n\[(\d+) more lines in file\. Use offset=(\d+) to continue\.?\]$/;
+const NEW_SHOWING = /\n\n\[Showing lines (\d+)-(\d+) of (\d+)(?: \([^)\]]*\))?\. Use offset=(\d+) to continue\.?\]$/;
 const LINE_TOO_LONG = /^\[Line \d+ is .* exceeds .*\]$/s;
+/**
+ * A last paragraph that reads like a notice of the tool (a bracketed or parenthesized line naming
+ * an offset, a limit or lines not shown) but is none of the forms above: a wording of some release
+ * not known here. Taken as file content it would corrupt the file the replay builds.
+ */
+const UNKNOWN_NOTICE =
+	/\n\n(?:\[[^\n\]]*|\.\.\. \([^\n)]*)(?:offset=|more lines|lines? not shown|limit|Showing lines)[^\n]*[\])]$/;
 
 /**
  * What a recorded (successful, text) read result reveals. `undefined` when it reveals no lines or
@@ -58,6 +66,7 @@ export function pageFromRead(text: string, offset: number | undefined): Revealed
 		if (first !== start || last - first + 1 !== count || Number(match[4]) !== last + 1) return undefined;
 		return { start, text: shown, count, total: Number(match[3]) };
 	}
+	if (UNKNOWN_NOTICE.test(tail)) return undefined;
 	const count = lineCount(text);
 	return { start, text, count, total: start - 1 + count };
 }

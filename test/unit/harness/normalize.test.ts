@@ -14,6 +14,13 @@ describe("normalization rules", () => {
 		const ours = normalizeResultText("x\n\n[Showing lines 2-2 of 7. Use offset=3 to continue.]", context("read"));
 		expect(old).toEqual({ text: "x\n\n[more: 5 lines, next offset 3]", rules: ["read-continuation"] });
 		expect(ours.text).toBe(old.text);
+		// Releases that end the bracketed notices without a period read the same.
+		for (const bare of [
+			"x\n\n[5 more lines in file. Use offset=3 to continue]",
+			"x\n\n[Showing lines 2-2 of 7 (50.0KB limit). Use offset=3 to continue]",
+		]) {
+			expect(normalizeResultText(bare, context("read")).text, bare).toBe(old.text);
+		}
 		// A different remaining count stays different.
 		expect(
 			normalizeResultText("x\n\n[4 more lines in file. Use offset=3 to continue.]", context("read")).text,

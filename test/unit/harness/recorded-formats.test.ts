@@ -27,6 +27,35 @@ describe("reading recorded results", () => {
 			count: 2,
 			total: 9,
 		});
+		// Releases that end the bracketed notices without a period.
+		expect(pageFromRead("a\nb\n\n[3 more lines in file. Use offset=4 to continue]", 2)).toEqual({
+			start: 2,
+			text: "a\nb",
+			count: 2,
+			total: 6,
+		});
+		expect(pageFromRead("a\nb\n\n[Showing lines 2-3 of 9 (50.0KB limit). Use offset=4 to continue]", 2)).toEqual({
+			start: 2,
+			text: "a\nb",
+			count: 2,
+			total: 9,
+		});
+		// A notice-like last paragraph of a wording not known here is not taken as file content.
+		for (const unknown of [
+			"a\nb\n\n[3 more lines remain; continue with offset=4]",
+			"a\nb\n\n[Showing lines 2-3 of 9. Next: offset=4]",
+			"a\nb\n\n... (truncated at the 50KB limit)",
+			"a\nb\n\n[Output cut at the line limit]",
+		]) {
+			expect(pageFromRead(unknown, 2), unknown).toBeUndefined();
+		}
+		// A file that just ends with a bracketed line stays content.
+		expect(pageFromRead("list:\n\n[x] done", undefined)).toEqual({
+			start: 1,
+			text: "list:\n\n[x] done",
+			count: 3,
+			total: 3,
+		});
 		// No notice: the page reached the end of the file.
 		expect(pageFromRead("x\ny\n", undefined)).toEqual({ start: 1, text: "x\ny\n", count: 3, total: 3 });
 		// A notice that does not add up is not guessed at.
