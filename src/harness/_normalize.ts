@@ -39,6 +39,11 @@ const OLD_EDIT_OK = /^Successfully replaced text in (.+)\. Changed \d+ character
 // A bash status paragraph, as our tool and the recorded agent's end a failed command.
 const BASH_STATUS = /^\n\n(?:Command (?:exited with code \d+|aborted|timed out after [\d.]+ seconds))$/;
 
+// Write's success line. The reference counts the content's UTF-16 code units ("bytes"), ours its
+// UTF-8 bytes: the two differ for non-ASCII text, and both are the size of what the call holds.
+const WRITE_OK = /^Successfully wrote (\d+) bytes to (.+)$/;
+const utf8 = new TextEncoder();
+
 const RULES: readonly Rule[] = [
 	{
 		// First, so that an output made only of escapes reaches the next rule as `(no output)`.
@@ -80,6 +85,18 @@ const RULES: readonly Rule[] = [
 		},
 	},
 	{
+		id: "write-byte-count",
+		tools: ["write"],
+		apply(text, context) {
+			const match = WRITE_OK.exec(text);
+			const content = context.args?.content;
+			if (!match || typeof content !== "string") return text;
+			const count = Number(match[1]);
+			if (count !== content.length && count !== utf8.encode(content).length) return text;
+			return `Successfully wrote the call's content to ${match[2]}`;
+		},
+	},
+	{
 		id: "edit-success",
 		tools: ["edit"],
 		apply(text) {
@@ -106,6 +123,11 @@ export const RULE_SUMMARIES: readonly { readonly id: string; readonly summary: s
 		id: "bash-empty-output-status",
 		summary:
 			"bash: a failed command with no output, `(no output)\\n\\nCommand exited with code N`, becomes `Command exited with code N` (the older agent printed the status alone)",
+	},
+	{
+		id: "write-byte-count",
+		summary:
+			"write: `Successfully wrote N bytes to P`, where N is the content's length in UTF-16 code units (the reference's count) or in UTF-8 bytes (ours), becomes `Successfully wrote the call's content to P`",
 	},
 	{
 		id: "edit-success",

@@ -27,6 +27,24 @@ describe("normalization rules", () => {
 		).not.toBe(old.text);
 	});
 
+	it("reads write's byte count in UTF-16 units (the reference) and UTF-8 bytes (ours) as the same, nothing else", () => {
+		const content = "héllo wörld ✓\n";
+		const args = { path: "a.txt", content };
+		const write = { toolName: "write", args, isError: false };
+		const reference = normalizeResultText(`Successfully wrote ${content.length} bytes to a.txt`, write);
+		const ours = normalizeResultText(
+			`Successfully wrote ${new TextEncoder().encode(content).length} bytes to a.txt`,
+			write,
+		);
+		expect(content.length).not.toBe(new TextEncoder().encode(content).length);
+		expect(reference).toEqual({ text: "Successfully wrote the call's content to a.txt", rules: ["write-byte-count"] });
+		expect(ours.text).toBe(reference.text);
+		// Any other count is a real difference and stays.
+		expect(normalizeResultText("Successfully wrote 3 bytes to a.txt", write).text).toBe(
+			"Successfully wrote 3 bytes to a.txt",
+		);
+	});
+
 	it("maps the older edit and bash wording, and leaves other tools alone", () => {
 		expect(
 			normalizeResultText("Successfully replaced text in a.ts. Changed 3 characters to 5 characters.", context("edit"))
@@ -47,6 +65,11 @@ describe("NORMALIZATION_RULES", () => {
 			normalizeResultText("\u001b[1mx\u001b[0m", context("bash")),
 			normalizeResultText("x\n\n[4 more lines in file. Use offset=3 to continue.]", context("read")),
 			normalizeResultText("(no output)\n\nCommand exited with code 2", context("bash")),
+			normalizeResultText("Successfully wrote 2 bytes to a.txt", {
+				toolName: "write",
+				args: { path: "a.txt", content: "é" },
+				isError: false,
+			}),
 			normalizeResultText("Successfully replaced text in a.ts. Changed 3 characters to 5 characters.", context("edit")),
 		].flatMap((result) => result.rules);
 		expect(NORMALIZATION_RULES.map((rule) => rule.id)).toEqual(applied);
