@@ -44,6 +44,17 @@ const BASH_STATUS = /^\n\n(?:Command (?:exited with code \d+|aborted|timed out a
 const WRITE_OK = /^Successfully wrote (\d+) bytes to (.+)$/;
 const utf8 = new TextEncoder();
 
+// A read of a path that does not exist: the reference passes on Node's error (`ENOENT: no such file
+// or directory, access '<absolute path>'`), ours says so in words. Both name the call's own path.
+const REFERENCE_NOT_FOUND = /^ENOENT: no such file or directory, (?:access|open|stat) '([^'\n]+)'$/;
+const OUR_NOT_FOUND = /^Could not read (.+): the file does not exist\.$/;
+
+function namesCallPath(named: string, path: unknown): boolean {
+	if (typeof path !== "string" || path === "") return false;
+	const bare = path.startsWith("@") ? path.slice(1) : path;
+	return named === bare || named.endsWith(`/${bare.replace(/^\.\//, "")}`);
+}
+
 const RULES: readonly Rule[] = [
 	{
 		// First, so that an output made only of escapes reaches the next rule as `(no output)`.
@@ -85,6 +96,16 @@ const RULES: readonly Rule[] = [
 		},
 	},
 	{
+		id: "read-not-found",
+		tools: ["read"],
+		apply(text, context) {
+			if (!context.isError) return text;
+			const named = REFERENCE_NOT_FOUND.exec(text)?.[1] ?? OUR_NOT_FOUND.exec(text)?.[1];
+			if (named === undefined || !namesCallPath(named, context.args?.path)) return text;
+			return "[not found: the call's path]";
+		},
+	},
+	{
 		id: "write-byte-count",
 		tools: ["write"],
 		apply(text, context) {
@@ -123,6 +144,11 @@ export const RULE_SUMMARIES: readonly { readonly id: string; readonly summary: s
 		id: "bash-empty-output-status",
 		summary:
 			"bash: a failed command with no output, `(no output)\\n\\nCommand exited with code N`, becomes `Command exited with code N` (the older agent printed the status alone)",
+	},
+	{
+		id: "read-not-found",
+		summary:
+			"read (error): `ENOENT: no such file or directory, access 'P'` (the reference) and `Could not read P: the file does not exist.` (ours), P being the call's path, become `[not found: the call's path]`",
 	},
 	{
 		id: "write-byte-count",

@@ -56,6 +56,15 @@ export interface ReplaySessionOptions {
 /** Tools known not to change files, so a call to them needs no staleness when it cannot be replayed. */
 const READ_ONLY_TOOLS = new Set(["read", "grep", "find", "ls"]);
 
+/** A read error that says the file does not exist (the reference's, ours, and Node's wording). */
+const NOT_FOUND = /ENOENT|no such file|does not exist|not found/i;
+
+/** The first line of a result, cut short, for a message. */
+function excerptOf(text: string): string {
+	const line = text.split("\n")[0] ?? "";
+	return line.length > 120 ? `${line.slice(0, 120)}…` : line;
+}
+
 interface ToolRun {
 	readonly text: string;
 	readonly isError: boolean;
@@ -316,7 +325,17 @@ class SessionReplayer {
 
 		if (recorded.isError) {
 			if (!known) {
-				// The recording says the read failed; the replay has no such file either.
+				// A failure that shows the file exists (an offset past its end, a folder, no permission)
+				// depends on a file no result showed; only "it does not exist" can be checked here.
+				const text = textOf(recorded.content);
+				if (!NOT_FOUND.test(text)) {
+					return this.unknowable(
+						call,
+						"unseen-file",
+						`the recorded read failed on a file no result showed (${excerptOf(text)})`,
+					);
+				}
+				// The recording says the file does not exist; the replay has no such file either.
 				return this.compare(call, await this.execute(call.toolCall));
 			}
 			const outcome = this.compare(call, await this.execute(call.toolCall), {

@@ -45,6 +45,25 @@ describe("normalization rules", () => {
 		);
 	});
 
+	it("reads the reference's ENOENT and our wording of a missing file as the same, for the call's path only", () => {
+		const read = (path: string) => ({ toolName: "read", args: { path }, isError: true });
+		const reference = normalizeResultText(
+			"ENOENT: no such file or directory, access '/repo/src/a.ts'",
+			read("src/a.ts"),
+		);
+		const ours = normalizeResultText("Could not read src/a.ts: the file does not exist.", read("src/a.ts"));
+		expect(reference).toEqual({ text: "[not found: the call's path]", rules: ["read-not-found"] });
+		expect(ours.text).toBe(reference.text);
+		// Another path, or a result that is not an error, stays as it is.
+		expect(
+			normalizeResultText("ENOENT: no such file or directory, access '/repo/b.ts'", read("src/a.ts")).rules,
+		).toEqual([]);
+		expect(
+			normalizeResultText("Could not read src/a.ts: the file does not exist.", { ...read("src/a.ts"), isError: false })
+				.rules,
+		).toEqual([]);
+	});
+
 	it("maps the older edit and bash wording, and leaves other tools alone", () => {
 		expect(
 			normalizeResultText("Successfully replaced text in a.ts. Changed 3 characters to 5 characters.", context("edit"))
@@ -65,6 +84,11 @@ describe("NORMALIZATION_RULES", () => {
 			normalizeResultText("\u001b[1mx\u001b[0m", context("bash")),
 			normalizeResultText("x\n\n[4 more lines in file. Use offset=3 to continue.]", context("read")),
 			normalizeResultText("(no output)\n\nCommand exited with code 2", context("bash")),
+			normalizeResultText("ENOENT: no such file or directory, access '/w/a.txt'", {
+				toolName: "read",
+				args: { path: "a.txt" },
+				isError: true,
+			}),
 			normalizeResultText("Successfully wrote 2 bytes to a.txt", {
 				toolName: "write",
 				args: { path: "a.txt", content: "é" },

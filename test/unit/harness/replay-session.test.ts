@@ -98,6 +98,31 @@ describe("replaySession: reads", () => {
 		expect(report.ok).toBe(true);
 	});
 
+	it("a failed read of an unseen file: unknowable unless it says the file does not exist", async () => {
+		const report = await replaySession(
+			session([
+				{
+					calls: [
+						{
+							name: "read",
+							args: { path: "seen-nowhere.ts", offset: 40 },
+							result: { text: "Offset 40 is beyond end of file (31 lines total)", isError: true },
+						},
+						{
+							name: "read",
+							args: { path: "gone.ts" },
+							result: { text: "ENOENT: no such file or directory, access '/repo/gone.ts'", isError: true },
+						},
+					],
+				},
+			]),
+		);
+		expect(statuses(report.calls)).toEqual(["unknowable:unseen-file", "match"]);
+		expect(report.calls[0]?.message).toContain("Offset 40 is beyond end of file");
+		// The reference's ENOENT and our wording name the same failure of the same path.
+		expect(report.calls[1]?.rules).toEqual(["read-not-found"]);
+	});
+
 	it("learns only the page a partial read showed", async () => {
 		const report = await replaySession(
 			session([
