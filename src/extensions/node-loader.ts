@@ -12,8 +12,8 @@ import type { ToolDefinition } from "../contract/tool.js";
 import { NodeExecutionEnv } from "../env/node.js";
 import type { ExecutionEnv } from "../env/types.js";
 import { builtinsFromOption } from "../tools/builtins.js";
-import { missingImports } from "./_missing-imports.js";
 import { importFresh } from "./_node-jiti.js";
+import { missingImports } from "./_node-missing-imports.js";
 import type {
 	DiagnosticListener,
 	ExtensionDiagnostic,
