@@ -6,6 +6,7 @@
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { describeValue } from "../../contract/errors.js";
+import type { RenderComponent } from "../../contract/render.js";
 import { err } from "../../contract/result.js";
 import type { AgentTool, ToolContext, ToolDefinition } from "../../contract/tool.js";
 import { wrapToolDefinition } from "../../contract/tool.js";
@@ -331,3 +332,41 @@ export const isWriteToolResult = (event: NamedEvent): boolean => event.toolName 
 export const isGrepToolResult = (event: NamedEvent): boolean => event.toolName === "grep";
 export const isFindToolResult = (event: NamedEvent): boolean => event.toolName === "find";
 export const isLsToolResult = (event: NamedEvent): boolean => event.toolName === "ls";
+
+/** A rule across the width (`─`), passed through `color` (plain by default): pi's `DynamicBorder`. */
+export class DynamicBorder implements RenderComponent {
+	constructor(private readonly color: (text: string) => string = (text) => text) {}
+
+	invalidate(): void {}
+
+	render(width: number): string[] {
+		return [this.color("─".repeat(Math.max(1, Math.floor(width))))];
+	}
+}
+
+/**
+ * pi's key hints. A headless host has no keybindings to look up, so a keybinding is shown by its
+ * id (`keyHint("app.interrupt", "to stop")` → `app.interrupt to stop`); `rawKeyHint` shows the key.
+ */
+export function keyText(keybinding: string): string {
+	return String(keybinding);
+}
+export function keyHint(keybinding: string, description: string): string {
+	return `${keyText(keybinding)} ${description}`;
+}
+export function rawKeyHint(key: string, description: string): string {
+	return `${key} ${description}`;
+}
+
+/** A theme whose every style function returns the text unchanged (plain output has no colors). */
+function plainStyles(): Readonly<Record<string, unknown>> {
+	const identity = (text: unknown) => (typeof text === "string" ? text : describeValue(text ?? ""));
+	return new Proxy(Object.freeze({}), {
+		get: (_target, key) => (typeof key === "string" ? identity : undefined),
+	});
+}
+
+/** pi's theme getters for its components (`Markdown`, `SelectList`, …): plain styles. */
+export const getMarkdownTheme = (): Readonly<Record<string, unknown>> => plainStyles();
+export const getSelectListTheme = (): Readonly<Record<string, unknown>> => plainStyles();
+export const getSettingsListTheme = (): Readonly<Record<string, unknown>> => plainStyles();

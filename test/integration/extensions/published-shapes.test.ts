@@ -88,7 +88,7 @@ describe("extensions shaped as published pi packages", () => {
 			join(root, "tui.ts"),
 			`import { Box, Markdown, Key, matchesKey, parseKey, TruncatedText, Text, SelectList } from "@mariozechner/pi-tui";
 import type { Component } from "@mariozechner/pi-tui";
-import { DynamicBorder, type ExtensionAPI } from "@mariozechner/pi-coding-agent";
+import { DynamicBorder, getMarkdownTheme, keyHint, parseFrontmatter, type ExtensionAPI } from "@mariozechner/pi-coding-agent";
 export { CancellableLoader } from "@mariozechner/pi-tui";
 export default function (pi: ExtensionAPI) {
 	pi.registerTool({
@@ -99,9 +99,11 @@ export default function (pi: ExtensionAPI) {
 			box.addChild(new Markdown("**bold** words wrapped here", 0, 0, {}));
 			box.addChild(new TruncatedText("a very long line that is cut", 0, 0));
 			box.addChild(new Text("t", 0, 0));
+			box.addChild(new DynamicBorder());
+			const styled = [getMarkdownTheme().heading("H"), keyHint("app.interrupt", "to stop")];
 			const keys = [Key.enter, Key.ctrl("c"), matchesKey("\\r", Key.enter), matchesKey("\\x03", Key.ctrl("c")), matchesKey("x", Key.enter), parseKey("\\x1b")];
-			const missing = [typeof SelectList, typeof DynamicBorder];
-			return { content: [{ type: "text", text: JSON.stringify({ lines: box.render(16), keys, missing }) }], details: {} };
+			const missing = [typeof SelectList, typeof parseFrontmatter];
+			return { content: [{ type: "text", text: JSON.stringify({ lines: box.render(16), keys, missing, styled }) }], details: {} };
 		},
 	});
 }
@@ -114,7 +116,7 @@ export default function (pi: ExtensionAPI) {
 		const warnings = loaded.diagnostics.filter((d) => d.code === "W_UNSUPPORTED_API");
 		expect(warnings.map((d) => /imports `(\w+)` from (\S+),/.exec(d.message)?.slice(1))).toEqual([
 			["SelectList", "@mariozechner/pi-tui"],
-			["DynamicBorder", "@mariozechner/pi-coding-agent"],
+			["parseFrontmatter", "@mariozechner/pi-coding-agent"],
 			["CancellableLoader", "@mariozechner/pi-tui"],
 		]);
 		expect(warnings.every((d) => d.path === join(root, "tui.ts") && d.severity === "warning")).toBe(true);
@@ -125,9 +127,10 @@ export default function (pi: ExtensionAPI) {
 		);
 		const text = batch.results[0]?.content.map((b) => (b.type === "text" ? b.text : "")).join("");
 		expect(JSON.parse(text ?? "{}")).toEqual({
-			lines: ["", "  **bold**", "  words", "  wrapped here", "  a very long…", "  t", ""],
+			lines: ["", "  **bold**", "  words", "  wrapped here", "  a very long…", "  t", "  ────────────", ""],
 			keys: ["enter", "ctrl+c", true, true, false, "escape"],
 			missing: ["undefined", "undefined"],
+			styled: ["H", "app.interrupt to stop"],
 		});
 	});
 
