@@ -40,12 +40,7 @@ export function shownText(line: string): string {
 	return line.replace(/\r/g, "");
 }
 
-/** The lines of file bytes (no `\n`; an empty file has none), or undefined when binary (a NUL byte anywhere). */
-export function textLines(bytes: Uint8Array): string[] | undefined {
-	if (bytes.indexOf(0) !== -1) return undefined;
-	return splitLines(decoder.decode(bytes));
-}
-
+/** The lines of a file's text (no `\n`; an empty file has none). */
 function splitLines(text: string): string[] {
 	if (text === "") return [];
 	const lines = text.split("\n");

@@ -4,7 +4,7 @@ import { type Static, Type } from "@sinclair/typebox";
 import type { Theme } from "../contract/render.js";
 import { defineTool, type ToolDefinition } from "../contract/tool.js";
 import { compileGlob } from "../env/_glob.js";
-import { compileSearchPattern, matchLines, searchWithWalker, textLines } from "../env/_grep.js";
+import { compileSearchPattern, matchFile, searchWithWalker } from "../env/_grep.js";
 import type { ExecutionEnv, SearchTextRequest, SearchTextResult } from "../env/types.js";
 import { abortedError, resolveToolPath, throwIfAborted } from "./_paths.js";
 import { argText, field, previewLines, resultText, titleLine } from "./_render.js";
@@ -56,16 +56,6 @@ export interface GrepToolOptions {
 /** Matches shown when a call gives no `limit`. */
 export const DEFAULT_GREP_LIMIT = 100;
 
-/** The lines of a text file, or undefined when it cannot be read or is binary (holds a NUL byte). */
-async function fileLines(
-	env: ExecutionEnv,
-	path: string,
-	signal: AbortSignal | undefined,
-): Promise<string[] | undefined> {
-	const read = await env.readBinaryFile(path, signal ? { signal } : undefined);
-	return read.ok ? textLines(read.value) : undefined;
-}
-
 /**
  * The matches in one file named as the search path: no ignore file and no glob applies to it, as
  * rg searches a file named on its command line whatever its `--glob`.
@@ -79,8 +69,10 @@ async function searchOneFile(
 	signal: AbortSignal | undefined,
 ): Promise<SearchTextResult> {
 	const name = root.slice(root.lastIndexOf("/") + 1);
-	const lines = await fileLines(env, root, signal);
-	const matches = lines ? matchLines(name, lines, regex, context, limit) : [];
+	const read = await env.readBinaryFile(root, signal ? { signal } : undefined);
+	// Unreadable or binary: no matches.
+	const matches =
+		(read.ok ? matchFile(name, read.value, { regex, filter: undefined, context }, limit) : undefined) ?? [];
 	return { matches, limitReached: matches.length >= limit };
 }
 
