@@ -5,12 +5,11 @@
  * `rg`, or for a pattern where ripgrep's Rust regex could match differently from JavaScript's, the
  * caller walks instead.
  */
-import { spawn } from "node:child_process";
 import { err, type FileError, ok, type Result } from "../contract/result.js";
 import { fileError } from "./_errors.js";
 import type { GlobMatcher } from "./_glob.js";
 import { matchFiles, type PreparedSearch, type SearchReader } from "./_grep.js";
-import { findExecutable, reportsVersion, withoutHomeConfig } from "./_node-process.js";
+import { findExecutable, listPaths, reportsVersion } from "./_node-process.js";
 import { comparePaths } from "./_walk.js";
 import type { SearchTextMatch, SearchTextRequest, SearchTextResult } from "./types.js";
 
@@ -71,15 +70,13 @@ export function rgAgrees(request: SearchTextRequest): boolean {
 	return !inClass;
 }
 
-const textDecoder = new TextDecoder("utf-8", { ignoreBOM: true });
-
 /**
  * The files rg finds a match in, relative to `root`, that `glob` lets through and that come after
  * `after` in path order: the first `keep` of them in path order, and whether there were more.
  * rg runs on all cores and lists each file once, at its first match, so only the names reach us;
  * memory holds at most twice `keep` of them.
  */
-function filesWithMatches(
+async function filesWithMatches(
 	rg: string,
 	root: string,
 	request: SearchTextRequest,
@@ -88,7 +85,6 @@ function filesWithMatches(
 	keep: number,
 	signal: AbortSignal | undefined,
 ): Promise<Result<{ paths: string[]; more: boolean }, FileError>> {
-	if (signal?.aborted) return Promise.resolve(err(fileError("aborted", root)));
 	const args = [
 		"--files-with-matches",
 		"--null",
@@ -105,61 +101,29 @@ function filesWithMatches(
 	if (request.literal) args.push("--fixed-strings");
 	if (request.ignoreCase) args.push("--ignore-case");
 	args.push("--regexp", request.pattern, "./");
-	const env = withoutHomeConfig();
-	delete env.RIPGREP_CONFIG_PATH;
-	return new Promise((resolve) => {
-		const child = spawn(rg, args, { cwd: root, stdio: ["ignore", "pipe", "pipe"], env });
-		let kept: string[] = [];
-		let more = false;
-		const trim = () => {
-			kept.sort(comparePaths);
-			if (kept.length > keep) {
-				kept = kept.slice(0, keep);
-				more = true;
-			}
-		};
-		let pending: Buffer = Buffer.alloc(0);
-		let stderr = "";
-		let done = false;
-		const finish = (result: Result<{ paths: string[]; more: boolean }, FileError>) => {
-			if (done) return;
-			done = true;
-			signal?.removeEventListener("abort", onAbort);
-			child.kill();
-			resolve(result);
-		};
-		const onAbort = () => finish(err(fileError("aborted", root)));
-		signal?.addEventListener("abort", onAbort, { once: true });
-		child.stdout.on("data", (chunk: Buffer) => {
-			if (done) return;
-			const data = pending.length > 0 ? Buffer.concat([pending, chunk]) : chunk;
-			let start = 0;
-			for (let end = data.indexOf(0, start); end >= 0; end = data.indexOf(0, start)) {
-				let path = textDecoder.decode(data.subarray(start, end));
-				start = end + 1;
-				if (path.startsWith("./")) path = path.slice(2);
-				if (glob && !glob.matches(path)) continue;
-				if (after !== undefined && comparePaths(path, after) <= 0) continue;
-				kept.push(path);
-				if (kept.length >= 2 * keep) trim();
-			}
-			pending = data.subarray(start);
-		});
-		child.stderr.on("data", (chunk: Buffer) => {
-			if (stderr.length < 4096) stderr += chunk.toString("utf8");
-		});
-		child.on("error", (error) => finish(err(fileError("io_error", root, `could not run ${rg}: ${error.message}`))));
-		child.on("close", (code) => {
-			if (done) return;
-			// Exit 2 also follows unreadable files or folders, which the walker skips silently too.
-			if (code !== 0 && code !== 1 && !(code === 2 && !/regex parse error/.test(stderr))) {
-				finish(err(fileError("io_error", root, `${rg} exited with code ${code}: ${stderr.trim()}`)));
-				return;
-			}
-			trim();
-			finish(ok({ paths: kept, more }));
-		});
+	let kept: string[] = [];
+	let more = false;
+	const trim = () => {
+		kept.sort(comparePaths);
+		if (kept.length > keep) {
+			kept = kept.slice(0, keep);
+			more = true;
+		}
+	};
+	const run = await listPaths(rg, args, { cwd: root, signal }, (path) => {
+		if (glob && !glob.matches(path)) return;
+		if (after !== undefined && comparePaths(path, after) <= 0) return;
+		kept.push(path);
+		if (kept.length >= 2 * keep) trim();
 	});
+	if (!run.ok)
+		return err(run.why === "aborted" ? fileError("aborted", root) : fileError("io_error", root, run.message));
+	// Exit 2 also follows unreadable files or folders, which the walker skips silently too.
+	if (run.code !== 0 && run.code !== 1 && !(run.code === 2 && !/regex parse error/.test(run.stderr))) {
+		return err(fileError("io_error", root, `${rg} exited with code ${run.code}: ${run.stderr.trim()}`));
+	}
+	trim();
+	return ok({ paths: kept, more });
 }
 
 /**

@@ -1,6 +1,7 @@
 /**
- * Process helpers for NodeExecutionEnv: finding programs on PATH (the shell, rg, fd), and telling
- * whether any process of a group is still alive. Node-only.
+ * Process helpers for NodeExecutionEnv: finding programs on PATH (the shell, rg, fd), running rg
+ * or fd for the paths they list, and telling whether any process of a group is still alive.
+ * Node-only.
  */
 import { spawn } from "node:child_process";
 import { promises as fs, constants as fsConstants, readdirSync, readFileSync } from "node:fs";
@@ -49,6 +50,75 @@ export function reportsVersion(file: string, pattern: RegExp): Promise<boolean> 
 export function withoutHomeConfig(): NodeJS.ProcessEnv {
 	const none = "/nonexistent-toolsmith-home";
 	return { ...process.env, HOME: none, XDG_CONFIG_HOME: none };
+}
+
+/** How a run of `listPaths` ended: the program's exit code and the start of what it wrote on stderr. */
+export type ListedPaths =
+	| { readonly ok: true; readonly code: number | null; readonly stderr: string }
+	| {
+			readonly ok: false;
+			/** `aborted` once `signal` fired (the program is killed), `spawn` when it could not start. */
+			readonly why: "aborted" | "spawn";
+			readonly message: string;
+	  };
+
+/**
+ * Run `file` (rg, fd) with `args`, handing each NUL-terminated path it prints on stdout to
+ * `onPath` as text without a leading `./` (empty ones skipped). With the home config pointed away
+ * (`withoutHomeConfig`). Resolves when the program ends or `signal` fires; never rejects.
+ */
+export function listPaths(
+	file: string,
+	args: readonly string[],
+	options: { readonly cwd?: string; readonly signal: AbortSignal | undefined },
+	onPath: (path: string) => void,
+): Promise<ListedPaths> {
+	const { signal } = options;
+	if (signal?.aborted) return Promise.resolve({ ok: false, why: "aborted", message: "aborted" });
+	const env = withoutHomeConfig();
+	delete env.RIPGREP_CONFIG_PATH;
+	return new Promise((resolve) => {
+		const child = spawn(file, args, { cwd: options.cwd, stdio: ["ignore", "pipe", "pipe"], env });
+		let pending: Buffer = Buffer.alloc(0);
+		let stderr = "";
+		let done = false;
+		const finish = (result: ListedPaths) => {
+			if (done) return;
+			done = true;
+			signal?.removeEventListener("abort", onAbort);
+			child.kill();
+			resolve(result);
+		};
+		const onAbort = () => finish({ ok: false, why: "aborted", message: "aborted" });
+		signal?.addEventListener("abort", onAbort, { once: true });
+		const take = (bytes: Buffer) => {
+			let path = bytes.toString("utf8");
+			if (path.startsWith("./")) path = path.slice(2);
+			if (path !== "") onPath(path);
+		};
+		child.stdout.on("data", (chunk: Buffer) => {
+			if (done) return;
+			const data = pending.length > 0 ? Buffer.concat([pending, chunk]) : chunk;
+			let start = 0;
+			for (let nul = data.indexOf(0, start); nul >= 0; nul = data.indexOf(0, start)) {
+				take(data.subarray(start, nul));
+				start = nul + 1;
+			}
+			// A copy: the chunk's buffer may be reused.
+			pending = Buffer.from(data.subarray(start));
+		});
+		child.stderr.on("data", (chunk: Buffer) => {
+			if (stderr.length < 4096) stderr += chunk.toString("utf8");
+		});
+		child.on("error", (error) =>
+			finish({ ok: false, why: "spawn", message: `could not run ${file}: ${error.message}` }),
+		);
+		child.on("close", (code) => {
+			if (done) return;
+			if (pending.length > 0) take(pending);
+			finish({ ok: true, code, stderr });
+		});
+	});
 }
 
 let shellPromise: Promise<string> | undefined;
