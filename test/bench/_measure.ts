@@ -1,4 +1,5 @@
 /** Small measuring helpers shared by the benchmarks. Figures are printed as ratios measured in one run. */
+import { readFileSync, writeFileSync } from "node:fs";
 
 export interface Timing {
 	readonly medianMs: number;
@@ -55,4 +56,28 @@ export function finish(): void {
 	const failed = verdicts.filter((v) => !v.pass);
 	console.log(`\n${verdicts.length - failed.length} goals met, ${failed.length} missed`);
 	if (failed.length > 0) process.exitCode = 1;
+}
+
+/**
+ * Peak RSS of this process in bytes. Linux keeps `ru_maxrss` across fork and exec, so a child
+ * would report its parent's peak; `VmHWM` belongs to the process's own memory map, and writing 5
+ * to `clear_refs` (`resetPeak`) resets it to the current RSS.
+ */
+export function peakRss(): number {
+	try {
+		const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync("/proc/self/status", "utf8"));
+		if (match) return Number(match[1]) * 1024;
+	} catch {
+		// Not Linux.
+	}
+	return process.resourceUsage().maxRSS * 1024;
+}
+
+/** Reset `peakRss` to the current RSS (Linux; elsewhere `ru_maxrss` is all there is). */
+export function resetPeak(): void {
+	try {
+		writeFileSync("/proc/self/clear_refs", "5");
+	} catch {
+		// Not Linux: peakRss falls back to ru_maxrss.
+	}
 }

@@ -19,12 +19,12 @@
  * agent folder, so it never downloads them and never uses a copy of its own.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { promises as fs, readFileSync, writeFileSync } from "node:fs";
+import { promises as fs } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createFindTool, createGrepTool, createLsTool, type ToolContext, type ToolDefinition } from "toolsmith-sdk";
 import { NodeExecutionEnv } from "toolsmith-sdk/node";
-import { finish, report, reportValue } from "./_measure.js";
+import { finish, peakRss, report, reportValue, resetPeak } from "./_measure.js";
 import { importPeer } from "./_peer.js";
 
 interface PeerTool {
@@ -246,25 +246,6 @@ function textOf(result: unknown): string {
 interface ChildReport {
 	readonly rssBeforeMB: number;
 	readonly peakRssMB: number;
-}
-
-/** See tools.bench.ts: `VmHWM` is this process's own peak, and writing 5 to `clear_refs` resets it. */
-function resetPeak(): void {
-	try {
-		writeFileSync("/proc/self/clear_refs", "5");
-	} catch {
-		// Not Linux: ru_maxrss below.
-	}
-}
-
-function peakRss(): number {
-	try {
-		const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync("/proc/self/status", "utf8"));
-		if (match) return Number(match[1]) * 1024;
-	} catch {
-		// Not Linux.
-	}
-	return process.resourceUsage().maxRSS * 1024;
 }
 
 function caseRun(kind: string, root: string, wide: string): Run {

@@ -9,7 +9,7 @@
  * loaded by Node as a user's process loads them, in the parent and in the children alike.
  */
 import { spawnSync } from "node:child_process";
-import { createWriteStream, promises as fs, readFileSync, writeFileSync } from "node:fs";
+import { createWriteStream, promises as fs } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
@@ -21,7 +21,7 @@ import {
 	type ToolDefinition,
 } from "toolsmith-sdk";
 import { NodeExecutionEnv } from "toolsmith-sdk/node";
-import { finish, report, reportValue, time } from "./_measure.js";
+import { finish, peakRss, report, reportValue, resetPeak, time } from "./_measure.js";
 import { importPeer } from "./_peer.js";
 
 interface PeerTool {
@@ -79,29 +79,6 @@ interface ChildReport {
 	readonly ms: number;
 	readonly rssBeforeMB: number;
 	readonly peakRssMB: number;
-}
-
-/**
- * Peak RSS of this process in bytes. Linux keeps `ru_maxrss` across fork and exec, so a child
- * would report its parent's peak; `VmHWM` belongs to the process's own memory map, and writing 5
- * to `clear_refs` resets it to the current RSS.
- */
-function resetPeak(): void {
-	try {
-		writeFileSync("/proc/self/clear_refs", "5");
-	} catch {
-		// Not Linux: fall back to ru_maxrss below.
-	}
-}
-
-function peakRss(): number {
-	try {
-		const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync("/proc/self/status", "utf8"));
-		if (match) return Number(match[1]) * 1024;
-	} catch {
-		// Not Linux.
-	}
-	return process.resourceUsage().maxRSS * 1024;
 }
 
 async function child(kind: string, side: "ours" | "peer", dir: string): Promise<void> {
