@@ -22,12 +22,11 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ToolCall } from "../../../src/contract/content.js";
 import { NodeExecutionEnv } from "../../../src/env/node.js";
-import { executeToolCalls } from "../../../src/exec/execute.js";
 import type { ExtensionDiagnostic } from "../../../src/extensions/api.js";
 import { type LoadExtensionsResult, loadExtensions } from "../../../src/extensions/node-loader.js";
 import { peersDir } from "../../bench/_peer.js";
+import { runTool } from "./_run-tool.js";
 
 const examples = join(peersDir, "node_modules", "@mariozechner", "pi-coding-agent", "examples", "extensions");
 const peersInstalled = ["ssh.ts", "sandbox/index.ts", "bash-spawn-hook.ts"].every((file) =>
@@ -48,15 +47,7 @@ function world(prefix: string) {
 }
 
 /** Run one tool call through the executor. */
-async function run(loaded: LoadExtensionsResult, name: string, args: unknown) {
-	const toolCall: ToolCall = { type: "toolCall", id: `call-${name}`, name, arguments: args };
-	const batch = await executeToolCalls([toolCall], loaded.registry.executorConfig());
-	const result = batch.results[0];
-	return {
-		isError: result?.isError,
-		text: result?.content.map((block) => (block.type === "text" ? block.text : "")).join(""),
-	};
-}
+const run = runTool;
 
 /** Diagnostics as `[severity, code, message fragment]`, for exact comparison. */
 function summary(diagnostics: readonly ExtensionDiagnostic[]) {

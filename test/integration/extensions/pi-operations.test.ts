@@ -8,10 +8,9 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync,
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ToolCall } from "../../../src/contract/content.js";
 import { NodeExecutionEnv } from "../../../src/env/node.js";
-import { executeToolCalls } from "../../../src/exec/execute.js";
 import { type LoadExtensionsResult, loadExtensions } from "../../../src/extensions/node-loader.js";
+import { runTool } from "./_run-tool.js";
 
 const remoteExtension = `
 import { spawn } from "node:child_process";
@@ -112,15 +111,7 @@ describe("compat factories honor operations and spawnHook", () => {
 		rmSync(root, { recursive: true, force: true });
 	});
 
-	async function run(name: string, args: unknown) {
-		const toolCall: ToolCall = { type: "toolCall", id: `call-${name}`, name, arguments: args };
-		const batch = await executeToolCalls([toolCall], loaded.registry.executorConfig());
-		const result = batch.results[0];
-		return {
-			isError: result?.isError,
-			text: result?.content.map((block) => (block.type === "text" ? block.text : "")).join(""),
-		};
-	}
+	const run = (name: string, args: unknown) => runTool(loaded, name, args);
 	const calls = () => (globalThis as { __opsCalls?: string[] }).__opsCalls ?? [];
 
 	it("loads without diagnostics", () => {

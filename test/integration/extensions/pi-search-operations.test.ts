@@ -11,11 +11,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ToolCall } from "../../../src/contract/content.js";
 import { NodeExecutionEnv } from "../../../src/env/node.js";
-import { executeToolCalls } from "../../../src/exec/execute.js";
 import { type LoadExtensionsResult, loadExtensions } from "../../../src/extensions/node-loader.js";
 import { importPeer } from "../../bench/_peer.js";
+import { runTool } from "./_run-tool.js";
 
 /** Operations over the folder `remote`, for paths named under `local`; every call is counted. */
 const opsModule = `
@@ -121,15 +120,7 @@ describe("compat ls, find and grep honor operations", () => {
 		rmSync(root, { recursive: true, force: true });
 	});
 
-	async function run(name: string, args: unknown) {
-		const toolCall: ToolCall = { type: "toolCall", id: `call-${name}`, name, arguments: args };
-		const batch = await executeToolCalls([toolCall], loaded.registry.executorConfig());
-		const result = batch.results[0];
-		return {
-			isError: result?.isError,
-			text: result?.content.map((block) => (block.type === "text" ? block.text : "")).join(""),
-		};
-	}
+	const run = (name: string, args: unknown) => runTool(loaded, name, args);
 	const calls = () => (globalThis as { __searchOpsCalls?: string[] }).__searchOpsCalls ?? [];
 
 	it("loads, telling the extension once that grep lists folders locally", () => {

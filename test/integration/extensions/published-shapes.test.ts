@@ -9,8 +9,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { NodeExecutionEnv } from "../../../src/env/node.js";
-import { executeToolCalls } from "../../../src/exec/execute.js";
 import { loadExtensions } from "../../../src/extensions/node-loader.js";
+import { runTool } from "./_run-tool.js";
 
 const extension = `
 import Value, { Check } from "typebox/value";
@@ -62,11 +62,7 @@ describe("extensions shaped as published pi packages", () => {
 		});
 		expect(loaded.diagnostics).toEqual([]);
 		expect(await loaded.runtime.emit({ type: "session_start", reason: "startup" })).toEqual([]);
-		const batch = await executeToolCalls(
-			[{ type: "toolCall", id: "1", name: "shapes", arguments: { n: 1 } }],
-			loaded.registry.executorConfig(),
-		);
-		const text = batch.results[0]?.content.map((b) => (b.type === "text" ? b.text : "")).join("");
+		const { text } = await runTool(loaded, "shapes", { n: 1 });
 		expect(JSON.parse(text ?? "{}")).toEqual({
 			extra: 42,
 			checks: [true, false, true, true, true, true],
@@ -121,11 +117,7 @@ export default function (pi: ExtensionAPI) {
 		]);
 		expect(warnings.every((d) => d.path === join(root, "tui.ts") && d.severity === "warning")).toBe(true);
 		expect(loaded.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
-		const batch = await executeToolCalls(
-			[{ type: "toolCall", id: "1", name: "tui", arguments: {} }],
-			loaded.registry.executorConfig(),
-		);
-		const text = batch.results[0]?.content.map((b) => (b.type === "text" ? b.text : "")).join("");
+		const { text } = await runTool(loaded, "tui", {});
 		expect(JSON.parse(text ?? "{}")).toEqual({
 			lines: ["", "  **bold**", "  words", "  wrapped here", "  a very long…", "  t", "  ────────────", ""],
 			keys: ["enter", "ctrl+c", true, true, false, "escape"],
