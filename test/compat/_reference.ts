@@ -1,0 +1,106 @@
+/**
+ * The reference releases `npm run compat:setup` installed under test/compat/.cache, and loading
+ * extensions with one of them in a child process (under Node 22 when the release needs it).
+ */
+
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import semver from "semver";
+
+const here = dirname(fileURLToPath(import.meta.url));
+export const cacheDir = join(here, ".cache");
+export const node22 = join(cacheDir, "node22", "node_modules", ".bin", "node");
+
+/** One installed release: `@scope/pi-coding-agent@version`, its package folder and its `engines.node`. */
+export interface Release {
+	readonly scope: "@mariozechner" | "@earendil-works";
+	readonly version: string;
+	readonly dir: string;
+	readonly nodeRange: string | undefined;
+}
+
+/** The releases installed in the cache, oldest first. */
+export function installedReleases(): Release[] {
+	const root = join(cacheDir, "releases");
+	if (!existsSync(root)) return [];
+	const out: Release[] = [];
+	for (const folder of readdirSync(root)) {
+		const match = /^(@mariozechner|@earendil-works)\+pi-coding-agent@(.+)$/.exec(folder);
+		if (!match) continue;
+		const scope = match[1] as Release["scope"];
+		const dir = join(root, folder, "node_modules", scope, "pi-coding-agent");
+		const manifest = join(dir, "package.json");
+		if (!existsSync(manifest)) continue;
+		const pkg = JSON.parse(readFileSync(manifest, "utf8")) as { engines?: { node?: string } };
+		out.push({ scope, version: match[2] as string, dir, nodeRange: pkg.engines?.node });
+	}
+	return out.sort((a, b) => semver.compare(a.version, b.version));
+}
+
+/** The release `@scope/pi-coding-agent@version`, when installed. */
+export function findRelease(scope: Release["scope"], version: string): Release | undefined {
+	return installedReleases().find((release) => release.scope === scope && release.version === version);
+}
+
+/** The Node that can run `release`: this one when its `engines.node` allows it, else Node 22 from the cache. */
+export function nodeFor(release: Release): string {
+	if (!release.nodeRange || semver.satisfies(process.versions.node, release.nodeRange)) return process.execPath;
+	return node22;
+}
+
+/** What the reference's loader registered: the tools and commands of each extension, and its load errors. */
+export interface ReferenceLoad {
+	readonly extensions: { readonly path: string; readonly tools: string[]; readonly commands: string[] }[];
+	readonly errors: { readonly path: string; readonly error: string }[];
+}
+
+/**
+ * Load `paths` (working in `cwd`) with `release`'s `discoverAndLoadExtensions`, in a child process
+ * with an empty agent folder. Rejects when the loader could not run or did not answer in time.
+ */
+export async function referenceLoad(
+	release: Release,
+	paths: readonly string[],
+	cwd: string,
+	timeoutMs = 120_000,
+): Promise<ReferenceLoad> {
+	const work = mkdtempSync(join(tmpdir(), "toolsmith-reference-"));
+	const resultFile = join(work, "result.json");
+	try {
+		const node = nodeFor(release);
+		const script = join(here, "_reference-load.mjs");
+		const output = await new Promise<string>((resolve, reject) => {
+			const child = spawn(node, [script, release.dir, resultFile, cwd, ...paths], {
+				cwd,
+				env: { ...process.env, HOME: work },
+				stdio: ["ignore", "pipe", "pipe"],
+			});
+			let stderr = "";
+			child.stderr.on("data", (chunk: Buffer) => {
+				stderr = (stderr + chunk.toString()).slice(-4000);
+			});
+			child.stdout.resume();
+			const timer = setTimeout(() => {
+				child.kill("SIGKILL");
+				reject(new Error(`the reference loader did not answer within ${timeoutMs} ms`));
+			}, timeoutMs);
+			child.on("error", (error) => {
+				clearTimeout(timer);
+				reject(error);
+			});
+			child.on("close", (code) => {
+				clearTimeout(timer);
+				if (!existsSync(resultFile)) reject(new Error(`the reference loader exited ${code}: ${stderr.trim()}`));
+				else resolve(readFileSync(resultFile, "utf8"));
+			});
+		});
+		const parsed = JSON.parse(output) as ReferenceLoad | { failed: string };
+		if ("failed" in parsed) throw new Error(parsed.failed);
+		return parsed;
+	} finally {
+		rmSync(work, { recursive: true, force: true });
+	}
+}
