@@ -205,10 +205,15 @@ export function createExtensionAPI(instance: Instance, scope: ApiScope): Extensi
 			if (instance.state === "active") registry.unregister(name, { kind: "extension", path });
 		},
 		on(event, handler) {
-			if (late("on")) return;
-			if (typeof handler !== "function") return;
+			if (late("on")) return () => {};
+			if (typeof handler !== "function") return () => {};
 			const list = instance.handlers.get(event) ?? [];
-			list.push(handler as unknown as ExtensionHandler<keyof ExtensionEventMap>);
+			// One entry per call, so removing it (the function \`on\` returns, as in pi 1.x) removes
+			// this registration only, even when the same handler was registered twice.
+			const registered = ((...args: Parameters<typeof handler>) => handler(...args)) as unknown as ExtensionHandler<
+				keyof ExtensionEventMap
+			>;
+			list.push(registered);
 			instance.handlers.set(event, list);
 			if (!EMITTED_EVENTS.has(event)) {
 				reportOnce(`event:${event}`, {
@@ -218,9 +223,20 @@ export function createExtensionAPI(instance: Instance, scope: ApiScope): Extensi
 					path,
 				});
 			}
-			if (instance.state === "active" && (event === "tool_call" || event === "tool_result")) {
-				registry.setHandlers(path, sourceHandlers(instance));
-			}
+			const sync = (): void => {
+				if (instance.state === "active" && (event === "tool_call" || event === "tool_result")) {
+					registry.setHandlers(path, sourceHandlers(instance));
+				}
+			};
+			sync();
+			return () => {
+				const handlers = instance.handlers.get(event);
+				const index = handlers?.indexOf(registered) ?? -1;
+				if (!handlers || index < 0) return;
+				handlers.splice(index, 1);
+				if (handlers.length === 0) instance.handlers.delete(event);
+				sync();
+			};
 		},
 		events: {
 			emit: (channel, data) => bus.emit(channel, data),

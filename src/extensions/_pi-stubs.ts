@@ -19,6 +19,16 @@ export const UNSUPPORTED_API_MEMBERS: Readonly<Record<string, () => unknown>> = 
 	setModel: () => Promise.resolve(false),
 	getThinkingLevel: () => "off",
 	setThinkingLevel: () => undefined,
+	// Added in pi 1.x.
+	registerMarkdownTransformer: () => undefined,
+	registerEntryRenderer: () => undefined,
+	registerToolRenderer: () => undefined,
+	registerMcpServer: () => undefined,
+	unregisterMcpServer: () => undefined,
+	getMcpServers: () => [],
+	registerVirtualModel: () => undefined,
+	unregisterVirtualModel: () => undefined,
+	getSettings: () => Object.freeze({}),
 });
 
 /** Events the reference emits that toolsmith never does (no sessions, models or input loop). */

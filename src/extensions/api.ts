@@ -273,8 +273,11 @@ export interface ExtensionAPI {
 	): void;
 	/** Remove a tool this extension registered. Unknown names are ignored. */
 	unregisterTool(name: string): void;
-	/** Listen to an event. Handlers of every extension run in load order. */
-	on<E extends ExtensionEventName>(event: E, handler: ExtensionHandler<E>): void;
+	/**
+	 * Listen to an event. Handlers of every extension run in load order. Returns a function that
+	 * removes this handler again (as pi 1.x's `on` does).
+	 */
+	on<E extends ExtensionEventName>(event: E, handler: ExtensionHandler<E>): () => void;
 	/** The bus shared by all extensions of this runtime. */
 	readonly events: EventBus;
 	/**

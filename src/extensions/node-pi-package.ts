@@ -86,7 +86,8 @@ export interface PiToolDefinition {
 /** The part of pi's extension API a toolsmith extension is served through. */
 export interface PiExtensionAPI {
 	registerTool(tool: PiToolDefinition): void;
-	on(event: string, handler: (event: never, ctx: PiContext) => unknown): void;
+	/** pi 1.x returns a function that removes the handler; earlier releases return nothing. */
+	on(event: string, handler: (event: never, ctx: PiContext) => unknown): unknown;
 	registerCommand(
 		name: string,
 		options: { description?: string; handler: (args: string, ctx: PiContext) => unknown },
@@ -265,7 +266,9 @@ export function toPiExtension(
 				pi.setActiveTools(pi.getActiveTools().filter((active) => active !== name));
 			},
 			on(event, handler) {
-				pi.on(event, (payload: never, ctx) => handler(payload, contextFrom(ctx, path)));
+				const off = pi.on(event, (payload: never, ctx) => handler(payload, contextFrom(ctx, path)));
+				// A release whose `on` returns nothing cannot remove a handler: the function does nothing there.
+				return typeof off === "function" ? () => void (off as () => unknown)() : () => {};
 			},
 			events: pi.events,
 			exec: (command, args, execOptions) => pi.exec(command, [...args], execOptions ? { ...execOptions } : undefined),

@@ -192,6 +192,8 @@ export function createExtensionRuntime(options: ExtensionRuntimeOptions): Extens
 			env,
 			cwd,
 			hasUI: false,
+			// pi 1.x's run mode: toolsmith runs without a terminal UI, as pi's print mode does.
+			mode: "print",
 			ui,
 			extension: { path: path ?? "builtin" },
 			signal,

@@ -5,6 +5,7 @@
 
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
+import { parse as parseYaml } from "yaml";
 import { describeValue } from "../../contract/errors.js";
 import type { RenderComponent } from "../../contract/render.js";
 import { err } from "../../contract/result.js";
@@ -370,3 +371,112 @@ function plainStyles(): Readonly<Record<string, unknown>> {
 export const getMarkdownTheme = (): Readonly<Record<string, unknown>> => plainStyles();
 export const getSelectListTheme = (): Readonly<Record<string, unknown>> => plainStyles();
 export const getSettingsListTheme = (): Readonly<Record<string, unknown>> => plainStyles();
+
+/** What `parseFrontmatter` returns: the YAML block's value (`{}` without one) and the text after it. */
+export interface ParsedFrontmatter<T> {
+	readonly frontmatter: T;
+	readonly body: string;
+}
+
+/** The YAML block and the body of `content` (line endings made `\n`), or undefined when it has no block. */
+function splitFrontmatter(content: string): { yaml: string; body: string } | undefined {
+	const text = content.replace(/\r\n?/g, "\n");
+	if (!text.startsWith("---")) return undefined;
+	const end = text.indexOf("\n---", 3);
+	if (end < 0) return undefined;
+	return { yaml: text.slice(4, end), body: text.slice(end + 4).trim() };
+}
+
+/**
+ * pi's `parseFrontmatter(content)`: a leading `---` … `---` block parsed as YAML (a YAML error
+ * throws, as in pi), and the rest, trimmed. Without a block the front matter is `{}` and the body
+ * the whole text. Line endings become `\n`.
+ */
+export function parseFrontmatter<T = Record<string, unknown>>(content: string): ParsedFrontmatter<T> {
+	const parts = splitFrontmatter(content);
+	if (!parts) return { frontmatter: {} as T, body: content.replace(/\r\n?/g, "\n") };
+	const value: unknown = parseYaml(parts.yaml);
+	return { frontmatter: (value ?? {}) as T, body: parts.body };
+}
+
+/** pi's `stripFrontmatter(content)`: the body `parseFrontmatter` gives. */
+export function stripFrontmatter(content: string): string {
+	return parseFrontmatter(content).body;
+}
+
+/** Languages by file extension, as pi names them for its highlighter. */
+const LANGUAGES: Readonly<Record<string, string>> = {
+	ts: "typescript",
+	tsx: "typescript",
+	js: "javascript",
+	jsx: "javascript",
+	mjs: "javascript",
+	cjs: "javascript",
+	py: "python",
+	rb: "ruby",
+	go: "go",
+	rs: "rust",
+	java: "java",
+	kt: "kotlin",
+	c: "c",
+	h: "c",
+	cpp: "cpp",
+	cc: "cpp",
+	hpp: "cpp",
+	cs: "csharp",
+	php: "php",
+	swift: "swift",
+	sh: "bash",
+	bash: "bash",
+	zsh: "bash",
+	fish: "fish",
+	ps1: "powershell",
+	json: "json",
+	yaml: "yaml",
+	yml: "yaml",
+	toml: "toml",
+	xml: "xml",
+	html: "html",
+	htm: "html",
+	css: "css",
+	scss: "scss",
+	less: "less",
+	md: "markdown",
+	markdown: "markdown",
+	sql: "sql",
+	lua: "lua",
+	r: "r",
+	scala: "scala",
+	dart: "dart",
+	ex: "elixir",
+	exs: "elixir",
+	erl: "erlang",
+	hs: "haskell",
+	ml: "ocaml",
+	clj: "clojure",
+	vim: "vim",
+	dockerfile: "dockerfile",
+	graphql: "graphql",
+	proto: "protobuf",
+	tf: "hcl",
+	nix: "nix",
+	groovy: "groovy",
+	gradle: "groovy",
+	cmake: "cmake",
+};
+
+/** pi's `getLanguageFromPath(path)`: the highlighter's language for the file's extension, if it has one. */
+export function getLanguageFromPath(filePath: string): string | undefined {
+	const name = String(filePath).split(/[\\/]/).pop() ?? "";
+	const dot = name.lastIndexOf(".");
+	if (dot <= 0) return undefined;
+	return LANGUAGES[name.slice(dot + 1).toLowerCase()];
+}
+
+/** pi's `highlightCode(code, lang)`: the code's lines, plain (a headless host draws no colors). */
+export function highlightCode(code: string, _lang?: string): string[] {
+	return String(code).split("\n");
+}
+
+/** pi 1.x's narrowing helper for its `powershell` tool's results. */
+export const isPowerShellToolResult = (event: NamedEvent): boolean => event.toolName === "powershell";

@@ -229,3 +229,91 @@ export function matchesKey(data: string, keyId: string): boolean {
 	if (ctrl) return data === String.fromCharCode((ctrl[1] as string).charCodeAt(0) - 96);
 	return keyId.length === 1 && data === keyId;
 }
+
+/** An image's size in pixels, as pi-tui measures it. */
+export interface ImageDimensions {
+	readonly widthPx: number;
+	readonly heightPx: number;
+}
+
+/** pi-tui's text for an image a terminal cannot show: `[Image: name [type] WxH]`. */
+export function imageFallback(mimeType: string, dimensions?: ImageDimensions, filename?: string): string {
+	const parts = [filename, `[${mimeType}]`, dimensions ? `${dimensions.widthPx}x${dimensions.heightPx}` : undefined];
+	return `[Image: ${parts.filter((part) => part !== undefined && part !== "").join(" ")}]`;
+}
+
+/** An image, drawn as pi-tui draws it where the terminal cannot show images: one line of text. */
+export class Image implements RenderComponent {
+	constructor(
+		_base64Data: string,
+		private readonly mimeType: string,
+		private readonly theme?: { fallbackColor?: (text: string) => string },
+		private readonly options: { filename?: string } = {},
+		private readonly dimensions?: ImageDimensions,
+	) {}
+
+	getImageId(): number | undefined {
+		return undefined;
+	}
+
+	invalidate(): void {}
+
+	render(width: number): string[] {
+		const text = truncateToWidth(
+			imageFallback(this.mimeType, this.dimensions, this.options.filename),
+			Math.max(1, width),
+		);
+		const color = this.theme?.fallbackColor;
+		return [typeof color === "function" ? color(text) : text];
+	}
+}
+
+/** How well `query` matches `text`: `matches` when its characters appear in order; lower `score` is better. */
+export interface FuzzyMatch {
+	readonly matches: boolean;
+	readonly score: number;
+}
+
+/**
+ * pi-tui's `fuzzyMatch(query, text)`, case-insensitive. Consecutive characters, word starts and an
+ * early first match lower the score (the numbers are toolsmith's own; only their order matters).
+ */
+export function fuzzyMatch(query: string, text: string): FuzzyMatch {
+	const q = query.toLowerCase();
+	const t = text.toLowerCase();
+	if (q === "") return { matches: true, score: 0 };
+	let score = 0;
+	let from = 0;
+	let previous = -2;
+	for (const char of q) {
+		const at = t.indexOf(char, from);
+		if (at < 0) return { matches: false, score: 0 };
+		score -= 1;
+		if (at === previous + 1) score -= 5;
+		if (at === 0 || /[\s\-_/.]/.test(t.charAt(at - 1))) score -= 3;
+		score += (at - from) * 0.1;
+		previous = at;
+		from = at + 1;
+	}
+	if (t === q) score -= 100;
+	else if (t.startsWith(q)) score -= 20;
+	return { matches: true, score };
+}
+
+/** pi-tui's `fuzzyFilter(items, query, getText)`: the items every whitespace- or slash-separated token matches, best first. */
+export function fuzzyFilter<T>(items: readonly T[], query: string, getText: (item: T) => string): T[] {
+	const tokens = query.split(/[\s/]+/).filter((token) => token !== "");
+	if (tokens.length === 0) return [...items];
+	const scored: { item: T; score: number; index: number }[] = [];
+	items.forEach((item, index) => {
+		const text = getText(item);
+		let score = 0;
+		for (const token of tokens) {
+			const match = fuzzyMatch(token, text);
+			if (!match.matches) return;
+			score += match.score;
+		}
+		scored.push({ item, score, index });
+	});
+	return scored.sort((a, b) => a.score - b.score || a.index - b.index).map((entry) => entry.item);
+}

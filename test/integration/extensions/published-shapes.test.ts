@@ -84,7 +84,7 @@ describe("extensions shaped as published pi packages", () => {
 			join(root, "tui.ts"),
 			`import { Box, Markdown, Key, matchesKey, parseKey, TruncatedText, Text, SelectList } from "@mariozechner/pi-tui";
 import type { Component } from "@mariozechner/pi-tui";
-import { DynamicBorder, getMarkdownTheme, keyHint, parseFrontmatter, type ExtensionAPI } from "@mariozechner/pi-coding-agent";
+import { BorderedLoader, DynamicBorder, getMarkdownTheme, keyHint, type ExtensionAPI } from "@mariozechner/pi-coding-agent";
 export { CancellableLoader } from "@mariozechner/pi-tui";
 export default function (pi: ExtensionAPI) {
 	pi.registerTool({
@@ -98,7 +98,7 @@ export default function (pi: ExtensionAPI) {
 			box.addChild(new DynamicBorder());
 			const styled = [getMarkdownTheme().heading("H"), keyHint("app.interrupt", "to stop")];
 			const keys = [Key.enter, Key.ctrl("c"), matchesKey("\\r", Key.enter), matchesKey("\\x03", Key.ctrl("c")), matchesKey("x", Key.enter), parseKey("\\x1b")];
-			const missing = [typeof SelectList, typeof parseFrontmatter];
+			const missing = [typeof SelectList, typeof BorderedLoader];
 			return { content: [{ type: "text", text: JSON.stringify({ lines: box.render(16), keys, missing, styled }) }], details: {} };
 		},
 	});
@@ -112,7 +112,7 @@ export default function (pi: ExtensionAPI) {
 		const warnings = loaded.diagnostics.filter((d) => d.code === "W_UNSUPPORTED_API");
 		expect(warnings.map((d) => /imports `(\w+)` from (\S+),/.exec(d.message)?.slice(1))).toEqual([
 			["SelectList", "@mariozechner/pi-tui"],
-			["parseFrontmatter", "@mariozechner/pi-coding-agent"],
+			["BorderedLoader", "@mariozechner/pi-coding-agent"],
 			["CancellableLoader", "@mariozechner/pi-tui"],
 		]);
 		expect(warnings.every((d) => d.path === join(root, "tui.ts") && d.severity === "warning")).toBe(true);
