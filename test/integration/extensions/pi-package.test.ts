@@ -117,4 +117,18 @@ describe("toPiExtension", () => {
 		expect(kept).toEqual({ calls: 0 });
 		expect(active()).toEqual([]);
 	});
+
+	it("on() hands back pi 1.x's remover, and a harmless one where pi's on() returns nothing", async () => {
+		const { pi } = fakePi();
+		const removed: string[] = [];
+		const offs: (() => void)[] = [];
+		const extension = toPiExtension((api) => {
+			offs.push(api.on("session_start", () => {}));
+		});
+		await extension({ ...pi, on: (event) => () => void removed.push(event) });
+		await extension(pi);
+		for (const off of offs) off();
+		expect(removed).toEqual(["session_start"]);
+		expect(offs.map((off) => typeof off)).toEqual(["function", "function"]);
+	});
 });
