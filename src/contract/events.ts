@@ -3,7 +3,7 @@ import type { AgentToolResult } from "./tool.js";
 
 /**
  * A call is starting: emitted in source order, before preparation. A call rejected during
- * preparation still gets its `_end` event, in source order like every other end event.
+ * preparation still gets its `_end` event, right after this one.
  */
 export interface ToolExecutionStartEvent {
 	readonly type: "tool_execution_start";
@@ -21,7 +21,10 @@ export interface ToolExecutionUpdateEvent {
 	readonly partialResult: AgentToolResult<unknown>;
 }
 
-/** The final result of a call, after `afterToolCall`. */
+/**
+ * The final result of a call, after `afterToolCall`: emitted as the call ends, so in a parallel
+ * batch in the order the calls finish (not source order).
+ */
 export interface ToolExecutionEndEvent {
 	readonly type: "tool_execution_end";
 	readonly toolCallId: string;

@@ -39,6 +39,8 @@ class Call implements ResultFields {
 	isError = false;
 	/** When the call ended (its end event): the message's timestamp. */
 	finishedAt = 0;
+	/** Parallel mode: settles once the started call has ended (after hook and end event done); never rejects. */
+	ending: Promise<void> | undefined = undefined;
 
 	constructor(
 		readonly call: ToolCall,
@@ -146,6 +148,29 @@ class Slots {
 		if (wake) wake();
 		else this.free++;
 	}
+}
+
+/**
+ * One reading of the clock shared by the calls that end in the same run of microtasks: a reading
+ * costs as much as the rest of a cheap call (on the built package, medians of seven runs: 1.09× a
+ * hand-written loop sharing it, 1.39× reading it per call; `npm run bench exec`). A reading expires
+ * once the microtasks queued before it have run, so a call that shares one had settled before it
+ * was taken. Used only where nothing observes the ends (no listener, no hook).
+ */
+let sharedNow = 0;
+/** Expiry is a reaction to a settled promise: `queueMicrotask` cost a cheap batch 10% more (it wraps its callback). */
+const SETTLED = Promise.resolve();
+
+function expireSharedNow(): void {
+	sharedNow = 0;
+}
+
+function sharedClock(): number {
+	if (sharedNow === 0) {
+		sharedNow = Date.now();
+		void SETTLED.then(expireSharedNow);
+	}
+	return sharedNow;
 }
 
 const ABORTED_TEXT = "Aborted: the batch was cancelled before this tool call ran.";
@@ -302,10 +327,11 @@ const ignoreUpdate: AgentToolUpdateCallback<unknown> = () => {};
  * Starts one prepared call and records its outcome as soon as it settles (`c.running` says when),
  * so a batch of cheap tools is all recorded by the time the collector awaits the first one. The
  * handlers are attached at once: no rejection goes unhandled while earlier calls are awaited.
+ * `settled` (parallel batches) runs right after the outcome is recorded: the call's end.
  * (Keeping the outcome in the promise and awaiting each call in turn instead measured 1.53–1.60× a
  * hand-written loop on the built package, goal 1.25×: `npm run bench exec`.)
  */
-function launch(batch: Batch, c: Call): void {
+function launch(batch: Batch, c: Call, settled?: (c: Call) => void): void {
 	const emit = batch.emit;
 	c.started = true;
 	// Updates after the tool settled are ignored: the end event has the final word.
@@ -324,10 +350,21 @@ function launch(batch: Batch, c: Call): void {
 		c.fail(thrownMessage(error), "E_TOOL_FAILED");
 		return;
 	}
-	c.running = promise.then(
-		(value) => recordSafely(c, value),
-		(reason) => c.fail(thrownMessage(reason), "E_TOOL_FAILED"),
-	);
+	c.running = settled
+		? promise.then(
+				(value) => {
+					recordSafely(c, value);
+					settled(c);
+				},
+				(reason) => {
+					c.fail(thrownMessage(reason), "E_TOOL_FAILED");
+					settled(c);
+				},
+			)
+		: promise.then(
+				(value) => recordSafely(c, value),
+				(reason) => c.fail(thrownMessage(reason), "E_TOOL_FAILED"),
+			);
 }
 
 /**
@@ -456,13 +493,36 @@ async function runSequential(batch: Batch, calls: readonly Call[]): Promise<void
 }
 
 /**
- * Parallel: calls are launched in source order, each as soon as it is prepared; then the calls are
- * walked in source order, so `afterToolCall` and the end events run in source order and a call's
- * end goes out once it and every earlier call are done.
+ * Parallel: calls are started and launched in source order, each as soon as it is prepared, and each
+ * call ends (`afterToolCall`, then its end event) as soon as it settles: a call rejected before it
+ * ran ends right after its start, and a fast call is reported before a slow one that came before it.
+ * `afterToolCall` hooks run one after another, in the order the calls settle. The results are
+ * collected in source order once every call has ended.
  */
 async function runParallel(batch: Batch, calls: readonly Call[]): Promise<void> {
 	let skipping = false;
-	/** Emits the start and prepares the call; false when it already ended (aborted, skipped, invalid). */
+	const afterHook = typeof batch.config.afterToolCall === "function";
+	const hooked = typeof batch.config.beforeToolCall === "function";
+	// More calls than the limit: each call holds a slot from its start until its tool settled.
+	const slots = calls.length > batch.limit ? new Slots(batch.limit, batch.signal) : undefined;
+	// Without a listener or an after hook nobody sees the ends: an ending call only needs its timestamp.
+	const watched = afterHook || batch.emit !== undefined;
+	/** Ends a call whose tool settled, or that did not run (aborted, skipped, invalid, blocked). */
+	const end = (c: Call): void => emitEnd(batch, c, watched ? Date.now() : sharedClock());
+	// After hooks, one at a time in the order the calls settle; never rejects (`after` does not).
+	let afterChain: Promise<void> | undefined;
+	const finish = async (c: Call): Promise<void> => {
+		await after(batch, c);
+		end(c);
+	};
+	/** Called as a started call's tool settles: its end, or its turn in the after-hook queue. */
+	const settled = afterHook
+		? (c: Call): void => {
+				const previous = afterChain;
+				c.ending = afterChain = previous ? previous.then(() => finish(c)) : finish(c);
+			}
+		: end;
+	/** Emits the start and prepares the call; false (and the call has ended) when it cannot run. */
 	const start = (c: Call): boolean => {
 		emitStart(batch, c);
 		if (batch.signal?.aborted) c.fail(ABORTED_TEXT, "E_ABORTED");
@@ -471,14 +531,18 @@ async function runParallel(batch: Batch, calls: readonly Call[]): Promise<void> 
 			if (skipping) c.fail(SKIPPED_TEXT, "E_SKIPPED");
 			else prepare(batch, c);
 		}
-		return !c.done;
+		if (!c.done) return true;
+		end(c);
+		return false;
 	};
-	const hooked = typeof batch.config.beforeToolCall === "function";
-	// More calls than the limit: each call holds a slot from its start until its tool settled.
-	const slots = calls.length > batch.limit ? new Slots(batch.limit, batch.signal) : undefined;
+	/** Launches a prepared call; it ends as its tool settles (at once when `execute` threw synchronously). */
+	const run = (c: Call): void => {
+		launch(batch, c, settled);
+		if (!c.running) settled(c);
+	};
 	let launched: Promise<void>[] | undefined;
 	if (!hooked && !slots) {
-		for (const c of calls) if (start(c)) launch(batch, c);
+		for (const c of calls) if (start(c)) run(c);
 	} else {
 		// Hooks run one after another in source order (they may ask a person); each call launches as
 		// soon as its hook lets it through (and a slot is free), and the collector below waits for the launch.
@@ -491,7 +555,8 @@ async function runParallel(batch: Batch, calls: readonly Call[]): Promise<void> 
 				if (start(c)) {
 					if (hooked) await before(batch, c);
 					if (!c.done && batch.signal?.aborted) c.fail(ABORTED_TEXT, "E_ABORTED");
-					if (!c.done) launch(batch, c);
+					if (c.done) end(c);
+					else run(c);
 				}
 				if (release) {
 					if (c.running) void c.running.then(release);
@@ -501,23 +566,13 @@ async function runParallel(batch: Batch, calls: readonly Call[]): Promise<void> 
 			return chain;
 		});
 	}
-	const afterHook = typeof batch.config.afterToolCall === "function";
-	const watched = launched !== undefined || afterHook || batch.emit !== undefined;
-	// Calls that end together, with no hook, listener or wait between them, share one reading of the
-	// clock: a reading costs as much as the rest of a cheap call (on the built package, medians of seven
-	// runs: 1.09× a hand-written loop sharing it, 1.39× reading it per call; `npm run bench exec`).
-	let now = 0;
+	// Every call has ended once its launch, its tool and its after hook settled; the order of the awaits does not matter.
 	for (let index = 0; index < calls.length; index++) {
 		const c = calls[index] as Call;
 		if (launched) await launched[index];
 		// Cheap tools have all settled by the time the first is awaited: the others need no await.
-		if (!c.done) {
-			await c.running;
-			now = 0;
-		}
-		if (afterHook && c.started) await after(batch, c);
-		if (now === 0 || watched) now = Date.now();
-		emitEnd(batch, c, now);
+		if (!c.done) await c.running;
+		if (c.ending) await c.ending;
 	}
 }
 

@@ -225,7 +225,7 @@ describe("scheduling", () => {
 		expect(maxRunning()).toBe(2);
 	});
 
-	it("reports results and events in source order when a slow first call finishes last", async () => {
+	it("reports each end as its call completes, and results in source order, when a slow first call finishes last", async () => {
 		const slow = deferred();
 		const fast = deferred();
 		const events: ToolExecutionEvent[] = [];
@@ -246,10 +246,12 @@ describe("scheduling", () => {
 			onEvent: (event) => events.push(event),
 		});
 		await flush();
+		// The failed lookup ends right after its start, without waiting for the calls before it.
+		expect(eventLog(events)).toEqual(["start:s", "start:f", "update:f", "start:x", "end:x"]);
 		fast.resolve();
 		await flush();
-		// The fast call and the failed lookup are done, but their ends wait for the slow call.
-		expect(eventLog(events)).toEqual(["start:s", "start:f", "update:f", "start:x"]);
+		// The fast call is reported as soon as it is done; the slow one before it still runs.
+		expect(eventLog(events)).toEqual(["start:s", "start:f", "update:f", "start:x", "end:x", "end:f"]);
 		slow.resolve();
 		const { results } = await batch;
 		expect(results.map((r) => firstText(r))).toEqual(["slow done", "fast done", expect.stringContaining("not found")]);
@@ -258,10 +260,83 @@ describe("scheduling", () => {
 			"start:f",
 			"update:f",
 			"start:x",
+			"end:x",
+			"end:f",
 			"update:s",
 			"end:s",
-			"end:f",
-			"end:x",
+		]);
+		// Each message is stamped when its call ended: the slow first call last.
+		expect(results[0]?.timestamp).toBeGreaterThanOrEqual(results[1]?.timestamp as number);
+	});
+
+	it("runs afterToolCall as each call settles, one at a time, and ends the call once its hook is done", async () => {
+		const gates = new Map([
+			["1", deferred()],
+			["2", deferred()],
+			["3", deferred()],
+		]);
+		const t = tool("t", async (id) => {
+			await gates.get(id)?.promise;
+			return text(id);
+		});
+		const events: ToolExecutionEvent[] = [];
+		const hooks: string[] = [];
+		let inHook = 0;
+		let overlapped = false;
+		const hookGate = deferred();
+		const batch = executeToolCalls([call("1", "t"), call("2", "t"), call("3", "t")], {
+			tools: [t],
+			onEvent: (e) => events.push(e),
+			afterToolCall: async ({ toolCall, result }) => {
+				if (++inHook > 1) overlapped = true;
+				hooks.push(toolCall.id);
+				if (toolCall.id === "3") await hookGate.promise;
+				inHook--;
+				return { content: [{ type: "text", text: `${firstText(result)}+hook` }] };
+			},
+		});
+		gates.get("3")?.resolve();
+		await flush();
+		gates.get("2")?.resolve();
+		await flush();
+		// Call 2 settled while call 3's hook waits: its hook waits its turn, and neither has ended.
+		expect(hooks).toEqual(["3"]);
+		expect(eventLog(events).filter((e) => e.startsWith("end"))).toEqual([]);
+		hookGate.resolve();
+		await flush();
+		expect(hooks).toEqual(["3", "2"]);
+		expect(eventLog(events).filter((e) => e.startsWith("end"))).toEqual(["end:3", "end:2"]);
+		gates.get("1")?.resolve();
+		const { results } = await batch;
+		expect(hooks).toEqual(["3", "2", "1"]);
+		expect(overlapped).toBe(false);
+		expect(eventLog(events).filter((e) => e.startsWith("end"))).toEqual(["end:3", "end:2", "end:1"]);
+		const ends = events.filter((e) => e.type === "tool_execution_end");
+		expect(ends.map((e) => firstText(e.result))).toEqual(["3+hook", "2+hook", "1+hook"]);
+		expect(results.map((r) => firstText(r))).toEqual(["1+hook", "2+hook", "3+hook"]);
+	});
+
+	it("ends a blocked call right after its hook, before the slow call started before it", async () => {
+		const gate = deferred();
+		const events: ToolExecutionEvent[] = [];
+		const t = tool("t", async (id) => {
+			if (id === "1") await gate.promise;
+			return text(id);
+		});
+		const batch = executeToolCalls([call("1", "t"), call("2", "t"), call("3", "t")], {
+			tools: [t],
+			onEvent: (e) => events.push(e),
+			beforeToolCall: ({ toolCall }) => (toolCall.id === "2" ? { block: true, reason: "no" } : undefined),
+		});
+		await flush();
+		expect(eventLog(events)).toEqual(["start:1", "start:2", "end:2", "start:3", "end:3"]);
+		gate.resolve();
+		const { results } = await batch;
+		expect(eventLog(events)).toEqual(["start:1", "start:2", "end:2", "start:3", "end:3", "end:1"]);
+		expect(results.map((r) => [r.toolCallId, r.isError])).toEqual([
+			["1", false],
+			["2", true],
+			["3", false],
 		]);
 	});
 
