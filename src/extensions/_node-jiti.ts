@@ -20,7 +20,13 @@ import type { ExtensionDiagnostic } from "./api.js";
 const nodeRequire = createRequire(import.meta.url);
 
 export type ImportOutcome =
-	| { readonly ok: true; readonly module: unknown; readonly modules: string[] }
+	| {
+			readonly ok: true;
+			readonly module: unknown;
+			readonly modules: string[];
+			/** Every file jiti evaluated for this import, `node_modules` included. */
+			readonly evaluated: string[];
+	  }
 	| { readonly ok: false; readonly diagnostic: ExtensionDiagnostic; readonly modules: string[] };
 
 type CreateJiti = (id: string, options: Record<string, unknown>) => Jiti;
@@ -155,7 +161,7 @@ export async function importFresh(path: string, virtualModules: Record<string, u
 				throw isSyntaxError(again) ? error : again;
 			}
 		}
-		return { ok: true, module, modules: collect() };
+		return { ok: true, module, modules: collect(), evaluated: Object.keys(table) };
 	} catch (error) {
 		const modules = collect();
 		const err = error instanceof Error ? error : new Error(errorMessage(error));

@@ -103,6 +103,20 @@ async function compat(env: ExecutionEnv): Promise<Record<string, unknown>> {
 	return virtualModules;
 }
 
+/**
+ * The files of an extension installed under `node_modules` (a pi package) that belong to its own
+ * package: under its root and not under a `node_modules` inside it. They are not "local" (they are
+ * not watched or evicted), but their imports are the extension's own, so the missing-imports check
+ * reads them as it reads a local extension's modules.
+ */
+function ownPackageFiles(found: DiscoveredExtension, evaluated: readonly string[]): string[] {
+	if (!found.path.includes("/node_modules/")) return [];
+	const root = `${found.root}/`;
+	return evaluated.filter(
+		(file) => file !== found.path && file.startsWith(root) && !file.slice(root.length).includes("node_modules/"),
+	);
+}
+
 function entryOf(entry: DiscoveredExtension | string, cwd: string): DiscoveredExtension {
 	if (typeof entry !== "string") return entry;
 	let path = resolve(cwd, entry);
@@ -158,7 +172,9 @@ export async function importExtension(
 		diagnostics.push(outcome.diagnostic);
 		return done(undefined, outcome.modules);
 	}
-	diagnostics.push(...missingImports(path, outcome.modules, modules));
+	diagnostics.push(
+		...missingImports(path, [...outcome.modules, ...ownPackageFiles(found, outcome.evaluated)], modules),
+	);
 	const mod = outcome.module as Record<string, unknown> | ((...args: never[]) => unknown) | null | undefined;
 	const engines = (mod as { engines?: { toolsmith?: unknown } } | null | undefined)?.engines;
 	const fromModule = checkEngines(

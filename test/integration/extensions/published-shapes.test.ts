@@ -6,11 +6,14 @@
  */
 import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { NodeExecutionEnv } from "../../../src/env/node.js";
 import { loadExtensions } from "../../../src/extensions/node-loader.js";
 import { runTool } from "./_run-tool.js";
+
+const fixtures = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "fixtures");
 
 const extension = `
 import Value, { Check } from "typebox/value";
@@ -135,5 +138,17 @@ export default function (pi: ExtensionAPI) {
 		expect(error?.path).toBe(join(root, "broken.ts"));
 		expect(error?.line).toBe(2);
 		expect(error?.message).toContain(`${join(root, "broken.ts")}:2:`);
+	});
+
+	it("a pi package installed under node_modules: its own modules' missing imports are warnings too, its dependencies' are not", async () => {
+		const installed = join(fixtures, "pi-installed", "node_modules", "pi-inner-imports");
+		const loaded = await loadExtensions([installed], { cwd: root, env: new NodeExecutionEnv({ cwd: root }) });
+		expect(loaded.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
+		const warnings = loaded.diagnostics.filter((d) => d.code === "W_UNSUPPORTED_API");
+		expect(warnings.map((d) => [d.path, /imports `(\w+)` from (\S+),/.exec(d.message)?.slice(1)])).toEqual([
+			[join(installed, "lib", "describe.ts"), ["SelectList", "@earendil-works/pi-tui"]],
+		]);
+		expect(warnings[0]?.message).toContain(`(a module of the extension ${join(installed, "index.ts")})`);
+		expect((await runTool(loaded, "inner_imports", {})).text).toBe("function undefined");
 	});
 });
