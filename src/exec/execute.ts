@@ -150,29 +150,6 @@ class Slots {
 	}
 }
 
-/**
- * One reading of the clock shared by the calls that end in the same run of microtasks: a reading
- * costs as much as the rest of a cheap call (on the built package, medians of seven runs: 1.09× a
- * hand-written loop sharing it, 1.39× reading it per call; `npm run bench exec`). A reading expires
- * once the microtasks queued before it have run, so a call that shares one had settled before it
- * was taken. Used only where nothing observes the ends (no listener, no hook).
- */
-let sharedNow = 0;
-/** Expiry is a reaction to a settled promise: `queueMicrotask` cost a cheap batch 10% more (it wraps its callback). */
-const SETTLED = Promise.resolve();
-
-function expireSharedNow(): void {
-	sharedNow = 0;
-}
-
-function sharedClock(): number {
-	if (sharedNow === 0) {
-		sharedNow = Date.now();
-		void SETTLED.then(expireSharedNow);
-	}
-	return sharedNow;
-}
-
 const ABORTED_TEXT = "Aborted: the batch was cancelled before this tool call ran.";
 const SKIPPED_TEXT =
 	"Skipped: the remaining tool calls of this batch were not run because the agent was asked to stop. Call the tool again if it is still needed.";
@@ -327,11 +304,11 @@ const ignoreUpdate: AgentToolUpdateCallback<unknown> = () => {};
  * Starts one prepared call and records its outcome as soon as it settles (`c.running` says when),
  * so a batch of cheap tools is all recorded by the time the collector awaits the first one. The
  * handlers are attached at once: no rejection goes unhandled while earlier calls are awaited.
- * `settled` (parallel batches) runs right after the outcome is recorded: the call's end.
+ * In a parallel batch, `owner.settled` runs right after the outcome is recorded: the call's end.
  * (Keeping the outcome in the promise and awaiting each call in turn instead measured 1.53–1.60× a
  * hand-written loop on the built package, goal 1.25×: `npm run bench exec`.)
  */
-function launch(batch: Batch, c: Call, settled?: (c: Call) => void): void {
+function launch(batch: Batch, c: Call, owner?: ParallelRun): void {
 	const emit = batch.emit;
 	c.started = true;
 	// Updates after the tool settled are ignored: the end event has the final word.
@@ -350,15 +327,15 @@ function launch(batch: Batch, c: Call, settled?: (c: Call) => void): void {
 		c.fail(thrownMessage(error), "E_TOOL_FAILED");
 		return;
 	}
-	c.running = settled
+	c.running = owner
 		? promise.then(
 				(value) => {
 					recordSafely(c, value);
-					settled(c);
+					owner.settled(c);
 				},
 				(reason) => {
 					c.fail(thrownMessage(reason), "E_TOOL_FAILED");
-					settled(c);
+					owner.settled(c);
 				},
 			)
 		: promise.then(
@@ -493,87 +470,140 @@ async function runSequential(batch: Batch, calls: readonly Call[]): Promise<void
 }
 
 /**
- * Parallel: calls are started and launched in source order, each as soon as it is prepared, and each
- * call ends (`afterToolCall`, then its end event) as soon as it settles: a call rejected before it
- * ran ends right after its start, and a fast call is reported before a slow one that came before it.
- * `afterToolCall` hooks run one after another, in the order the calls settle. The results are
- * collected in source order once every call has ended.
+ * A parallel batch in progress: calls are started and launched in source order, each as soon as it
+ * is prepared, and each call ends (`afterToolCall`, then its end event) as soon as it settles: a
+ * call rejected before it ran ends right after its start, and a fast call is reported before a slow
+ * one that came before it. `afterToolCall` hooks run one after another, in the order the calls
+ * settle. The results are collected in source order once every call has ended. (One object with
+ * methods rather than closures per batch: cheap batches pay for every allocation.)
  */
-async function runParallel(batch: Batch, calls: readonly Call[]): Promise<void> {
-	let skipping = false;
-	const afterHook = typeof batch.config.afterToolCall === "function";
-	const hooked = typeof batch.config.beforeToolCall === "function";
-	// More calls than the limit: each call holds a slot from its start until its tool settled.
-	const slots = calls.length > batch.limit ? new Slots(batch.limit, batch.signal) : undefined;
-	// Without a listener or an after hook nobody sees the ends: an ending call only needs its timestamp.
-	const watched = afterHook || batch.emit !== undefined;
+class ParallelRun {
+	private skipping = false;
+	private readonly afterHook: boolean;
+	/**
+	 * No listener, no hook, no limit reached: nobody sees the ends and only the collector waits, so
+	 * calls that end together share one reading of the clock. A reading costs as much as the rest of a
+	 * cheap call (on the built package, medians of seven runs: 1.09× a hand-written loop sharing it,
+	 * 1.39× reading it per call; `npm run bench exec`).
+	 */
+	private readonly shared: boolean;
+	/** The shared reading, 0 when there is none; reset before each wait of the collector. */
+	private now = 0;
+	/** The call the collector waits for. */
+	private awaited: Call | undefined = undefined;
+	/** The after hooks, chained in the order the calls settle; never rejects (`after` does not). */
+	private afterChain: Promise<void> | undefined = undefined;
+
+	constructor(
+		private readonly batch: Batch,
+		hooked: boolean,
+		slots: boolean,
+	) {
+		this.afterHook = typeof batch.config.afterToolCall === "function";
+		this.shared = !this.afterHook && batch.emit === undefined && !hooked && !slots;
+	}
+
+	/**
+	 * When a call ends. The shared reading serves the calls that end before the collector's first
+	 * wait, and those that settle in the run of microtasks in which the awaited call settled (they had
+	 * settled before the collector resumes, so before the reading could go stale); a call that settles
+	 * while the awaited one still runs reads the clock itself.
+	 */
+	private clock(): number {
+		if (!this.shared || (this.awaited !== undefined && !this.awaited.done)) return Date.now();
+		if (this.now === 0) this.now = Date.now();
+		return this.now;
+	}
+
 	/** Ends a call whose tool settled, or that did not run (aborted, skipped, invalid, blocked). */
-	const end = (c: Call): void => emitEnd(batch, c, watched ? Date.now() : sharedClock());
-	// After hooks, one at a time in the order the calls settle; never rejects (`after` does not).
-	let afterChain: Promise<void> | undefined;
-	const finish = async (c: Call): Promise<void> => {
-		await after(batch, c);
-		end(c);
-	};
+	end(c: Call): void {
+		emitEnd(this.batch, c, this.clock());
+	}
+
 	/** Called as a started call's tool settles: its end, or its turn in the after-hook queue. */
-	const settled = afterHook
-		? (c: Call): void => {
-				const previous = afterChain;
-				c.ending = afterChain = previous ? previous.then(() => finish(c)) : finish(c);
-			}
-		: end;
+	settled(c: Call): void {
+		if (!this.afterHook) {
+			this.end(c);
+			return;
+		}
+		const previous = this.afterChain;
+		c.ending = this.afterChain = previous ? previous.then(() => this.finish(c)) : this.finish(c);
+	}
+
+	private async finish(c: Call): Promise<void> {
+		await after(this.batch, c);
+		this.end(c);
+	}
+
 	/** Emits the start and prepares the call; false (and the call has ended) when it cannot run. */
-	const start = (c: Call): boolean => {
+	start(c: Call): boolean {
+		const batch = this.batch;
 		emitStart(batch, c);
 		if (batch.signal?.aborted) c.fail(ABORTED_TEXT, "E_ABORTED");
 		else {
-			if (!skipping) skipping = askSkip(batch.config);
-			if (skipping) c.fail(SKIPPED_TEXT, "E_SKIPPED");
+			if (!this.skipping) this.skipping = askSkip(batch.config);
+			if (this.skipping) c.fail(SKIPPED_TEXT, "E_SKIPPED");
 			else prepare(batch, c);
 		}
 		if (!c.done) return true;
-		end(c);
+		this.end(c);
 		return false;
-	};
+	}
+
 	/** Launches a prepared call; it ends as its tool settles (at once when `execute` threw synchronously). */
-	const run = (c: Call): void => {
-		launch(batch, c, settled);
-		if (!c.running) settled(c);
-	};
-	let launched: Promise<void>[] | undefined;
+	run(c: Call): void {
+		launch(this.batch, c, this);
+		if (!c.running) this.settled(c);
+	}
+
+	/** Waits until every call has ended; the order of the waits does not matter. */
+	async collect(calls: readonly Call[], launched: readonly Promise<void>[] | undefined): Promise<void> {
+		for (let index = 0; index < calls.length; index++) {
+			const c = calls[index] as Call;
+			if (launched) await launched[index];
+			// Cheap tools have all settled by the time the first is awaited: the others need no await.
+			if (!c.done) {
+				this.awaited = c;
+				this.now = 0;
+				await c.running;
+			}
+			if (c.ending) await c.ending;
+		}
+	}
+}
+
+/** Runs a parallel batch (see `ParallelRun`); settles once every call has ended. */
+function runParallel(batch: Batch, calls: readonly Call[]): Promise<void> {
+	const hooked = typeof batch.config.beforeToolCall === "function";
+	// More calls than the limit: each call holds a slot from its start until its tool settled.
+	const slots = calls.length > batch.limit ? new Slots(batch.limit, batch.signal) : undefined;
+	const run = new ParallelRun(batch, hooked, slots !== undefined);
 	if (!hooked && !slots) {
-		for (const c of calls) if (start(c)) run(c);
-	} else {
-		// Hooks run one after another in source order (they may ask a person); each call launches as
-		// soon as its hook lets it through (and a slot is free), and the collector below waits for the launch.
-		const release = slots ? () => slots.release() : undefined;
-		let chain: Promise<void> = Promise.resolve();
-		launched = calls.map((c) => {
-			chain = chain.then(async () => {
-				const waiting = slots?.acquire();
-				if (waiting) await waiting;
-				if (start(c)) {
-					if (hooked) await before(batch, c);
-					if (!c.done && batch.signal?.aborted) c.fail(ABORTED_TEXT, "E_ABORTED");
-					if (c.done) end(c);
-					else run(c);
-				}
-				if (release) {
-					if (c.running) void c.running.then(release);
-					else release();
-				}
-			});
-			return chain;
+		for (const c of calls) if (run.start(c)) run.run(c);
+		return run.collect(calls, undefined);
+	}
+	// Hooks run one after another in source order (they may ask a person); each call launches as
+	// soon as its hook lets it through (and a slot is free), and the collector waits for the launch.
+	const release = slots ? () => slots.release() : undefined;
+	let chain: Promise<void> = Promise.resolve();
+	const launched = calls.map((c) => {
+		chain = chain.then(async () => {
+			const waiting = slots?.acquire();
+			if (waiting) await waiting;
+			if (run.start(c)) {
+				if (hooked) await before(batch, c);
+				if (!c.done && batch.signal?.aborted) c.fail(ABORTED_TEXT, "E_ABORTED");
+				if (c.done) run.end(c);
+				else run.run(c);
+			}
+			if (release) {
+				if (c.running) void c.running.then(release);
+				else release();
+			}
 		});
-	}
-	// Every call has ended once its launch, its tool and its after hook settled; the order of the awaits does not matter.
-	for (let index = 0; index < calls.length; index++) {
-		const c = calls[index] as Call;
-		if (launched) await launched[index];
-		// Cheap tools have all settled by the time the first is awaited: the others need no await.
-		if (!c.done) await c.running;
-		if (c.ending) await c.ending;
-	}
+		return chain;
+	});
+	return run.collect(calls, launched);
 }
 
 /** The batch's shared state, read once from the config; throws when the config cannot be read. */

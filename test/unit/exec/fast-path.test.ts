@@ -229,6 +229,29 @@ describe("a batch without hooks or events", () => {
 		expect(third).toBeLessThan(released);
 	});
 
+	it("does not share one reading of the clock between calls that settle at different times", async () => {
+		const gate = deferred();
+		const slow = tool("slow", async () => {
+			await gate.promise;
+			return text("slow");
+		});
+		const quick = tool("quick", async () => text("quick"));
+		const later = tool("later", async () => {
+			await new Promise((resolve) => setTimeout(resolve, 40));
+			gate.resolve();
+			return text("later");
+		});
+		// While the collector waits for the slow first call, the quick one settles at once and the
+		// later one 40 ms after: each keeps its own time.
+		const [first, second, third] = (
+			await executeToolCalls([call("1", "slow"), call("2", "quick"), call("3", "later")], {
+				tools: [slow, quick, later],
+			})
+		).results.map((r) => r.timestamp as number);
+		expect(third).toBeGreaterThanOrEqual((second as number) + 30);
+		expect(first).toBeGreaterThanOrEqual(third as number);
+	});
+
 	it("asks shouldSkipRemaining before each launch and honors an abort mid-batch", async () => {
 		let asked = 0;
 		const ran: string[] = [];
