@@ -136,7 +136,14 @@ export interface ReplaySessionRun {
 }
 
 function figureRow(name: string, f: SessionToolFigures): string[] {
-	return [name, String(f.calls), String(f.match), String(f.mismatch), String(f.unknowable)];
+	return [
+		name,
+		String(f.calls),
+		String(f.stateVerified),
+		String(f.formatOnly),
+		String(f.mismatch),
+		String(f.unknowable),
+	];
 }
 
 /** Replay a recorded session; figures per tool, then every mismatch with its diff. Exit 1 on a mismatch. */
@@ -170,7 +177,9 @@ export async function runReplaySession(run: ReplaySessionRun): Promise<number> {
 	rows.push(figureRow(theme.bold("total"), f));
 	const out = [
 		`${theme.bold("replay-session")} ${displayPath(path, io.cwd)} · cwd ${report.cwd}`,
-		...formatTable(["tool", "calls", "match", "mismatch", "unknowable"], rows, theme),
+		`${theme.bold(`${f.stateVerified} of ${f.calls} calls verified against the replayed files`)}; ${f.formatOnly} more match in format only`,
+		"",
+		...formatTable(["tool", "calls", "state-verified", "format-only", "mismatch", "unknowable"], rows, theme),
 	];
 	const reasons = Object.entries(f.unknowableReasons);
 	if (reasons.length > 0) out.push("", `unknowable: ${reasons.map(([r, n]) => `${r} ${n}`).join(", ")}`);

@@ -149,3 +149,13 @@ export class FileLines {
 		return this.text.slice(this.start(from));
 	}
 }
+
+/**
+ * Stands for a line the recording never showed: two ASCII control characters (SOH, STX), which a
+ * real text file does not hold as a line of its own, and which no tool treats as binary. ASCII, so
+ * a file that is otherwise ASCII stays a one-byte string (half the memory, faster searches) and
+ * the read tool's ASCII fast path applies. Kept short so unknown stretches of a large file cost
+ * little, and so our edit tool's "closest line" hints skip them (it ignores lines much shorter
+ * than the text it looks for).
+ */
+export const UNKNOWN_LINE = "\u0001\u0002";

@@ -9,19 +9,11 @@
  * result that disagrees with a stale file is unknowable; one that disagrees with a fresh file is a
  * mismatch.
  */
-import { FileLines, lineCount } from "./_file-lines.js";
+import { FileLines, lineCount, UNKNOWN_LINE } from "./_file-lines.js";
 import type { DiffLine, RevealedPage } from "./_recorded-formats.js";
 import { type CachedText, ReplayEnv } from "./_replay-env.js";
 
-/**
- * Stands for a line the recording never showed: two ASCII control characters (SOH, STX), which a
- * real text file does not hold as a line of its own, and which no tool treats as binary. ASCII, so
- * a file that is otherwise ASCII stays a one-byte string (half the memory, faster searches) and
- * the read tool's ASCII fast path applies. Kept short so unknown stretches of a large file cost
- * little, and so our edit tool's "closest line" hints skip them (it ignores lines much shorter
- * than the text it looks for).
- */
-export const UNKNOWN_LINE = "\u0001\u0002";
+export { UNKNOWN_LINE };
 
 /** `count` unknown lines joined by line breaks, as a file holds a stretch the recording never showed. */
 function unknownLines(count: number): string {
@@ -200,6 +192,8 @@ export class RecordedFiles {
 			if (end === -1) end = page.text.length;
 			const shown = page.text.slice(from, end);
 			from = end + 1;
+			// A line the page does not show in full tells nothing.
+			if (shown === UNKNOWN_LINE) continue;
 			if (current.is(index, UNKNOWN_LINE)) fills.set(index, shown);
 			else if (!current.is(index, shown)) {
 				return {

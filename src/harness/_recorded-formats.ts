@@ -3,7 +3,7 @@
  * continuation notice), the output and ending of a bash result, and the changed and shown lines of
  * an edit's numbered diff. A form they do not understand gives undefined, never a guess.
  */
-import { lineCount } from "./_file-lines.js";
+import { lineCount, UNKNOWN_LINE } from "./_file-lines.js";
 
 /**
  * Lines of a file the recording revealed: `count` lines from line `start` (1-based), joined by
@@ -14,6 +14,13 @@ export interface RevealedPage {
 	readonly text: string;
 	readonly count: number;
 	readonly total: number;
+	/**
+	 * Lines the recorded release cut short for display (the earliest cut every line at 2000
+	 * characters): they are `UNKNOWN_LINE` in `text`, since the rest of them is not in the recording.
+	 */
+	readonly cut?: number;
+	/** The length lines were cut to, when `cut` is set. */
+	readonly cutTo?: number;
 }
 
 /**
@@ -31,14 +38,26 @@ function lastParagraph(text: string): { tail: string; at: number } {
 const OLD_MORE = /\n\n\.\.\. \((\d+) more lines not shown\. Use offset=(\d+) to continue reading\)$/;
 const NEW_MORE = /\n\n\[(\d+) more lines in file\. Use offset=(\d+) to continue\.?\]$/;
 const NEW_SHOWING = /\n\n\[Showing lines (\d+)-(\d+) of (\d+)(?: \([^)\]]*\))?\. Use offset=(\d+) to continue\.?\]$/;
-const LINE_TOO_LONG = /^\[Line \d+ is .* exceeds .*\]$/s;
+// The earliest releases' notice when lines were cut short, alone or with the page's continuation.
+const OLD_CUT =
+	/\n\n\.\.\. \(Some lines were truncated to (\d+) characters for display(?:\. (\d+) more lines not shown\. Use offset=(\d+) to continue reading)?\)$/;
+const LINE_TOO_LONG = /^\[Line (\d+) is [^\n\]]* exceeds [^\n]*\]$/;
 /**
  * A last paragraph that reads like a notice of the tool (a bracketed or parenthesized line naming
  * an offset, a limit or lines not shown) but is none of the forms above: a wording of some release
  * not known here. Taken as file content it would corrupt the file the replay builds.
  */
 const UNKNOWN_NOTICE =
-	/\n\n(?:\[[^\n\]]*|\.\.\. \([^\n)]*)(?:offset=|more lines|lines? not shown|limit|Showing lines)[^\n]*[\])]$/;
+	/\n\n(?:\[[^\n\]]*|\.\.\. \([^\n)]*)(?:offset=|more lines|lines? not shown|limit|Showing lines|truncated)[^\n]*[\])]$/;
+
+/**
+ * The line number of a read result that shows no line, only that the line at the offset is longer
+ * than the byte limit (`[Line N is 60.0KB, exceeds 50.0KB limit. Use bash: …]`), else undefined.
+ */
+export function tooLongLineFromRead(text: string): number | undefined {
+	const match = LINE_TOO_LONG.exec(text);
+	return match ? Number(match[1]) : undefined;
+}
 
 /**
  * What a recorded (successful, text) read result reveals. `undefined` when it reveals no lines or
@@ -49,6 +68,18 @@ export function pageFromRead(text: string, offset: number | undefined): Revealed
 	if (LINE_TOO_LONG.test(text)) return undefined;
 	// A notice holds no blank line: it starts at the last one, so only that part is matched.
 	const { tail, at } = lastParagraph(text);
+	const cut = OLD_CUT.exec(tail);
+	if (cut) {
+		const cutTo = Number(cut[1]);
+		const lines = text.slice(0, at + cut.index).split("\n");
+		// A line of exactly the cut length may have been longer: it stays unknown.
+		const shown = lines.map((line) => (line.length === cutTo ? UNKNOWN_LINE : line));
+		const count = shown.filter((line) => line === UNKNOWN_LINE).length;
+		const remaining = cut[2] === undefined ? 0 : Number(cut[2]);
+		if (cut[3] !== undefined && Number(cut[3]) !== start + lines.length) return undefined;
+		const total = start - 1 + lines.length + remaining;
+		return { start, text: shown.join("\n"), count: lines.length, total, cut: count, cutTo };
+	}
 	let match = OLD_MORE.exec(tail) ?? NEW_MORE.exec(tail);
 	if (match) {
 		const shown = text.slice(0, at + match.index);
@@ -75,6 +106,9 @@ export function pageFromRead(text: string, offset: number | undefined): Revealed
 const EXIT_STATUS = /(?:^|\n\n)Command exited with code (\d+)$/;
 const ABORTED_STATUS = /(?:^|\n\n)Command aborted$/;
 const TIMEOUT_STATUS = /(?:^|\n\n)Command timed out after [\d.]+ seconds$/;
+const TRUNCATED_LINES = /\n\n\[Showing lines (\d+)-(\d+) of (\d+)(?: \([\d.]+KB limit\))?\. Full output: [^\]\n]*\]$/;
+/** Longer than the bash tool's byte limit (50 KB) and any line limit: one line no tail can include. */
+const TOO_LONG_FOR_ANY_LIMIT = 64 * 1024;
 const TRUNCATED_OUTPUT = /\n\n\[Showing (?:lines \d+-\d+ of \d+|last .* of line \d+)[^\]]*Full output: [^\]]*\]$/;
 
 /** What a recorded bash result shows of its command: everything it printed, and how it ended. */
@@ -108,8 +142,20 @@ export function commandFromBash(text: string, isError: boolean): RecordedCommand
 	} else if (isError) {
 		return { unknowable: "unreadable-result", why: "an error result without an exit status" };
 	}
-	if (TRUNCATED_OUTPUT.test(lastParagraph(body).tail)) {
-		return { unknowable: "unseen-region", why: "the recording holds only the tail of the output" };
+	const last = lastParagraph(body);
+	if (TRUNCATED_OUTPUT.test(last.tail)) {
+		const lines = TRUNCATED_LINES.exec(last.tail);
+		const first = lines ? Number(lines[1]) : 0;
+		const total = lines ? Number(lines[3]) : 0;
+		if (!lines || first < 2 || Number(lines[2]) !== total) {
+			return { unknowable: "unseen-region", why: "the recording holds only the tail of the output" };
+		}
+		// Only the last lines are in the recording. Lines before them stand in for the rest, the
+		// one just before too long to fit any limit, so a tool that keeps the same lines and counts
+		// the same total shows what was recorded (how it frames the tail is then what is checked).
+		const shown = body.slice(0, last.at + lines.index);
+		const before = `${"\n".repeat(first - 2)}${"·".repeat(TOO_LONG_FOR_ANY_LIMIT)}\n`;
+		return { output: `${before}${shown}`, exitCode, aborted };
 	}
 	if (body === "(no output)") body = "";
 	return { output: body, exitCode, aborted };

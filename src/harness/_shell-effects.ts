@@ -38,6 +38,7 @@ const READ_ONLY_PROGRAMS = new Set([
 	"tree",
 	"true",
 	"false",
+	"exit",
 	"test",
 	"[",
 	"sleep",

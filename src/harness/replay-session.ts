@@ -18,9 +18,23 @@ import { executeToolCalls } from "../exec/execute.js";
 import { createBuiltinTools } from "../tools/builtins.js";
 import { headlessContextFactory } from "./_context.js";
 import { FileLines } from "./_file-lines.js";
-import { normalizeResultText, RULE_SUMMARIES } from "./_normalize.js";
+import {
+	isEditNoFileError,
+	isUnflaggedReadError,
+	type NormalizedText,
+	normalizeResultText,
+	olderLimitsRule,
+	RULE_SUMMARIES,
+} from "./_normalize.js";
 import { RecordedFiles, UNKNOWN_LINE } from "./_recorded-files.js";
-import { changedLinesFromDiff, commandFromBash, linesBeforeFromDiff, pageFromRead } from "./_recorded-formats.js";
+import {
+	changedLinesFromDiff,
+	commandFromBash,
+	linesBeforeFromDiff,
+	pageFromRead,
+	type RevealedPage,
+	tooLongLineFromRead,
+} from "./_recorded-formats.js";
 import { commandMayWrite } from "./_shell-effects.js";
 import { textDiff } from "./_text-diff.js";
 import type { RecordedBatch, RecordedCall, RecordedSession } from "./session.js";
@@ -130,7 +144,12 @@ class SessionReplayer {
 		for (const batch of this.session.batches) {
 			this.beforeBatch(batch);
 			for (const call of batch.calls) {
-				const outcome = await this.replayCall(call, batch);
+				let outcome = await this.replayCall(call, batch);
+				// Only a match proves something; an outcome turned into another status drops the claim.
+				if (outcome.status !== "match" && outcome.verifies !== undefined) {
+					const { verifies: _verifies, ...rest } = outcome;
+					outcome = rest;
+				}
 				this.outcomes.push(outcome);
 				this.options.onCall?.(outcome);
 			}
@@ -192,6 +211,8 @@ class SessionReplayer {
 			extraRules?: readonly string[];
 			onDifference?: UnknowableReason;
 			why?: string;
+			/** A match proves only how our tool frames an answer taken from the recording (see `verifies`). */
+			formatOnly?: boolean;
 			/**
 			 * A differing outcome will not be reported as a mismatch (the caller drops it or makes it
 			 * unknowable): no diff is computed for it. Only mismatches carry one.
@@ -202,30 +223,40 @@ class SessionReplayer {
 		const recorded = call.result!;
 		const recordedText = textOf(recorded.content);
 		// Equal texts need no rules (most bash results); only differing ones are normalized.
-		let expected: { readonly text: string; readonly rules: readonly string[] } = { text: recordedText, rules: [] };
-		let actual = expected;
-		if (recordedText !== ours.text) {
+		let expected: NormalizedText = { text: recordedText, isError: recorded.isError, rules: [] };
+		let actual: NormalizedText = { text: ours.text, isError: ours.isError, rules: [] };
+		let extra = options.extraRules ?? [];
+		if (recordedText !== ours.text || recorded.isError !== ours.isError) {
 			const context = { toolName: call.toolCall.name, args: argsOf(call.toolCall), isError: recorded.isError };
 			expected = normalizeResultText(recordedText, context);
 			actual = normalizeResultText(ours.text, { ...context, isError: ours.isError });
+			if (expected.text !== actual.text && expected.isError === actual.isError) {
+				const older = olderLimitsRule(call.toolCall.name, recordedText, ours.text);
+				// Compared as far as our result goes: the same text on both sides.
+				if (older) {
+					expected = { ...actual, rules: expected.rules };
+					extra = [...extra, older];
+				}
+			}
 		}
-		const extra = options.extraRules ?? [];
 		const rules =
 			expected.rules.length + actual.rules.length + extra.length === 0
 				? []
 				: [...new Set([...expected.rules, ...actual.rules, ...extra])];
-		const same = expected.text === actual.text && recorded.isError === ours.isError;
+		const same = expected.text === actual.text && expected.isError === actual.isError;
 		if (same) {
 			// Added to `base` rather than spread from it: with spreads here and in `unknowable`, the
 			// replay bench measured about 4.9× the parse on the built package instead of 4.2× (goal 5×).
 			// Both sides hold the recorded string (equal to ours): our copy can die young instead of
 			// living on in the report.
 			const status: SessionCallStatus = "match";
+			const verifies = options.formatOnly || options.seeded ? ("format" as const) : ("state" as const);
 			return Object.assign(this.base(call), {
+				verifies,
 				seeded: options.seeded === true,
 				rules,
-				expected: { text: expected.text, isError: recorded.isError },
-				actual: { text: expected.text, isError: ours.isError },
+				expected: { text: expected.text, isError: expected.isError },
+				actual: { text: expected.text, isError: actual.isError },
 				status,
 				message: options.seeded ? "matched (page seeded from this result)" : "matched",
 			});
@@ -233,8 +264,8 @@ class SessionReplayer {
 		const differing = Object.assign(this.base(call), {
 			seeded: options.seeded === true,
 			rules,
-			expected: { text: expected.text, isError: recorded.isError },
-			actual: { text: actual.text, isError: ours.isError },
+			expected: { text: expected.text, isError: expected.isError },
+			actual: { text: actual.text, isError: actual.isError },
 		});
 		if (options.onDifference) {
 			const status: SessionCallStatus = "unknowable";
@@ -244,8 +275,8 @@ class SessionReplayer {
 		const message = options.why ?? "our result differs from the recorded one";
 		if (options.noDiff) return Object.assign(differing, { status, message });
 		const diff =
-			recorded.isError !== ours.isError
-				? `isError: recorded ${recorded.isError}, ours ${ours.isError}\n${textDiff(expected.text, actual.text, { expected: "recorded", actual: "ours" })}`
+			expected.isError !== actual.isError
+				? `isError: recorded ${expected.isError}, ours ${actual.isError}\n${textDiff(expected.text, actual.text, { expected: "recorded", actual: "ours" })}`
 				: textDiff(expected.text, actual.text, { expected: "recorded", actual: "ours" });
 		return Object.assign(differing, { status, message, diff });
 	}
@@ -323,7 +354,8 @@ class SessionReplayer {
 		const stale = this.files.isStale(path);
 		const staleWhy = this.files.staleReason(path);
 
-		if (recorded.isError) {
+		// The earliest releases returned a failed read as an ordinary `Error: …` result.
+		if (recorded.isError || isUnflaggedReadError(textOf(recorded.content))) {
 			if (!known) {
 				// A failure that shows the file exists (an offset past its end, a folder, no permission)
 				// depends on a file no result showed; only "it does not exist" can be checked here.
@@ -335,8 +367,9 @@ class SessionReplayer {
 						`the recorded read failed on a file no result showed (${excerptOf(text)})`,
 					);
 				}
-				// The recording says the file does not exist; the replay has no such file either.
-				return this.compare(call, await this.execute(call.toolCall));
+				// The recording says the file does not exist; the replay has no such file either (it
+				// knows nothing of the path, so this checks the wording, not state).
+				return this.compare(call, await this.execute(call.toolCall), { formatOnly: true });
 			}
 			const outcome = this.compare(call, await this.execute(call.toolCall), {
 				...(stale ? { onDifference: "outside-change" as const, why: `the file may have changed (${staleWhy})` } : {}),
@@ -346,9 +379,35 @@ class SessionReplayer {
 		}
 
 		const offset = typeof args?.offset === "number" ? args.offset : undefined;
-		const page = pageFromRead(textOf(recorded.content), offset);
+		const recordedText = textOf(recorded.content);
+		const tooLong = tooLongLineFromRead(recordedText);
+		if (tooLong !== undefined) {
+			// The result shows no line, only that line N is longer than the byte limit: checkable
+			// only when earlier calls showed that line.
+			if (known && this.files.covers(path, { start: tooLong, count: 1, text: "", total: tooLong })) {
+				return this.compare(call, await this.execute(call.toolCall), {
+					...(stale ? { onDifference: "outside-change" as const, why: `the file may have changed (${staleWhy})` } : {}),
+				});
+			}
+			return this.unknowable(
+				call,
+				"unseen-region",
+				`the recorded read says only that line ${tooLong} is too long to show; no result showed that line`,
+			);
+		}
+		const page = pageFromRead(recordedText, offset);
 		if (!page)
 			return this.unknowable(call, "unreadable-result", "the recorded page does not show which lines it holds");
+		if (page.cut) {
+			// The recorded release cut long lines short, so its page cannot equal ours: what it shows
+			// goes into the file (the cut lines stay unknown), and a difference is unknowable.
+			if ((await this.files.merge(path, page)).kind === "conflict") await this.files.seed(path, page);
+			return this.compare(call, await this.execute(call.toolCall), {
+				seeded: true,
+				onDifference: "unseen-region",
+				why: `the recorded release cut ${page.cut} line(s) to ${page.cutTo} characters; the rest of them is not in the recording`,
+			});
+		}
 
 		if (known && this.files.covers(path, page)) {
 			// Every line the page shows was known before this call: a true test of the state.
@@ -361,16 +420,11 @@ class SessionReplayer {
 			// Later calls are judged against what the recording showed, not against our view.
 			await this.files.seed(path, page);
 			if (!stale) return outcome;
-			return this.reseededRead(call, `the file had changed (${staleWhy}); its page is taken from this result`);
+			return this.reseededRead(call, page, `the file had changed (${staleWhy}); its page is taken from this result`);
 		}
 
 		const merged = await this.files.merge(path, page);
-		if (merged.kind !== "conflict") {
-			return this.compare(call, await this.execute(call.toolCall), {
-				seeded: true,
-				why: "our read differs from the recorded read of the same lines",
-			});
-		}
+		if (merged.kind !== "conflict") return this.seededRead(call, path, offset, page);
 		// The page contradicts lines known before: an outside change if the file is stale (the read
 		// itself is then checked against its own page), else a real difference (our earlier calls
 		// left the file otherwise than the recorded ones did).
@@ -378,6 +432,7 @@ class SessionReplayer {
 		if (stale) {
 			return this.reseededRead(
 				call,
+				page,
 				`the file had changed (${staleWhy}: ${merged.message}); its page is taken from this result`,
 			);
 		}
@@ -392,12 +447,45 @@ class SessionReplayer {
 	}
 
 	/** A read of a file that changed outside the recorded calls, checked against its own page. */
-	private async reseededRead(call: RecordedCall, note: string): Promise<SessionCallOutcome> {
-		const outcome = this.compare(call, await this.execute(call.toolCall), {
+	private async reseededRead(call: RecordedCall, page: RevealedPage, note: string): Promise<SessionCallOutcome> {
+		const args = argsOf(call.toolCall);
+		const path = this.pathOf(call)!;
+		const offset = typeof args?.offset === "number" ? args.offset : undefined;
+		const outcome = await this.seededRead(call, path, offset, page);
+		return { ...outcome, message: `${outcome.message}; ${note}` };
+	}
+
+	/**
+	 * A read checked against the page it revealed. Where our read shows that page's lines and then
+	 * more, some of them unknown (a byte limit cuts the page where the lines' lengths add up, and
+	 * the replay does not know the lengths of lines no result showed), the difference is unknowable;
+	 * any other difference is a mismatch.
+	 */
+	private async seededRead(
+		call: RecordedCall,
+		path: string,
+		offset: number | undefined,
+		page: RevealedPage,
+	): Promise<SessionCallOutcome> {
+		const ours = await this.execute(call.toolCall);
+		const outcome = this.compare(call, ours, {
 			seeded: true,
 			why: "our read differs from the recorded read of the same lines",
 		});
-		return { ...outcome, message: `${outcome.message}; ${note}` };
+		if (outcome.status === "match" || ours.isError) return outcome;
+		const ourPage = pageFromRead(ours.text, offset);
+		if (ourPage === undefined || ourPage.count <= page.count || this.files.covers(path, ourPage)) return outcome;
+		// Our page must hold the recorded one and go on into a line no result showed: any other
+		// longer page is a real difference.
+		const next = ourPage.text.startsWith(`${page.text}\n`) ? ourPage.text.slice(page.text.length + 1) : undefined;
+		if (next === undefined || !(next === UNKNOWN_LINE || next.startsWith(`${UNKNOWN_LINE}\n`))) return outcome;
+		const { diff: _diff, ...rest } = outcome;
+		return {
+			...rest,
+			status: "unknowable",
+			reason: "unseen-region",
+			message: `our read goes on past the recorded page into line ${page.start + page.count}, which no recorded result showed (where a limit cuts a page depends on the lengths of the lines)`,
+		};
 	}
 
 	/**
@@ -446,7 +534,8 @@ class SessionReplayer {
 			const content = this.files.content(path);
 			if (content !== undefined) await this.files.setContent(path, content);
 		}
-		return this.compare(call, ours);
+		// A write's report depends only on the call itself.
+		return this.compare(call, ours, { formatOnly: true });
 	}
 
 	private async replayEdit(call: RecordedCall): Promise<SessionCallOutcome> {
@@ -454,6 +543,10 @@ class SessionReplayer {
 		const path = this.pathOf(call);
 		if (!path) return this.compare(call, await this.execute(call.toolCall));
 		if (!this.files.has(path)) {
+			// Only "it does not exist" can be checked on a file no result showed (the replay has none).
+			if (recorded.isError && isEditNoFileError(textOf(recorded.content))) {
+				return this.compare(call, await this.execute(call.toolCall), { formatOnly: true });
+			}
 			return this.unknowable(call, "unseen-file", "no recorded result showed this file before the edit");
 		}
 		const stale = this.files.isStale(path);
@@ -464,7 +557,7 @@ class SessionReplayer {
 		const filled =
 			recorded.isError || this.files.partial(path) !== true
 				? 0
-				: await this.files.fillLines(path, linesBeforeFromDiff(recorded.details));
+				: await this.files.fillLines(path, this.diffLinesBefore(path, recorded.details));
 		const before = this.files.content(path) ?? "";
 		const partial = this.files.partial(path) === true;
 		// Taken now: the line index of the file before our edit (shared with the recorded env's cache).
@@ -499,6 +592,26 @@ class SessionReplayer {
 	}
 
 	/**
+	 * Releases from 0.37 on diff a CRLF file with its line breaks made LF (earlier ones kept the
+	 * carriage returns): in such a file, a diff line stands for a line that ends with one.
+	 */
+	private crlf(path: string): boolean {
+		return this.files.content(path)?.includes("\r\n") === true;
+	}
+
+	private diffLinesBefore(path: string, details: unknown): Map<number, string> {
+		const lines = linesBeforeFromDiff(details);
+		if (!this.crlf(path)) return lines;
+		return new Map([...lines].map(([line, text]) => [line, withCR(text)]));
+	}
+
+	private diffChangedLines(path: string, details: unknown): ReturnType<typeof changedLinesFromDiff> {
+		const changed = changedLinesFromDiff(details);
+		if (!changed || !this.crlf(path)) return changed;
+		return changed.map((entry) => ({ ...entry, text: withCR(entry.text) }));
+	}
+
+	/**
 	 * The recorded edit worked but ours could not be replayed. The file changed in reality, so
 	 * either its recorded diff brings the replayed file along (the changed lines carry their line
 	 * numbers), or nothing about the file can be trusted any more.
@@ -511,7 +624,7 @@ class SessionReplayer {
 	): Promise<void> {
 		// Our edit failed and left the file as it was; else its change is undone first.
 		if (!oursFailed) await this.files.env.writeFile(path, before);
-		const changed = changedLinesFromDiff(call.result!.details);
+		const changed = this.diffChangedLines(path, call.result!.details);
 		if (!changed || !(await this.files.applyChangedLines(path, changed))) await this.files.forget(path);
 	}
 
@@ -529,7 +642,7 @@ class SessionReplayer {
 		outcome: SessionCallOutcome,
 	): Promise<SessionCallOutcome> {
 		this.files.touch(path);
-		const changed = changedLinesFromDiff(call.result!.details);
+		const changed = this.diffChangedLines(path, call.result!.details);
 		if (!changed || changed.length === 0) return outcome;
 		const afterLines = this.files.lines(path) ?? new FileLines("");
 		const problem = diffDisagreement(changed, beforeLines, afterLines);
@@ -567,7 +680,7 @@ class SessionReplayer {
 		const recorded = call.result!;
 		const args = argsOf(call.toolCall);
 		const command = typeof args?.command === "string" ? args.command : undefined;
-		if (command === undefined) return this.compare(call, await this.execute(call.toolCall));
+		if (command === undefined) return this.compare(call, await this.execute(call.toolCall), { formatOnly: true });
 		const mayWrite = commandMayWrite(command);
 		const answer = commandFromBash(textOf(recorded.content), recorded.isError);
 		let outcome: SessionCallOutcome;
@@ -587,14 +700,19 @@ class SessionReplayer {
 					return undefined;
 				},
 			});
-			outcome = this.compare(call, await this.execute(call.toolCall, controller.signal));
+			outcome = this.compare(call, await this.execute(call.toolCall, controller.signal), { formatOnly: true });
 		} else {
 			this.files.env.expect({ command, output: answer.output, exitCode: answer.exitCode });
-			outcome = this.compare(call, await this.execute(call.toolCall));
+			// The command is answered with its recorded output: only our framing is checked.
+			outcome = this.compare(call, await this.execute(call.toolCall), { formatOnly: true });
 		}
 		if (mayWrite) this.files.markAllStale(() => `the command ${JSON.stringify(shorten(command))} (call ${call.index})`);
 		return outcome;
 	}
+}
+
+function withCR(text: string): string {
+	return text.endsWith("\r") ? text : `${text}\r`;
 }
 
 function shorten(text: string): string {

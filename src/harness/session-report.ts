@@ -47,6 +47,14 @@ export interface SessionCallOutcome {
 	 * and frames a file, not that earlier calls left the file as recorded).
 	 */
 	readonly seeded: boolean;
+	/**
+	 * For a match, what it proves. `state`: the result agrees with files the replay built from other
+	 * calls (a read of lines earlier calls showed or wrote, an edit of a file they showed).
+	 * `format`: only how our tool frames its answer, since the answer came from the recording itself
+	 * (a bash call answered with its recorded output, a read of a page learned from its own result, a
+	 * write's report, which depends only on the call).
+	 */
+	readonly verifies?: "state" | "format";
 	/** Normalization rules that changed the recorded or our text. */
 	readonly rules: readonly string[];
 	/** The recorded text and error flag (normalized). */
@@ -65,6 +73,10 @@ export interface SessionToolFigures {
 	readonly unknowable: number;
 	/** Matches that used state learned from their own recorded result (part of `match`). */
 	readonly seeded: number;
+	/** Matches that agree with files built from other calls (part of `match`; see `verifies`). */
+	readonly stateVerified: number;
+	/** Matches that check only how our tool frames an answer taken from the recording (`match − stateVerified`). */
+	readonly formatOnly: number;
 }
 
 /** Counts over a whole session replay: the totals, per tool, why calls were unknowable, and which normalization rules were needed. */
@@ -88,8 +100,24 @@ export interface SessionReplayReport {
 
 /** The figures of a replay: the outcomes counted by status, by tool, by unknowable reason and by rule. */
 export function summarizeOutcomes(outcomes: readonly SessionCallOutcome[]): SessionReplayFigures {
-	type Counts = { calls: number; match: number; mismatch: number; unknowable: number; seeded: number };
-	const empty = (): Counts => ({ calls: 0, match: 0, mismatch: 0, unknowable: 0, seeded: 0 });
+	type Counts = {
+		calls: number;
+		match: number;
+		mismatch: number;
+		unknowable: number;
+		seeded: number;
+		stateVerified: number;
+		formatOnly: number;
+	};
+	const empty = (): Counts => ({
+		calls: 0,
+		match: 0,
+		mismatch: 0,
+		unknowable: 0,
+		seeded: 0,
+		stateVerified: 0,
+		formatOnly: 0,
+	});
 	const byTool: Record<string, Counts> = {};
 	const total = empty();
 	const reasons: Partial<Record<UnknowableReason, number>> = {};
@@ -99,6 +127,8 @@ export function summarizeOutcomes(outcomes: readonly SessionCallOutcome[]): Sess
 		if (outcome.status === "match") {
 			counts.match++;
 			if (outcome.seeded) counts.seeded++;
+			if (outcome.verifies === "state") counts.stateVerified++;
+			else counts.formatOnly++;
 		} else if (outcome.status === "mismatch") counts.mismatch++;
 		else counts.unknowable++;
 	};
@@ -140,10 +170,13 @@ export function formatSessionReplayReport(
 	lines.push(
 		`${report.ok ? "PASS" : "FAIL"} session replay${options.source ? ` of ${options.source}` : ""} (cwd ${report.cwd})`,
 	);
+	lines.push(
+		`  ${f.stateVerified} of ${f.calls} calls verified against replayed state; ${f.formatOnly} more match in format only; ${f.mismatch} mismatch; ${f.unknowable} unknowable`,
+	);
 	const width = Math.max(5, ...Object.keys(f.byTool).map((name) => name.length));
-	lines.push(`  ${pad("tool", width)}  ${pad("calls", 5, true)}  ${pad("match", 5, true)}  mismatch  unknowable`);
+	lines.push(`  ${pad("tool", width)}  ${pad("calls", 5, true)}  state-verified  format-only  mismatch  unknowable`);
 	const row = (name: string, t: SessionToolFigures) =>
-		`  ${pad(name, width)}  ${pad(t.calls, 5, true)}  ${pad(t.match, 5, true)}  ${pad(t.mismatch, 8, true)}  ${pad(t.unknowable, 10, true)}`;
+		`  ${pad(name, width)}  ${pad(t.calls, 5, true)}  ${pad(t.stateVerified, 14, true)}  ${pad(t.formatOnly, 11, true)}  ${pad(t.mismatch, 8, true)}  ${pad(t.unknowable, 10, true)}`;
 	for (const [name, figures] of Object.entries(f.byTool)) lines.push(row(name, figures));
 	lines.push(row("total", f));
 	const seeded = Object.entries(f.byTool)

@@ -54,21 +54,23 @@ describe("toolsmith replay-session", () => {
 		expect(run.stderr).toBe("");
 		expect(run.code).toBe(0);
 		expect(run.stdout).toMatch(
-			/^replay-session test\/fixtures\/sessions\/pi-session-v1\.jsonl · cwd \S+\n {2}tool +calls +match +mismatch +unknowable\n/,
+			/^replay-session test\/fixtures\/sessions\/pi-session-v1\.jsonl · cwd \S+\n\d+ of \d+ calls verified against the replayed files; \d+ more match in format only\n/,
 		);
-		expect(run.stdout).toMatch(/\n {2}total +(\d+) +\d+ +0 +\d+\n/);
+		expect(run.stdout).toMatch(/\n {2}total +(\d+) +\d+ +\d+ +0 +\d+\n/);
 		expect(run.stdout).toMatch(/\nno mismatches in \d+ calls\n$/);
 		expect(run.stdout).toMatchInlineSnapshot(`
 			"replay-session test/fixtures/sessions/pi-session-v1.jsonl · cwd /Users/badlogic/workspaces/pi-mono
-			  tool   calls  match  mismatch  unknowable
-			  bash   192    192    0         0
-			  edit   146    97     0         49
-			  read   50     50     0         0
-			  write  3      3      0         0
-			  total  391    342    0         49
+			106 of 391 calls verified against the replayed files; 236 more match in format only
+
+			  tool   calls  state-verified  format-only  mismatch  unknowable
+			  bash   192    0               192          0         0
+			  edit   146    93              4            0         49
+			  read   50     13              37           0         0
+			  write  3      0               3            0         0
+			  total  391    106             236          0         49
 
 			unknowable: no-result 18, unseen-region 16, outside-change 2, unseen-file 13
-			normalized: edit-success 115, read-continuation 25, bash-empty-output-status 11, edit-dollar-patterns 1
+			normalized: edit-success 115, read-continuation 25, bash-empty-output-status 11, edit-failure 16, edit-dollar-patterns 1
 			reads checked against their own page: 37
 
 			no mismatches in 391 calls

@@ -18,11 +18,13 @@ describe("the shared recorded session", () => {
 			mismatch: 0,
 			unknowable: 49,
 			seeded: 41,
+			stateVerified: 106,
+			formatOnly: 236,
 			byTool: {
-				read: { calls: 50, match: 50, mismatch: 0, unknowable: 0, seeded: 37 },
-				bash: { calls: 192, match: 192, mismatch: 0, unknowable: 0, seeded: 0 },
-				edit: { calls: 146, match: 97, mismatch: 0, unknowable: 49, seeded: 4 },
-				write: { calls: 3, match: 3, mismatch: 0, unknowable: 0, seeded: 0 },
+				read: { calls: 50, match: 50, mismatch: 0, unknowable: 0, seeded: 37, stateVerified: 13, formatOnly: 37 },
+				bash: { calls: 192, match: 192, mismatch: 0, unknowable: 0, seeded: 0, stateVerified: 0, formatOnly: 192 },
+				edit: { calls: 146, match: 97, mismatch: 0, unknowable: 49, seeded: 4, stateVerified: 93, formatOnly: 4 },
+				write: { calls: 3, match: 3, mismatch: 0, unknowable: 0, seeded: 0, stateVerified: 0, formatOnly: 3 },
 			},
 			seededReads: 37,
 			unknowableReasons: { "no-result": 18, "unseen-region": 16, "outside-change": 2, "unseen-file": 13 },
@@ -30,20 +32,30 @@ describe("the shared recorded session", () => {
 				"edit-success": 115,
 				"read-continuation": 25,
 				"bash-empty-output-status": 11,
+				"edit-failure": 16,
 				"edit-dollar-patterns": 1,
 			},
 		});
 		expect(report.ok).toBe(true);
-		expect(formatSessionReplayReport(report, { source: "pi-session-v1.jsonl" }).split("\n").slice(0, 8)).toEqual([
+		expect(formatSessionReplayReport(report, { source: "pi-session-v1.jsonl" }).split("\n").slice(0, 9)).toEqual([
 			"PASS session replay of pi-session-v1.jsonl (cwd /Users/badlogic/workspaces/pi-mono)",
-			"  tool   calls  match  mismatch  unknowable",
-			"  read      50     50         0           0",
-			"  bash     192    192         0           0",
-			"  edit     146     97         0          49",
-			"  write      3      3         0           0",
-			"  total    391    342         0          49",
+			"  106 of 391 calls verified against replayed state; 236 more match in format only; 0 mismatch; 49 unknowable",
+			"  tool   calls  state-verified  format-only  mismatch  unknowable",
+			"  read      50              13           37         0           0",
+			"  bash     192               0          192         0           0",
+			"  edit     146              93            4         0          49",
+			"  write      3               0            3         0           0",
+			"  total    391             106          236         0          49",
 			"  matches that learned what they needed from their own result: 41 (read 37, edit 4)",
 		]);
+		// A match proves state only where it agrees with files built from other calls: every bash
+		// call is answered from its own recording, every write's report depends only on the call.
+		for (const call of report.calls) {
+			if (call.status !== "match") expect(call.verifies).toBeUndefined();
+			else if (call.toolName === "bash" || call.toolName === "write" || call.seeded)
+				expect(call.verifies).toBe("format");
+			else expect(call.verifies).toBe("state");
+		}
 		// No read, edit or write is unknowable for a reason that hides a failure of ours.
 		for (const call of report.calls) {
 			if (call.status !== "unknowable") continue;

@@ -1,10 +1,12 @@
 /** The parsers of the recorded agent's result formats: read pages, bash results, edit diffs. */
 import { describe, expect, it } from "vitest";
+import { UNKNOWN_LINE } from "../../../src/harness/_recorded-files.js";
 import {
 	changedLinesFromDiff,
 	commandFromBash,
 	linesBeforeFromDiff,
 	pageFromRead,
+	tooLongLineFromRead,
 } from "../../../src/harness/_recorded-formats.js";
 
 describe("reading recorded results", () => {
@@ -100,6 +102,44 @@ describe("the page a recorded read shows", () => {
 		});
 	});
 
+	it("keeps the lines the earliest releases cut at 2000 characters unknown, and drops their notice", () => {
+		const cut = "x".repeat(2000);
+		expect(
+			pageFromRead(`${cut}\nshort\n\n\n... (Some lines were truncated to 2000 characters for display)`, undefined),
+		).toEqual({
+			start: 1,
+			text: `${UNKNOWN_LINE}\nshort\n`,
+			count: 3,
+			total: 3,
+			cut: 1,
+			cutTo: 2000,
+		});
+		// With the continuation in the same notice; a next offset that does not follow is refused.
+		const both = ". 7 more lines not shown. Use offset=4 to continue reading)";
+		expect(
+			pageFromRead(`a\n${cut}\nb\n\n... (Some lines were truncated to 2000 characters for display${both}`, 1),
+		).toMatchObject({
+			count: 3,
+			total: 10,
+			cut: 1,
+		});
+		expect(
+			pageFromRead(`a\n${cut}\n\n... (Some lines were truncated to 2000 characters for display${both}`, 1),
+		).toBeUndefined();
+		// A notice-like last paragraph in a wording not known here is never taken as content.
+		expect(pageFromRead("a\n\n... (Some lines were truncated for display)", undefined)).toBeUndefined();
+	});
+
+	it("reads the notice of a line too long to show, and only that", () => {
+		expect(
+			tooLongLineFromRead("[Line 11 is 70.0KB, exceeds 50.0KB limit. Use bash: sed -n '11p' f | head -c 51200]"),
+		).toBe(11);
+		expect(
+			tooLongLineFromRead("[Line 1 is 60.0KB, exceeds 50.0KB limit. Use bash: sed -n '1p' f | head -c 51200]\nmore"),
+		).toBeUndefined();
+		expect(tooLongLineFromRead("text [Line 1 is 60.0KB, exceeds 50.0KB limit.]")).toBeUndefined();
+	});
+
 	it("refuses a showing notice whose numbers do not fit the page", () => {
 		// The page starts at 2, the notice says 3.
 		expect(pageFromRead("a\nb\n\n[Showing lines 3-4 of 9. Use offset=5 to continue.]", 2)).toBeUndefined();
@@ -159,10 +199,30 @@ describe("the command a recorded bash result shows", () => {
 			why: "an error result without an exit status",
 		});
 		const truncated = { unknowable: "unseen-region", why: "the recording holds only the tail of the output" };
-		expect(commandFromBash("a\nb\n\n[Showing lines 3-4 of 4. Full output: /tmp/x.log]", false)).toEqual(truncated);
+		// A notice that does not end at the last line, or shows no line before the tail, or the
+		// tail of one long line: no output can stand for it.
+		expect(commandFromBash("a\nb\n\n[Showing lines 3-4 of 9. Full output: /tmp/x.log]", false)).toEqual(truncated);
 		expect(
-			commandFromBash("a\n\n[Showing lines 1-1 of 9. Full output: /tmp/y.log]\n\nCommand exited with code 1", true),
+			commandFromBash("a\n\n[Showing lines 1-1 of 1. Full output: /tmp/y.log]\n\nCommand exited with code 1", true),
 		).toEqual(truncated);
+		expect(
+			commandFromBash("xyz\n\n[Showing last 3B of line 1 (line is 60.0KB). Full output: /tmp/y.log]", false),
+		).toEqual(truncated);
+	});
+
+	it("stands in for the lines before a truncated tail, one of them longer than any limit", () => {
+		const answer = commandFromBash(
+			"a\nb\n\n[Showing lines 3-4 of 4. Full output: /tmp/x.log]\n\nCommand exited with code 2",
+			true,
+		);
+		expect("output" in answer).toBe(true);
+		if (!("output" in answer)) return;
+		const lines = answer.output.split("\n");
+		expect(lines).toHaveLength(4);
+		expect(lines.slice(2)).toEqual(["a", "b"]);
+		expect(lines[0]).toBe("");
+		expect(lines[1]!.length).toBeGreaterThan(50 * 1024);
+		expect(answer.exitCode).toBe(2);
 	});
 });
 

@@ -102,7 +102,11 @@ describe("replaying bash output with control bytes", () => {
 
 	it("leaves a recorded output without control bytes alone", () => {
 		const context = { toolName: "bash", args: undefined, isError: false };
-		expect(normalizeResultText("plain\ttext\r\n", context)).toEqual({ text: "plain\ttext\r\n", rules: [] });
+		expect(normalizeResultText("plain\ttext\r\n", context)).toEqual({
+			text: "plain\ttext\r\n",
+			isError: false,
+			rules: [],
+		});
 		// Only bash output is rewritten.
 		expect(normalizeResultText(COLORED, { ...context, toolName: "read" }).rules).toEqual([]);
 	});
@@ -121,7 +125,7 @@ describe("replaying bash output with control bytes", () => {
 			expect(results[0]?.details).toMatchObject({ stripped: { escapeSequences: 2, controlCharacters: 3 } });
 			const context = { toolName: "bash", args: { command: COLORED_COMMAND }, isError: false };
 			expect(normalizeResultText(COLORED, context).text).toBe(ours);
-			expect(normalizeResultText(ours, context)).toEqual({ text: ours, rules: [] });
+			expect(normalizeResultText(ours, context)).toEqual({ text: ours, isError: false, rules: [] });
 		} finally {
 			await fs.rm(dir, { recursive: true, force: true });
 		}

@@ -474,7 +474,15 @@ describe("replaySession: grep, find and ls", () => {
 			"grep match",
 			"ls match",
 		]);
-		expect(report.figures.byTool.grep).toEqual({ calls: 3, match: 3, mismatch: 0, unknowable: 0, seeded: 0 });
+		expect(report.figures.byTool.grep).toEqual({
+			calls: 3,
+			match: 3,
+			mismatch: 0,
+			unknowable: 0,
+			seeded: 0,
+			stateVerified: 3,
+			formatOnly: 0,
+		});
 	});
 
 	it("reports a search result that the known file contradicts as a mismatch, with a diff", async () => {

@@ -12,6 +12,7 @@ describe("commandMayWrite", () => {
 		"cat a.txt > /dev/null",
 		"awk '/x/{print NR\": \"$0}' a.ts | head -40",
 		"echo $(date +%Y)",
+		"printf 'out\\n'; echo 'err' >&2; exit 3",
 	])("read-only: %s", (command) => {
 		expect(commandMayWrite(command)).toBe(false);
 	});
