@@ -1,7 +1,8 @@
 /**
  * Has every installed reference release write a session over the scripted scenarios
- * (_session-scenarios.mjs) and copies it to test/fixtures/sessions/releases/<version>.jsonl, where
- * test/integration/harness/release-sessions.test.ts replays it in CI.
+ * (_session-scenarios.mjs) into a folder: a fresh one for `npm run compat`, or
+ * test/fixtures/sessions/releases/ (`<version>.jsonl`), where
+ * test/integration/harness/release-sessions.test.ts replays them in CI.
  *
  * Each release runs in a child process under the Node it needs (_session-driver.mjs), in a fixed
  * folder of the temp directory, so the sessions of two runs differ only in ids, times and the names
@@ -25,7 +26,8 @@ export interface GeneratedSession {
 	readonly error?: string;
 }
 
-export function generateSession(release: Release): GeneratedSession {
+/** Have one release write its session into `outDir` (as `<version>.jsonl`). */
+export function generateSession(release: Release, outDir: string): GeneratedSession {
 	if (!release.installed) return { release, error: "not installed (run npm run compat:setup)" };
 	if (!release.node) return { release, error: "no Node here satisfies its engines (run npm run compat:setup)" };
 	const root = join(tmpdir(), "toolsmith-pi-sessions", release.version);
@@ -49,8 +51,8 @@ export function generateSession(release: Release): GeneratedSession {
 	}
 	const made = JSON.parse(last) as { file?: string; how: string; calls: number };
 	if (!made.file) return { release, error: "the release wrote no session file" };
-	mkdirSync(sessionsDir, { recursive: true });
-	const file = join(sessionsDir, `${release.version}.jsonl`);
+	mkdirSync(outDir, { recursive: true });
+	const file = join(outDir, `${release.version}.jsonl`);
 	// Later releases put their system prompt (with the paths of their own docs) in the session:
 	// those paths name this machine's install, so they are written as a global install's.
 	const modules = join(release.packageDir, "..", release.packageDir.includes("/@") ? ".." : "");
@@ -64,6 +66,6 @@ export function generateSession(release: Release): GeneratedSession {
 	return { release, file, how: made.how, calls: made.calls };
 }
 
-export function generateSessions(): GeneratedSession[] {
-	return listReleases().map(generateSession);
+export function generateSessions(outDir: string): GeneratedSession[] {
+	return listReleases().map((release) => generateSession(release, outDir));
 }

@@ -1,7 +1,7 @@
 /**
  * Sessions written by sixteen releases of the reference agent, from 0.7.6 to 1.6.0, over the same
- * scripted scenarios (test/compat: `npm run compat:setup`, then `npm run compat -- sessions`
- * regenerates them). Releases with the scripted model ran their own agent and wrote the session
+ * scripted scenarios (test/compat: `npm run compat:setup`, then
+ * `TOOLSMITH_WRITE_SESSIONS=1 npm run compat -- sessions` writes them anew). Releases with the scripted model ran their own agent and wrote the session
  * themselves; older ones had their tools called directly and the session written with their own
  * session manager or in the line format they used. Every one replays with no mismatch; the figures
  * are in docs/testing.md.
