@@ -122,56 +122,18 @@ export function scenarioBatches(tools) {
 		[{ name: "read", arguments: { path: "notes.txt" } }],
 	];
 	if (multiEdit) {
+		const edits = (...pairs) => [
+			{
+				name: "edit",
+				arguments: { path: "src/util.ts", edits: pairs.map(([oldText, newText]) => ({ oldText, newText })) },
+			},
+		];
 		batches.push(
-			[
-				{
-					name: "edit",
-					arguments: {
-						path: "src/util.ts",
-						edits: [
-							{ oldText: "export const a = 1;", newText: "export const a = 10;" },
-							{ oldText: "export const d = 4;", newText: "export const d = 40;" },
-						],
-					},
-				},
-			],
+			edits(["export const a = 1;", "export const a = 10;"], ["export const d = 4;", "export const d = 40;"]),
 			// A second edit that is not found, two edits of the same text, and two that overlap.
-			[
-				{
-					name: "edit",
-					arguments: {
-						path: "src/util.ts",
-						edits: [
-							{ oldText: "export const a = 10;", newText: "export const a = 11;" },
-							{ oldText: "export const q = 0;", newText: "export const q = 1;" },
-						],
-					},
-				},
-			],
-			[
-				{
-					name: "edit",
-					arguments: {
-						path: "src/util.ts",
-						edits: [
-							{ oldText: "export const a = 10;", newText: "A" },
-							{ oldText: "export const a = 10;", newText: "B" },
-						],
-					},
-				},
-			],
-			[
-				{
-					name: "edit",
-					arguments: {
-						path: "src/util.ts",
-						edits: [
-							{ oldText: "export const a = 10;\nexport const b", newText: "A" },
-							{ oldText: "b = 20;", newText: "B" },
-						],
-					},
-				},
-			],
+			edits(["export const a = 10;", "export const a = 11;"], ["export const q = 0;", "export const q = 1;"]),
+			edits(["export const a = 10;", "A"], ["export const a = 10;", "B"]),
+			edits(["export const a = 10;\nexport const b", "A"], ["b = 20;", "B"]),
 			[{ name: "read", arguments: { path: "src/util.ts" } }],
 		);
 	}

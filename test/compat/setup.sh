@@ -13,14 +13,21 @@ if [ ! -x "$cache/node22/node_modules/.bin/node" ]; then
 	[ -f "$cache/node22/package.json" ] || echo '{"private":true}' >"$cache/node22/package.json"
 	npm --prefix "$cache/node22" install node@22 --no-audit --no-fund --loglevel=error >/dev/null
 fi
-grep -v '^\s*#' releases.txt | grep -v '^\s*$' | while read -r spec; do
+# install SPEC FOLDER: SPEC alone in FOLDER (a package.json of its own), without install scripts;
+# an installed one is kept. Fails when npm does.
+install() {
+	if [ -f "$2/node_modules/${1%@*}/package.json" ]; then return 0; fi
+	echo "compat:setup: $1"
+	mkdir -p "$2"
+	echo '{"private":true}' >"$2/package.json"
+	npm --prefix "$2" install "$1" --ignore-scripts --no-audit --no-fund --loglevel=error >/dev/null
+}
+specs() { grep -v '^\s*#' "$1" | grep -v '^\s*$'; }
+
+specs releases.txt | while read -r spec; do
 	folder="$cache/releases/${spec//\//+}"
-	if [ -f "$folder/node_modules/${spec%@*}/package.json" ]; then continue; fi
-	echo "compat:setup: $spec"
-	mkdir -p "$folder"
-	echo '{"private":true}' >"$folder/package.json"
-	npm --prefix "$folder" install "$spec" --ignore-scripts --no-audit --no-fund --loglevel=error >/dev/null ||
-		{ echo "compat:setup: could not install $spec" >&2; continue; }
+	[ -f "$folder/node_modules/${spec%@*}/package.json" ] && continue
+	install "$spec" "$folder" || { echo "compat:setup: could not install $spec" >&2; continue; }
 	# A release asks for its sibling packages (pi-ai, pi-tui, ...) with caret ranges, which today
 	# resolve to newer siblings that some releases do not work with: pin them to the release's own.
 	siblings=$(node -e '
@@ -39,12 +46,6 @@ done
 # Corpus: the third-party pi packages in corpus.txt, each in its own folder (with its dependencies
 # and, as npm installs them, its peers), without install scripts.
 mkdir -p "$cache/corpus"
-grep -v '^\s*#' corpus.txt | grep -v '^\s*$' | while read -r spec; do
-	folder="$cache/corpus/${spec//\//+}"
-	if [ -f "$folder/node_modules/${spec%@*}/package.json" ]; then continue; fi
-	echo "compat:setup: corpus $spec"
-	mkdir -p "$folder"
-	echo '{"private":true}' >"$folder/package.json"
-	npm --prefix "$folder" install "$spec" --ignore-scripts --no-audit --no-fund --loglevel=error >/dev/null ||
-		echo "compat:setup: could not install $spec" >&2
+specs corpus.txt | while read -r spec; do
+	install "$spec" "$cache/corpus/${spec//\//+}" || echo "compat:setup: could not install $spec" >&2
 done
