@@ -33,3 +33,18 @@ export {
 } from "./extensions/node-loader.js";
 export { type PiExtensionAPI, type ToPiExtensionOptions, toPiExtension } from "./extensions/node-pi-package.js";
 export { checkEngines } from "./extensions/version.js";
+export {
+	createMcpServer,
+	DEFAULT_MCP_CLOSE_TIMEOUT_MS,
+	MCP_DETAILS_META_KEY,
+	type McpServedHost,
+	type McpServerOptions,
+	type ToolsmithMcpServer,
+} from "./mcp/node-server.js";
+export {
+	type McpSourceTool,
+	type McpTool,
+	type McpToolConversion,
+	type McpToolReport,
+	toMcpTools,
+} from "./mcp/tools.js";

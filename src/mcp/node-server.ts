@@ -1,0 +1,312 @@
+/**
+ * `createMcpServer`: toolsmith tools served over the Model Context Protocol, on the SDK's low-level
+ * `Server`. `tools/list` comes from the registry's active tools (converted by `toMcpTools`),
+ * `tools/call` runs through the executor with the registry's hooks, `onUpdate` becomes progress
+ * notifications, a cancelled request aborts its call, and a registry change that alters the list
+ * sends `notifications/tools/list_changed`. Node-only (its default env is a NodeExecutionEnv).
+ */
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import {
+	CallToolRequestSchema,
+	type CallToolResult,
+	ListToolsRequestSchema,
+	type ListToolsResult,
+} from "@modelcontextprotocol/sdk/types.js";
+import type { ToolCall, ToolResultContent, ToolResultMessage } from "../contract/content.js";
+import { errorMessage } from "../contract/errors.js";
+import type { ToolExecutionEvent } from "../contract/events.js";
+import type { ToolDefinition } from "../contract/tool.js";
+import { NodeExecutionEnv } from "../env/node.js";
+import type { ExecutionEnv } from "../env/types.js";
+import { executeToolCalls } from "../exec/execute.js";
+import type { ExecuteToolCallsResult } from "../exec/types.js";
+import type { ExtensionHost } from "../extensions/node-host.js";
+import type { RegistrySnapshot } from "../extensions/registry.js";
+import { createExtensionRuntime } from "../extensions/runtime.js";
+import { type McpToolReport, toMcpTools } from "./tools.js";
+
+/** The `_meta` key a result's `details` travel under. */
+export const MCP_DETAILS_META_KEY = "toolsmith/details";
+
+/** Default bound, in milliseconds, for in-flight calls to settle after `close()` aborted them. */
+export const DEFAULT_MCP_CLOSE_TIMEOUT_MS = 3_000;
+
+/** What `createMcpServer` uses of a host: an `ExtensionHost` is one as it is. */
+export type McpServedHost = Pick<ExtensionHost, "registry" | "execute" | "ready">;
+
+/** Options of `createMcpServer`: a host (hot reload) or a fixed list of tools, and how the server introduces itself. */
+export interface McpServerOptions {
+	/** Serve the active tools of this host (its hooks apply; reloads send `list_changed`). */
+	readonly host?: McpServedHost;
+	/** Or serve these tools, with no extensions; give one of `host` and `tools`. */
+	readonly tools?: readonly ToolDefinition[];
+	/** With `tools`: the env their `ctx` gets; a NodeExecutionEnv in `cwd` by default. */
+	readonly env?: ExecutionEnv;
+	/** With `tools`: the working folder; `env.cwd`, else `process.cwd()`, by default. */
+	readonly cwd?: string;
+	/** The server name clients see in `initialize`. Default `toolsmith`. */
+	readonly name?: string;
+	/** The server version clients see. Default `0.0.0`. */
+	readonly version?: string;
+	/** Text put before the tools' `promptGuidelines` in the server's `instructions`. */
+	readonly instructions?: string;
+	/** Bound for in-flight calls to settle once `close()` aborted them. Default 3 000 ms. */
+	readonly closeTimeoutMs?: number;
+	/** Hears what the server wants people to know (a tool left out of the list, say); never stdout. */
+	readonly log?: (message: string) => void;
+}
+
+/** A toolsmith MCP server: the SDK `Server`, plus `connect` and a `close` that aborts in-flight calls. */
+export interface ToolsmithMcpServer {
+	/** The SDK server, for what this wrapper does not cover (more handlers, `onerror`). */
+	readonly server: Server;
+	/** Start serving on `transport` (a `StdioServerTransport`, an in-memory one in tests). */
+	connect(transport: Transport): Promise<void>;
+	/** The `tools/list` answer as of now, and the report of every active tool. */
+	listTools(): { readonly tools: ListToolsResult["tools"]; readonly report: readonly McpToolReport[] };
+	/** Abort every call in flight, wait for them (bounded by `closeTimeoutMs`), then close the server. Idempotent. */
+	close(): Promise<void>;
+}
+
+type Execute = (
+	calls: readonly ToolCall[],
+	options: { signal: AbortSignal; onEvent: (event: ToolExecutionEvent) => void },
+) => Promise<ExecuteToolCallsResult>;
+
+interface Source {
+	readonly snapshot: () => RegistrySnapshot;
+	readonly onChange: (listener: () => void) => () => void;
+	readonly execute: Execute;
+	readonly ready: Promise<unknown>;
+}
+
+function sourceOf(options: McpServerOptions): Source {
+	if (options.host && options.tools) throw new Error("createMcpServer takes `host` or `tools`, not both.");
+	const host = options.host;
+	if (host) {
+		return {
+			snapshot: () => host.registry.snapshot(),
+			onChange: (listener) => host.registry.onChange(listener),
+			execute: (calls, execOptions) => host.execute(calls, execOptions),
+			ready: host.ready,
+		};
+	}
+	if (!options.tools) throw new Error("createMcpServer needs `host` (an extension host) or `tools` (a list).");
+	const cwd = options.cwd ?? options.env?.cwd ?? process.cwd();
+	const env = options.env ?? new NodeExecutionEnv({ cwd });
+	const runtime = createExtensionRuntime({ env, cwd, builtins: [...options.tools] });
+	const registry = runtime.registry;
+	return {
+		snapshot: () => registry.snapshot(),
+		onChange: (listener) => registry.onChange(listener),
+		execute: (calls, execOptions) =>
+			executeToolCalls(calls, { ...registry.snapshot().executorConfig(), ...execOptions }),
+		ready: Promise.resolve(),
+	};
+}
+
+/** A tool result's content as MCP content blocks. */
+function mcpContent(content: readonly ToolResultContent[]): CallToolResult["content"] {
+	return content.map((block) =>
+		block.type === "image"
+			? { type: "image", data: block.data, mimeType: block.mimeType }
+			: { type: "text", text: block.text },
+	);
+}
+
+/** `details` as plain JSON, or undefined when there are none or they cannot be serialized. */
+function jsonDetails(details: unknown): unknown {
+	if (details === undefined) return undefined;
+	try {
+		const text = JSON.stringify(details);
+		return text === undefined ? undefined : (JSON.parse(text) as unknown);
+	} catch {
+		return undefined;
+	}
+}
+
+/** The text of a partial result, for a progress notification's `message`. */
+function progressMessage(content: readonly ToolResultContent[] | undefined): string | undefined {
+	if (!Array.isArray(content)) return undefined;
+	const text = content
+		.flatMap((block) => (block?.type === "text" && typeof block.text === "string" ? [block.text] : []))
+		.join("\n");
+	return text === "" ? undefined : text;
+}
+
+/** The server's `instructions`: the caller's text, then each active tool's guidelines (once each). */
+function instructionsOf(snapshot: RegistrySnapshot, intro: string | undefined): string | undefined {
+	const lines: string[] = [];
+	const seen = new Set<string>();
+	for (const entry of snapshot.active) {
+		for (const guideline of entry.definition.promptGuidelines ?? []) {
+			if (typeof guideline !== "string" || guideline.trim() === "" || seen.has(guideline)) continue;
+			seen.add(guideline);
+			lines.push(`- ${guideline.trim()}`);
+		}
+	}
+	const parts = [
+		...(intro && intro.trim() !== "" ? [intro.trim()] : []),
+		...(lines.length > 0 ? [`Guidelines:\n${lines.join("\n")}`] : []),
+	];
+	return parts.length > 0 ? parts.join("\n\n") : undefined;
+}
+
+function resultOf(message: ToolResultMessage | undefined): CallToolResult {
+	if (!message) {
+		return { content: [{ type: "text", text: "The tool call produced no result." }], isError: true };
+	}
+	const details = jsonDetails(message.details);
+	return {
+		content: mcpContent(message.content),
+		...(message.isError ? { isError: true } : {}),
+		...(details !== undefined ? { _meta: { [MCP_DETAILS_META_KEY]: details } } : {}),
+	};
+}
+
+/**
+ * Create an MCP server for a host's tools (or a fixed list). Resolves once the host is ready, so
+ * `instructions` hold the guidelines of the tools loaded at startup (MCP sends them once, at
+ * `initialize`). Rejects when given neither or both of `host` and `tools`.
+ */
+export async function createMcpServer(options: McpServerOptions): Promise<ToolsmithMcpServer> {
+	const source = sourceOf(options);
+	await source.ready;
+	const log = (message: string): void => {
+		try {
+			options.log?.(message);
+		} catch {
+			// the log is an observer
+		}
+	};
+	const instructions = instructionsOf(source.snapshot(), options.instructions);
+	const server = new Server(
+		{ name: options.name ?? "toolsmith", version: options.version ?? "0.0.0" },
+		{ capabilities: { tools: { listChanged: true } }, ...(instructions !== undefined ? { instructions } : {}) },
+	);
+
+	const listTools = () => {
+		const conversion = toMcpTools(source.snapshot().active.map((entry) => entry.definition));
+		return { tools: conversion.tools as ListToolsResult["tools"], report: conversion.report };
+	};
+
+	// What the client was last told the list is; a change notification goes out only when it differs.
+	let listed = JSON.stringify(listTools().tools);
+	const reported = new Set<string>();
+	const reportOmitted = (report: readonly McpToolReport[]): void => {
+		for (const entry of report) {
+			if (entry.ok) continue;
+			const problems = [
+				...(entry.nameVerdict.ok ? [] : [`its name ${entry.nameVerdict.problem ?? "breaks the MCP rule"}`]),
+				...entry.errors.map((error) => `${error.path || "/"}: ${error.message}`),
+			].join("; ");
+			const line = `Tool ${entry.name} is not listed over MCP: ${problems}`;
+			if (!reported.has(line)) {
+				reported.add(line);
+				log(line);
+			}
+		}
+	};
+	reportOmitted(listTools().report);
+
+	let connected = false;
+	let closed = false;
+	const unsubscribe = source.onChange(() => {
+		const now = listTools();
+		reportOmitted(now.report);
+		const text = JSON.stringify(now.tools);
+		if (text === listed) return;
+		listed = text;
+		if (connected && !closed) {
+			server.sendToolListChanged().catch((error: unknown) => {
+				log(`Sending tools/list_changed failed: ${errorMessage(error)}`);
+			});
+		}
+	});
+
+	server.setRequestHandler(ListToolsRequestSchema, () => {
+		const now = listTools();
+		listed = JSON.stringify(now.tools);
+		return { tools: now.tools };
+	});
+
+	const inFlight = new Map<AbortController, Promise<unknown>>();
+
+	server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+		const controller = new AbortController();
+		if (closed) controller.abort();
+		const onAbort = () => controller.abort();
+		if (extra.signal.aborted) controller.abort();
+		else extra.signal.addEventListener("abort", onAbort, { once: true });
+		const toolCallId = `mcp-${String(extra.requestId)}`;
+		const progressToken = request.params._meta?.progressToken;
+		let progress = 0;
+		const onEvent = (event: ToolExecutionEvent): void => {
+			if (progressToken === undefined || event.type !== "tool_execution_update") return;
+			if (event.toolCallId !== toolCallId || controller.signal.aborted) return;
+			progress += 1;
+			const message = progressMessage(event.partialResult?.content);
+			extra
+				.sendNotification({
+					method: "notifications/progress",
+					params: { progressToken, progress, ...(message !== undefined ? { message } : {}) },
+				})
+				.catch(() => {
+					// a client gone away; the call's result (or its abort) says the rest
+				});
+		};
+		const call: ToolCall = {
+			type: "toolCall",
+			id: toolCallId,
+			name: request.params.name,
+			arguments: request.params.arguments ?? {},
+		};
+		const running = source.execute([call], { signal: controller.signal, onEvent });
+		inFlight.set(controller, running);
+		try {
+			const outcome = await running;
+			return resultOf(outcome.results[0]);
+		} catch (error) {
+			// The executor never rejects; a host that does is reported as an error result.
+			return { content: [{ type: "text", text: `The tool call failed: ${errorMessage(error)}` }], isError: true };
+		} finally {
+			inFlight.delete(controller);
+			extra.signal.removeEventListener("abort", onAbort);
+		}
+	});
+
+	let closing: Promise<void> | undefined;
+	return {
+		server,
+		listTools,
+		async connect(transport) {
+			await server.connect(transport);
+			connected = true;
+		},
+		close() {
+			closing ??= (async () => {
+				closed = true;
+				unsubscribe();
+				const running = [...inFlight];
+				for (const [controller] of running) controller.abort();
+				if (running.length > 0) {
+					let timer: ReturnType<typeof setTimeout> | undefined;
+					await Promise.race([
+						Promise.allSettled(running.map(([, promise]) => promise)),
+						new Promise<void>((resolve) => {
+							timer = setTimeout(resolve, options.closeTimeoutMs ?? DEFAULT_MCP_CLOSE_TIMEOUT_MS);
+						}),
+					]);
+					clearTimeout(timer);
+				}
+				try {
+					await server.close();
+				} catch (error) {
+					log(`Closing the MCP server failed: ${errorMessage(error)}`);
+				}
+			})();
+			return closing;
+		},
+	};
+}

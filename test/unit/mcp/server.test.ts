@@ -1,0 +1,136 @@
+/** createMcpServer over an in-memory transport pair, with the SDK's own client. */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
+import { afterEach, expect, it } from "vitest";
+import { defineTool, MemoryExecutionEnv, Type } from "../../../src/index.js";
+import { createMcpServer, MCP_DETAILS_META_KEY, type ToolsmithMcpServer } from "../../../src/node.js";
+
+const echo = defineTool({
+	name: "echo",
+	label: "Echo",
+	description: "Echo a text.",
+	promptSnippet: "Echo text back",
+	promptGuidelines: ["Use echo to repeat things."],
+	parameters: Type.Object({ text: Type.String(), times: Type.Optional(Type.Integer()) }),
+	async execute(_id, { text, times }, _signal, onUpdate) {
+		for (let i = 1; i <= (times ?? 0); i++) onUpdate?.({ content: [{ type: "text", text: `step ${i}` }], details: {} });
+		return {
+			content: [
+				{ type: "text", text: `${text}:${typeof times}` },
+				{ type: "image", data: "aGk=", mimeType: "image/png" },
+			],
+			details: { text },
+		};
+	},
+});
+
+const wait = defineTool({
+	name: "wait",
+	label: "Wait",
+	description: "Wait until aborted.",
+	parameters: Type.Object({}),
+	execute(_id, _args, signal) {
+		return new Promise((_resolve, reject) => {
+			signal?.addEventListener("abort", () => {
+				aborted.push("wait");
+				reject(new Error("aborted"));
+			});
+			started();
+		});
+	},
+});
+
+let aborted: string[] = [];
+let started: () => void = () => {};
+let open: { server: ToolsmithMcpServer; client: Client } | undefined;
+
+afterEach(async () => {
+	await open?.client.close();
+	await open?.server.close();
+	open = undefined;
+	aborted = [];
+});
+
+async function connect() {
+	const server = await createMcpServer({
+		tools: [echo, wait],
+		env: new MemoryExecutionEnv({ cwd: "/work" }),
+		name: "test",
+		version: "1.2.3",
+	});
+	const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+	await server.connect(serverSide);
+	const client = new Client({ name: "test-client", version: "0.0.0" });
+	await client.connect(clientSide);
+	open = { server, client };
+	return { server, client };
+}
+
+it("lists tools with their schema, snippet, title and the guidelines as instructions", async () => {
+	const { client } = await connect();
+	expect(client.getServerVersion()).toMatchObject({ name: "test", version: "1.2.3" });
+	expect(client.getServerCapabilities()?.tools?.listChanged).toBe(true);
+	expect(client.getInstructions()).toContain("- Use echo to repeat things.");
+	const { tools } = await client.listTools();
+	const tool = tools.find((t) => t.name === "echo");
+	expect(tool?.description).toBe("Echo a text.\n\nEcho text back");
+	expect(tool?.title).toBe("Echo");
+	expect(tool?.inputSchema).toMatchObject({
+		type: "object",
+		required: ["text"],
+		properties: { text: { type: "string" }, times: { type: "integer" } },
+	});
+});
+
+it("calls through the executor: coercion, content mapping, details under _meta, error results", async () => {
+	const { client } = await connect();
+	const ok = await client.callTool({ name: "echo", arguments: { text: "hi", times: "0" } });
+	expect(ok.isError).toBeFalsy();
+	expect(ok.content).toEqual([
+		{ type: "text", text: "hi:number" },
+		{ type: "image", data: "aGk=", mimeType: "image/png" },
+	]);
+	expect(ok._meta?.[MCP_DETAILS_META_KEY]).toEqual({ text: "hi" });
+	const bad = await client.callTool({ name: "echo", arguments: {} });
+	expect(bad.isError).toBe(true);
+	expect(bad._meta?.[MCP_DETAILS_META_KEY]).toMatchObject({ code: "E_INVALID_ARGS" });
+	const missing = await client.callTool({ name: "nope", arguments: {} });
+	expect(missing.isError).toBe(true);
+	expect(JSON.stringify(missing.content)).toContain("not found");
+});
+
+it("turns onUpdate into progress notifications when the request has a progress token", async () => {
+	const { client } = await connect();
+	const seen: { progress: number; message?: string }[] = [];
+	await client.callTool({ name: "echo", arguments: { text: "x", times: 3 } }, CallToolResultSchema, {
+		onprogress: (p) => seen.push({ progress: p.progress, ...(p.message !== undefined ? { message: p.message } : {}) }),
+	});
+	expect(seen).toEqual([
+		{ progress: 1, message: "step 1" },
+		{ progress: 2, message: "step 2" },
+		{ progress: 3, message: "step 3" },
+	]);
+});
+
+it("aborts the call's signal when the client cancels, and on close", async () => {
+	const { client, server } = await connect();
+	const controller = new AbortController();
+	const running = new Promise<void>((resolve) => {
+		started = resolve;
+	});
+	const call = client.callTool({ name: "wait", arguments: {} }, CallToolResultSchema, { signal: controller.signal });
+	await running;
+	controller.abort();
+	await expect(call).rejects.toThrow();
+	await expect.poll(() => aborted, { timeout: 10_000 }).toEqual(["wait"]);
+
+	const second = new Promise<void>((resolve) => {
+		started = resolve;
+	});
+	const call2 = client.callTool({ name: "wait", arguments: {} }).catch(() => undefined);
+	await second;
+	await server.close();
+	expect(aborted).toEqual(["wait", "wait"]);
+	await call2;
+});
