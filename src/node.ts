@@ -34,6 +34,15 @@ export {
 export { type PiExtensionAPI, type ToPiExtensionOptions, toPiExtension } from "./extensions/node-pi-package.js";
 export { checkEngines } from "./extensions/version.js";
 export {
+	type LoadMcpToolsOptions,
+	loadMcpTools,
+	type McpDiagnostic,
+	type McpHttpServer,
+	type McpStdioServer,
+	type McpToolDetails,
+	type McpToolSet,
+} from "./mcp/node-client.js";
+export {
 	createMcpServer,
 	DEFAULT_MCP_CLOSE_TIMEOUT_MS,
 	MCP_DETAILS_META_KEY,
