@@ -31,7 +31,7 @@ const wait = defineTool({
 	description: "Wait until aborted.",
 	parameters: Type.Object({}),
 	execute(_id, _args, signal) {
-		return new Promise((_resolve, reject) => {
+		return new Promise<never>((_resolve, reject) => {
 			signal?.addEventListener("abort", () => {
 				aborted.push("wait");
 				reject(new Error("aborted"));
