@@ -48,6 +48,7 @@ export {
 	MCP_DETAILS_META_KEY,
 	type McpServedHost,
 	type McpServerOptions,
+	type McpServerTransport,
 	type ToolsmithMcpServer,
 } from "./mcp/node-server.js";
 export {

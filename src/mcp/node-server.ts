@@ -24,7 +24,7 @@ import type { ExecuteToolCallsResult } from "../exec/types.js";
 import type { ExtensionHost } from "../extensions/node-host.js";
 import type { RegistrySnapshot } from "../extensions/registry.js";
 import { createExtensionRuntime } from "../extensions/runtime.js";
-import { type McpToolReport, toMcpTools } from "./tools.js";
+import { type McpTool, type McpToolReport, toMcpTools } from "./tools.js";
 
 /** The `_meta` key a result's `details` travel under. */
 export const MCP_DETAILS_META_KEY = "toolsmith/details";
@@ -57,14 +57,28 @@ export interface McpServerOptions {
 	readonly log?: (message: string) => void;
 }
 
+/**
+ * What `connect` takes: an MCP SDK transport (`StdioServerTransport`, `InMemoryTransport`, …).
+ * Spelled out here so that toolsmith's declarations never pull in the SDK's, which need DOM types
+ * (`HeadersInit`) a Node project's tsconfig may lack.
+ */
+export interface McpServerTransport {
+	start(): Promise<void>;
+	send(...args: never[]): Promise<void>;
+	close(): Promise<void>;
+}
+
 /** A toolsmith MCP server: the SDK `Server`, plus `connect` and a `close` that aborts in-flight calls. */
 export interface ToolsmithMcpServer {
-	/** The SDK server, for what this wrapper does not cover (more handlers, `onerror`). */
-	readonly server: Server;
+	/**
+	 * The SDK server, for what this wrapper does not cover (more handlers, `onerror`): a `Server`
+	 * of `@modelcontextprotocol/sdk/server/index.js` (typed loosely, see `McpServerTransport`).
+	 */
+	readonly server: object;
 	/** Start serving on `transport` (a `StdioServerTransport`, an in-memory one in tests). */
-	connect(transport: Transport): Promise<void>;
+	connect(transport: McpServerTransport): Promise<void>;
 	/** The `tools/list` answer as of now, and the report of every active tool. */
-	listTools(): { readonly tools: ListToolsResult["tools"]; readonly report: readonly McpToolReport[] };
+	listTools(): { readonly tools: McpTool[]; readonly report: readonly McpToolReport[] };
 	/** Abort every call in flight, wait for them (bounded by `closeTimeoutMs`), then close the server. Idempotent. */
 	close(): Promise<void>;
 }
@@ -188,7 +202,7 @@ export async function createMcpServer(options: McpServerOptions): Promise<Toolsm
 
 	const listTools = () => {
 		const conversion = toMcpTools(source.snapshot().active.map((entry) => entry.definition));
-		return { tools: conversion.tools as ListToolsResult["tools"], report: conversion.report };
+		return { tools: conversion.tools, report: conversion.report };
 	};
 
 	// What the client was last told the list is; a change notification goes out only when it differs.
@@ -281,7 +295,7 @@ export async function createMcpServer(options: McpServerOptions): Promise<Toolsm
 		server,
 		listTools,
 		async connect(transport) {
-			await server.connect(transport);
+			await server.connect(transport as unknown as Transport);
 			connected = true;
 		},
 		close() {
