@@ -7,12 +7,7 @@
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import {
-	CallToolRequestSchema,
-	type CallToolResult,
-	ListToolsRequestSchema,
-	type ListToolsResult,
-} from "@modelcontextprotocol/sdk/types.js";
+import { CallToolRequestSchema, type CallToolResult, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { ToolCall, ToolResultContent, ToolResultMessage } from "../contract/content.js";
 import { errorMessage } from "../contract/errors.js";
 import type { ToolExecutionEvent } from "../contract/events.js";
