@@ -54,6 +54,7 @@ export {
 	type AgentToolUpdateCallback,
 	defineTool,
 	type ExtensionInfo,
+	type ToolAnnotations,
 	type ToolCallInfo,
 	type ToolContext,
 	type ToolContextFactory,

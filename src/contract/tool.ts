@@ -89,6 +89,22 @@ export interface ToolContext {
 }
 
 /**
+ * Hints about what a tool does, with the meaning of MCP tool annotations (and the shape pi 1.x
+ * uses). The author declares them and nothing verifies them: MCP clients and permission layers read
+ * them to decide which calls to confirm.
+ */
+export interface ToolAnnotations {
+	/** The tool does not modify its environment. */
+	readonly readOnlyHint?: boolean;
+	/** It may delete or overwrite data, rather than only add to it (meaningful when not read-only). */
+	readonly destructiveHint?: boolean;
+	/** Repeating a call with the same arguments has no further effect (meaningful when not read-only). */
+	readonly idempotentHint?: boolean;
+	/** It reaches an open world of external entities (the web, a shell) rather than a closed domain. */
+	readonly openWorldHint?: boolean;
+}
+
+/**
  * The tool as an author writes it. `TName` is the name as a literal type when it is known (a
  * `defineTool` call, the built-ins), so a harness can check the arguments of a call by name.
  */
@@ -111,6 +127,14 @@ export interface ToolDefinition<
 	 * Conformance checks then skip the determinism check instead of failing it.
 	 */
 	readonly nondeterministic?: boolean;
+	/** What the tool does, as hints (see `ToolAnnotations`); MCP clients get them as `annotations`. */
+	readonly annotations?: ToolAnnotations;
+	/**
+	 * The schema (TypeBox or a JSON Schema object) of `details` in successful results. MCP clients
+	 * then get `details` as `structuredContent`, checked against it; otherwise `details` travel under
+	 * `_meta`. (pi 1.x's `outputSchema` describes a separate `structuredContent` field instead.)
+	 */
+	readonly outputSchema?: TSchema;
 	/** See `AgentTool.prepareArguments`. */
 	prepareArguments?(args: unknown): unknown;
 	/** See `AgentTool.execute`; `ctx` gives the env, cwd and UI. Throw to report failure. */

@@ -22,6 +22,7 @@ import type { AgentToolResult, AgentToolUpdateCallback, ToolDefinition } from ".
 import { fromJsonSchema } from "../exec/_from-json-schema.js";
 import { API_VERSION } from "../extensions/api.js";
 import { checkToolName } from "../providers/names.js";
+import { annotationsOf } from "./tools.js";
 
 /** An MCP server started as a child process and spoken to over its stdin and stdout. */
 export interface McpStdioServer {
@@ -275,12 +276,14 @@ export async function loadMcpTools(options: LoadMcpToolsOptions): Promise<McpToo
 			});
 		}
 		const remote = tool.name;
+		const annotations = annotationsOf(tool.annotations);
 		const label = tool.title ?? tool.annotations?.title ?? tool.name;
 		return {
 			name,
 			label,
 			description: description !== "" ? description : `${label} (a tool of the MCP server ${serverInfo.name}).`,
 			parameters: fromJsonSchema(tool.inputSchema),
+			...(annotations ? { annotations } : {}),
 			execute: (_id, params, signal, onUpdate) => callTool(remote, params, signal, onUpdate),
 		};
 	};

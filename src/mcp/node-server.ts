@@ -8,17 +8,20 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { CallToolRequestSchema, type CallToolResult, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import type { TSchema } from "@sinclair/typebox";
 import type { ToolCall, ToolResultContent, ToolResultMessage } from "../contract/content.js";
 import { errorMessage } from "../contract/errors.js";
 import type { ToolExecutionEvent } from "../contract/events.js";
 import type { ToolDefinition } from "../contract/tool.js";
 import { NodeExecutionEnv } from "../env/node.js";
 import type { ExecutionEnv } from "../env/types.js";
+import { compiledOrUndefined } from "../exec/_validate.js";
 import { executeToolCalls } from "../exec/execute.js";
 import type { ExecuteToolCallsResult } from "../exec/types.js";
 import type { ExtensionHost } from "../extensions/node-host.js";
 import type { RegistrySnapshot } from "../extensions/registry.js";
 import { createExtensionRuntime } from "../extensions/runtime.js";
+import { CallGate } from "./_call-gate.js";
 import { type McpTool, type McpToolReport, toMcpTools } from "./tools.js";
 
 /** The `_meta` key a result's `details` travel under. */
@@ -162,16 +165,53 @@ function instructionsOf(snapshot: RegistrySnapshot, intro: string | undefined): 
 	return parts.length > 0 ? parts.join("\n\n") : undefined;
 }
 
-function resultOf(message: ToolResultMessage | undefined): CallToolResult {
+/** Why `details` do not fit the listed output schema, or undefined when they do. */
+function outputProblem(schema: TSchema, details: unknown): string | undefined {
+	if (typeof details !== "object" || details === null || Array.isArray(details)) {
+		return "its details are not a JSON object";
+	}
+	const compiled = compiledOrUndefined(schema);
+	if (!compiled) return undefined;
+	if (compiled.checker.Check(details)) return undefined;
+	const first = compiled.checker.Errors(details).First();
+	return first ? `${first.path || "/"}: ${first.message}` : "they do not match it";
+}
+
+// Whether a definition's outputSchema is listed, worked out once per definition.
+const listedOutput = new WeakMap<ToolDefinition, boolean>();
+
+/** The tool's output schema when `tools/list` gives it to clients, else undefined. */
+function listedOutputSchema(definition: ToolDefinition | undefined): TSchema | undefined {
+	if (!definition?.outputSchema) return undefined;
+	let listed = listedOutput.get(definition);
+	if (listed === undefined) {
+		listed = toMcpTools([definition]).tools[0]?.outputSchema !== undefined;
+		listedOutput.set(definition, listed);
+	}
+	return listed ? definition.outputSchema : undefined;
+}
+
+/**
+ * The MCP result of a call. With an output schema, a successful result's `details` are its
+ * `structuredContent`; details that do not fit make it an error result saying why (clients
+ * reject a result whose structured content breaks the schema they were given).
+ */
+function resultOf(message: ToolResultMessage | undefined, outputSchema: TSchema | undefined): CallToolResult {
 	if (!message) {
 		return { content: [{ type: "text", text: "The tool call produced no result." }], isError: true };
 	}
 	const details = jsonDetails(message.details);
-	return {
-		content: mcpContent(message.content),
-		...(message.isError ? { isError: true } : {}),
-		...(details !== undefined ? { _meta: { [MCP_DETAILS_META_KEY]: details } } : {}),
-	};
+	const meta = details !== undefined ? { _meta: { [MCP_DETAILS_META_KEY]: details } } : {};
+	const content = mcpContent(message.content);
+	if (message.isError || !outputSchema) {
+		return { content, ...(message.isError ? { isError: true } : {}), ...meta };
+	}
+	const problem = outputProblem(outputSchema, details);
+	if (problem !== undefined) {
+		const text = `Tool ${message.toolName} declares an outputSchema, but ${problem}.`;
+		return { content: [...content, { type: "text", text }], isError: true, ...meta };
+	}
+	return { content, structuredContent: details as Record<string, unknown>, ...meta };
 }
 
 /**
@@ -241,6 +281,8 @@ export async function createMcpServer(options: McpServerOptions): Promise<Toolsm
 	});
 
 	const inFlight = new Map<AbortController, Promise<unknown>>();
+	// Each request is a batch of one; a sequential tool still runs alone, across requests.
+	const gate = new CallGate();
 
 	server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
 		const controller = new AbortController();
@@ -271,11 +313,14 @@ export async function createMcpServer(options: McpServerOptions): Promise<Toolsm
 			name: request.params.name,
 			arguments: request.params.arguments ?? {},
 		};
-		const running = source.execute([call], { signal: controller.signal, onEvent });
+		const entry = source.snapshot().active.find((e) => e.definition.name === call.name);
+		const running = gate.run(entry?.definition.executionMode === "sequential", () =>
+			source.execute([call], { signal: controller.signal, onEvent }),
+		);
 		inFlight.set(controller, running);
 		try {
 			const outcome = await running;
-			return resultOf(outcome.results[0]);
+			return resultOf(outcome.results[0], listedOutputSchema(entry?.definition));
 		} catch (error) {
 			// The executor never rejects; a host that does is reported as an error result.
 			return { content: [{ type: "text", text: `The tool call failed: ${errorMessage(error)}` }], isError: true };

@@ -98,6 +98,7 @@ export function createBashTool(
 	return defineTool({
 		name: "bash",
 		label: "bash",
+		annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
 		description: `Run a bash command in the working folder and return its combined stdout and stderr. Only the end of the output is returned: the last ${maxLines} lines or ${formatSize(maxBytes)}, whichever is smaller; when output is cut, the complete output is saved to a temp file whose path is given, so you can read or grep it. There is no timeout unless you pass one (timeout, in seconds); pass one for commands that might hang. A non-zero exit code is reported as an error together with the output.`,
 		promptSnippet: "Run shell commands (ls, grep, find, tests, builds…)",
 		promptGuidelines: ["Give bash a timeout for commands that might not finish on their own (servers, watchers)."],

@@ -124,6 +124,7 @@ export function createEditTool(
 	return defineTool({
 		name: "edit",
 		label: "edit",
+		annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
 		description:
 			"Change one file by replacing exact text. Each edits[].oldText must appear exactly once in the file as it is now and must not overlap another edit's oldText; all edits are matched against the original file, not against the result of earlier edits. When two changes touch the same or neighbouring lines, make them one edit. Keep oldText short but unique: do not pad it with long unchanged stretches.",
 		promptSnippet: "Make exact text replacements in a file, several separate ones per call if needed",

@@ -48,6 +48,7 @@ export function createFindTool(
 	return defineTool({
 		name: "find",
 		label: "find",
+		annotations: { readOnlyHint: true, openWorldHint: false },
 		description: `Find files by glob pattern. A pattern without '/' matches file names at any depth ('*.ts'); one with '/' matches paths relative to the search folder ('src/**/*.test.ts'). Lists paths relative to that folder, sorted, skipping .git and whatever .gitignore and .ignore files exclude. Shows at most ${DEFAULT_FIND_LIMIT} paths (set limit for more) and ${DEFAULT_MAX_BYTES / 1024}KB of output; a narrower pattern or path helps when either is reached.`,
 		promptSnippet: "Find files by glob pattern (respects .gitignore)",
 		parameters: findToolParameters,

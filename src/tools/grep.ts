@@ -93,6 +93,7 @@ export function createGrepTool(
 	return defineTool({
 		name: "grep",
 		label: "grep",
+		annotations: { readOnlyHint: true, openWorldHint: false },
 		description: `Search the contents of files for a pattern (JavaScript regex, or plain text with literal: true); prints matching lines as path:line: text. Honors .gitignore and .ignore, searches hidden files, skips binary files. At most ${defaultLimit} matches or ${formatSize(maxBytes)} are shown, lines cut at ${maxLineChars} characters; a notice then says so, and a larger limit, a narrower path or glob, or read shows more.`,
 		promptSnippet: "Search file contents for patterns (honors .gitignore)",
 		promptGuidelines: [

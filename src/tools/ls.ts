@@ -72,6 +72,7 @@ export function createLsTool(
 	return defineTool({
 		name: "ls",
 		label: "ls",
+		annotations: { readOnlyHint: true, openWorldHint: false },
 		description: `List the entries of a folder, dotfiles included, sorted alphabetically with '/' after folders. At most ${defaultLimit} entries or ${formatSize(maxBytes)} are shown; a notice then says so, and a larger limit shows more. Use find to search below the folder.`,
 		promptSnippet: "List folder contents",
 		promptGuidelines: ["Use ls to see what a folder holds; use find for files below it and grep for their contents."],

@@ -417,6 +417,7 @@ export function createReadTool(
 	return defineTool({
 		name: "read",
 		label: "read",
+		annotations: { readOnlyHint: true, openWorldHint: false },
 		description: `Read a file. Text files come back one page at a time: at most ${maxLines} lines or ${formatSize(maxBytes)}, whichever is reached first, and a cut page ends with a notice giving the offset to continue from. Use offset (first line, from 1) and limit (number of lines) to read other parts; to read a whole large file, keep calling with the offset from the notice until the end. Images (png, jpeg, gif, webp, bmp) are returned as image attachments.`,
 		promptSnippet: "Read file contents (text pages or images)",
 		promptGuidelines: ["Use read to look at files rather than cat, head or sed."],

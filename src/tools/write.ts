@@ -39,6 +39,7 @@ export function createWriteTool(
 	return defineTool({
 		name: "write",
 		label: "write",
+		annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
 		description:
 			"Write a file, replacing everything in it (the file and any missing parent folders are created). Use it for new files or complete rewrites; for changes to part of an existing file use edit, which cannot drop content by accident.",
 		promptSnippet: "Create or overwrite files",

@@ -3,7 +3,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, expect, it } from "vitest";
-import { defineTool, MemoryExecutionEnv, Type } from "../../../src/index.js";
+import { createBuiltinTools, defineTool, MemoryExecutionEnv, type ToolDefinition, Type } from "../../../src/index.js";
 import { createMcpServer, MCP_DETAILS_META_KEY, type ToolsmithMcpServer } from "../../../src/node.js";
 
 const echo = defineTool({
@@ -52,9 +52,9 @@ afterEach(async () => {
 	aborted = [];
 });
 
-async function connect() {
+async function connect(tools: readonly ToolDefinition[] = [echo, wait]) {
 	const server = await createMcpServer({
-		tools: [echo, wait],
+		tools,
 		env: new MemoryExecutionEnv({ cwd: "/work" }),
 		name: "test",
 		version: "1.2.3",
@@ -133,4 +133,88 @@ it("aborts the call's signal when the client cancels, and on close", async () =>
 	await server.close();
 	expect(aborted).toEqual(["wait", "wait"]);
 	await call2;
+});
+
+const stats = defineTool({
+	name: "stats",
+	label: "Stats",
+	description: "Count the words of a text.",
+	parameters: Type.Object({ text: Type.String(), lie: Type.Optional(Type.Boolean()) }),
+	outputSchema: Type.Object({ words: Type.Integer() }),
+	annotations: { readOnlyHint: true, openWorldHint: false },
+	async execute(_id, { text, lie }) {
+		const words = text.split(/\s+/).filter(Boolean).length;
+		return { content: [{ type: "text", text: `${words} words` }], details: lie ? { words: "many" } : { words } };
+	},
+});
+
+it("lists annotations and the output schema; details that fit it are the structuredContent", async () => {
+	const { client } = await connect([stats, echo]);
+	const { tools } = await client.listTools();
+	const listed = tools.find((t) => t.name === "stats");
+	expect(listed?.annotations).toEqual({ readOnlyHint: true, openWorldHint: false });
+	expect(listed?.outputSchema).toMatchObject({ type: "object", properties: { words: { type: "integer" } } });
+	expect(tools.find((t) => t.name === "echo")?.outputSchema).toBeUndefined();
+
+	// The SDK client checks structuredContent against the listed schema itself.
+	const ok = await client.callTool({ name: "stats", arguments: { text: "a b c" } });
+	expect(ok.isError).toBeFalsy();
+	expect(ok.structuredContent).toEqual({ words: 3 });
+	expect(ok.content).toEqual([{ type: "text", text: "3 words" }]);
+
+	const bad = await client.callTool({ name: "stats", arguments: { text: "a", lie: true } });
+	expect(bad.isError).toBe(true);
+	expect(bad.structuredContent).toBeUndefined();
+	expect(JSON.stringify(bad.content)).toContain("declares an outputSchema, but /words");
+	expect(bad._meta?.[MCP_DETAILS_META_KEY]).toEqual({ words: "many" });
+});
+
+it("sets annotations on the built-ins: read-only tools say so, bash reaches an open world", async () => {
+	const { client } = await connect(createBuiltinTools({ set: "all" }));
+	const { tools } = await client.listTools();
+	const hints = Object.fromEntries(tools.map((t) => [t.name, t.annotations]));
+	expect(hints.read).toMatchObject({ readOnlyHint: true });
+	expect(hints.write).toMatchObject({ readOnlyHint: false, destructiveHint: true, idempotentHint: true });
+	expect(hints.edit).toMatchObject({ readOnlyHint: false, destructiveHint: true, idempotentHint: false });
+	expect(hints.bash).toMatchObject({ readOnlyHint: false, openWorldHint: true });
+});
+
+it("keeps a sequential tool alone across concurrent requests, in arrival order", async () => {
+	const log: string[] = [];
+	let active = 0;
+	let maxWithSequential = 0;
+	const step = (name: string, mode: "sequential" | "parallel") =>
+		defineTool({
+			name,
+			label: name,
+			description: `${name} step`,
+			parameters: Type.Object({ n: Type.Integer() }),
+			executionMode: mode,
+			async execute(_id, { n }) {
+				active += 1;
+				log.push(`start ${name}${n}`);
+				if (mode === "sequential") maxWithSequential = Math.max(maxWithSequential, active);
+				await new Promise((resolve) => setTimeout(resolve, 15));
+				if (mode === "sequential") maxWithSequential = Math.max(maxWithSequential, active);
+				log.push(`end ${name}${n}`);
+				active -= 1;
+				return { content: [{ type: "text", text: `${name}${n}` }], details: {} };
+			},
+		});
+	const { client } = await connect([step("par", "parallel"), step("seq", "sequential")]);
+	const order = ["par1", "par2", "seq3", "par4", "seq5", "par6", "par7"];
+	const results = await Promise.all(
+		order.map((id) => client.callTool({ name: id.slice(0, 3), arguments: { n: Number(id.slice(3)) } })),
+	);
+	expect(results.map((r) => (r.content as { text: string }[])[0]?.text)).toEqual(order);
+	// A sequential call never overlapped another call, and none overtook it.
+	expect(maxWithSequential).toBe(1);
+	const at = (event: string) => log.indexOf(event);
+	expect(at("start seq3")).toBeGreaterThan(Math.max(at("end par1"), at("end par2")));
+	expect(at("start par4")).toBeGreaterThan(at("end seq3"));
+	expect(at("start seq5")).toBeGreaterThan(at("end par4"));
+	expect(at("start par6")).toBeGreaterThan(at("end seq5"));
+	// Parallel calls still overlap each other.
+	expect(at("start par2")).toBeLessThan(at("end par1"));
+	expect(at("start par7")).toBeLessThan(at("end par6"));
 });
