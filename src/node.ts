@@ -33,6 +33,7 @@ export {
 } from "./extensions/node-loader.js";
 export { type PiExtensionAPI, type ToPiExtensionOptions, toPiExtension } from "./extensions/node-pi-package.js";
 export { checkEngines } from "./extensions/version.js";
+export { isLoopbackHostname } from "./mcp/_loopback.js";
 export {
 	type LoadMcpToolsOptions,
 	loadMcpTools,
@@ -42,6 +43,12 @@ export {
 	type McpToolDetails,
 	type McpToolSet,
 } from "./mcp/node-client.js";
+export {
+	MCP_HTTP_MAX_BODY_BYTES,
+	type McpHttpEndpoint,
+	type McpHttpServeOptions,
+	serveMcpOverHttp,
+} from "./mcp/node-http.js";
 export {
 	createMcpServer,
 	DEFAULT_MCP_CLOSE_TIMEOUT_MS,
@@ -54,6 +61,7 @@ export {
 export {
 	type McpSourceTool,
 	type McpTool,
+	type McpToolAnnotations,
 	type McpToolConversion,
 	type McpToolReport,
 	toMcpTools,

@@ -2,7 +2,7 @@
  * What a command may touch, as one object: the real process in `main.ts`, fakes in tests. Commands
  * never reach for `process` themselves.
  */
-import type { Readable } from "node:stream";
+import { type Readable, Writable } from "node:stream";
 import type { Theme } from "../contract/render.js";
 import { ansiTheme, plainTheme } from "../render/theme.js";
 
@@ -25,6 +25,14 @@ export interface CliIO {
 	 * Ctrl-C. Returns a function that removes it. Handlers must not throw.
 	 */
 	onInterrupt(handler: () => void): () => void;
+	/** Register a SIGTERM handler (the process then does not die on SIGTERM); returns its remover. */
+	onTerminate?(handler: () => void): () => void;
+	/**
+	 * Keep stdout for one writer: from now on everything else written there (`console.log`, any
+	 * `process.stdout.write`) goes to stderr. Returns the writer that still reaches stdout, for a
+	 * protocol that owns it (`toolsmith mcp` over stdio).
+	 */
+	reserveStdout?(): Writable;
 }
 
 /**
@@ -63,6 +71,25 @@ export function processIO(): CliIO {
 		onInterrupt(handler) {
 			process.on("SIGINT", handler);
 			return () => process.off("SIGINT", handler);
+		},
+		onTerminate(handler) {
+			process.on("SIGTERM", handler);
+			return () => process.off("SIGTERM", handler);
+		},
+		reserveStdout() {
+			const stdout = process.stdout;
+			const write = stdout.write.bind(stdout);
+			stdout.write = ((...args: Parameters<typeof stdout.write>) =>
+				(process.stderr.write as (...a: unknown[]) => boolean)(...args)) as typeof stdout.write;
+			return new Writable({
+				write(chunk: Buffer | string, _encoding, callback) {
+					if (write(chunk)) callback();
+					else stdout.once("drain", () => callback());
+				},
+				final(callback) {
+					callback();
+				},
+			});
 		},
 	};
 }

@@ -6,6 +6,7 @@ import { packageRoot } from "../../create-tool/src/generator.js";
 import type { Program } from "./_command.js";
 import { createDevCommand } from "./_dev.js";
 import { checkCommand, replaySessionCommand, schemaCommand, testCommand } from "./_harness-commands.js";
+import { mcpCommand } from "./_mcp.js";
 import { newCommand } from "./_new.js";
 
 // The same code runs from src/cli (through jiti) and from dist/, so the manifest is found by
@@ -21,5 +22,13 @@ export const program: Program = {
 	name: "toolsmith",
 	version: packageVersion(),
 	summary: "write, load, hot-reload and test tools for LLM coding agents",
-	commands: [createDevCommand(), newCommand, testCommand, checkCommand, replaySessionCommand, schemaCommand],
+	commands: [
+		createDevCommand(),
+		newCommand,
+		testCommand,
+		checkCommand,
+		replaySessionCommand,
+		schemaCommand,
+		mcpCommand,
+	],
 };

@@ -47,6 +47,7 @@ describe("toolsmith CLI (child process)", () => {
 			  check           Run the conformance checks on the tools of extensions
 			  replay-session  Replay a recorded pi session through toolsmith's tools and report its fidelity
 			  schema          Print tools in a provider's wire format, with what the provider rewrites
+			  mcp             Serve the tools of extensions to MCP clients (stdio or Streamable HTTP)
 
 			Options:
 			  -h, --help     Show this help

@@ -1,0 +1,184 @@
+/**
+ * `toolsmith mcp [paths…]`: the tools of extensions served to MCP clients over stdio (the default)
+ * or Streamable HTTP (`--http`), hot-reloading as their files change. On stdio, stdout carries
+ * protocol messages only: everything else (this command's own lines, the extensions' `console.log`)
+ * goes to stderr.
+ */
+import { resolve } from "node:path";
+import { errorMessage } from "../contract/errors.js";
+import { isLoopbackHostname } from "../mcp/_loopback.js";
+import { UsageError } from "./_args.js";
+import { CommandError, defineCommand, EXIT_OK } from "./_command.js";
+import { displayPath, formatDiagnostic, formatReload } from "./_format.js";
+
+/** `--http` as given: `port`, `host:port` or `[ipv6]:port`. */
+export function parseListenAddress(text: string): { hostname: string; port: number } {
+	const match = /^(?:(\[[^\]]+\]|[^:]+):)?(\d{1,5})$/.exec(text.trim());
+	const port = match ? Number(match[2]) : Number.NaN;
+	if (!match || !Number.isInteger(port) || port > 65_535) {
+		throw new UsageError(`--http takes a port or host:port (e.g. 3000 or 127.0.0.1:3000), not ${JSON.stringify(text)}`);
+	}
+	const host = match[1] ?? "127.0.0.1";
+	return { hostname: host.startsWith("[") ? host.slice(1, -1) : host, port };
+}
+
+export const mcpCommand = defineCommand({
+	name: "mcp",
+	summary: "Serve the tools of extensions to MCP clients (stdio or Streamable HTTP)",
+	description: [
+		"Loads the extensions, serves their tools over the Model Context Protocol and reloads them when",
+		"their files change (clients get notifications/tools/list_changed; a broken save keeps the last",
+		"good tools and prints its diagnostic on stderr). Over stdio (the default) stdout carries protocol",
+		"messages only: this command's lines and the extensions' console output go to stderr.",
+		"--http serves Streamable HTTP at http://<host>:<port>/mcp instead, bound to 127.0.0.1 unless a",
+		"host is given (another host needs --token); requests with a foreign Host or Origin are refused.",
+		"--builtins adds read, bash, edit and write; the env is then confined to the working folder",
+		"(files outside it refused, bash in an OS sandbox) unless --no-confine is given.",
+		"Stops on SIGINT, SIGTERM or, over stdio, when stdin closes: calls in flight are aborted and",
+		"the extensions' session_shutdown handlers run.",
+	].join("\n"),
+	options: {
+		http: {
+			type: "string",
+			valueName: "[host:]port",
+			description: "Serve Streamable HTTP on this port (0: a free one) instead of stdio",
+		},
+		token: {
+			type: "string",
+			valueName: "token",
+			description: "With --http: require Authorization: Bearer <token> (default: $TOOLSMITH_MCP_TOKEN)",
+		},
+		builtins: { type: "boolean", default: false, description: "Serve the built-in tools too" },
+		confine: {
+			type: "boolean",
+			default: false,
+			description: "Confine tools to the working folder (on by default with --builtins)",
+		},
+		cwd: { type: "string", valueName: "dir", description: "Working folder the tools see (default: the current one)" },
+		watch: { type: "boolean", default: true, description: "Reload extensions when their files change" },
+		name: { type: "string", valueName: "name", description: "Server name clients see (default: toolsmith)" },
+	},
+	positionals: [{ name: "paths", variadic: true, description: "Extension files or folders to serve" }],
+	examples: [
+		"toolsmith mcp ./tools",
+		"toolsmith mcp docs/examples --http 3000",
+		"toolsmith mcp --builtins --cwd ./project",
+		'claude mcp add my-tools -- npx toolsmith mcp "$PWD/tools"',
+	],
+	async run({ options, positionals, io, given, errorTheme, version }) {
+		const cwd = resolve(io.cwd, options.cwd ?? ".");
+		const paths = positionals.map((p) => resolve(io.cwd, p));
+		if (paths.length === 0 && !options.builtins) {
+			throw new UsageError("give extension paths to serve, or --builtins for the built-in tools");
+		}
+		const listen = options.http !== undefined ? parseListenAddress(options.http) : undefined;
+		const token = options.token ?? io.env.TOOLSMITH_MCP_TOKEN;
+		if (token !== undefined && !listen) throw new UsageError("--token applies to --http only");
+		if (token === "") throw new UsageError("--token must not be empty");
+		if (listen && !token && !isLoopbackHostname(listen.hostname)) {
+			throw new UsageError(
+				`--http ${options.http} makes the tools reachable from other machines: give --token (or TOOLSMITH_MCP_TOKEN) too`,
+			);
+		}
+		const confine = given.has("confine") ? options.confine : options.builtins;
+		const say = (line: string) => io.stderr.write(`${line}\n`);
+
+		// Over stdio, stdout belongs to the protocol from here on, before any extension code runs.
+		const protocolOut = !listen ? (io.reserveStdout?.() ?? undefined) : undefined;
+
+		const [{ createExtensionHost }, { NodeExecutionEnv }, mcp] = await Promise.all([
+			import("../extensions/node-host.js"),
+			import("../env/node.js"),
+			import("../mcp/node-server.js"),
+		]);
+		const env = new NodeExecutionEnv({ cwd, ...(confine ? { policy: { read: [cwd] } } : {}) });
+		const host = createExtensionHost({
+			paths,
+			cwd,
+			env,
+			builtins: options.builtins,
+			watch: options.watch,
+			catchStrayErrors: true,
+			log: ({ level, message }) => say(`[${level}] ${message}`),
+		});
+		const unsubscribe = [
+			host.on("reload", (event) => {
+				for (const line of formatReload(event, io.cwd, errorTheme)) say(line);
+			}),
+			host.on("diagnostic", (diagnostic) => say(formatDiagnostic(diagnostic, io.cwd, errorTheme))),
+		];
+		let ready: Awaited<typeof host.ready>;
+		try {
+			ready = await host.ready;
+		} catch (error) {
+			await host.close();
+			throw new CommandError(`could not start the host: ${errorMessage(error)}`);
+		}
+		for (const diagnostic of ready.diagnostics) say(formatDiagnostic(diagnostic, io.cwd, errorTheme));
+
+		const serverOptions = {
+			host,
+			name: options.name ?? "toolsmith",
+			version,
+			log: (message: string) => say(`[warning] ${message}`),
+		};
+		const count = host.registry.snapshot().active.length;
+		const where = `cwd ${displayPath(cwd, io.cwd)}${confine ? " (confined)" : ""}`;
+
+		let stop: () => Promise<void>;
+		const stopped = new Promise<void>((resolveStopped) => {
+			let stopping = false;
+			const shutdown = (reason: string) => {
+				if (stopping) return;
+				stopping = true;
+				say(`toolsmith mcp · stopping (${reason})`);
+				(async () => {
+					try {
+						await stop();
+					} catch (error) {
+						say(`[error] closing the MCP server failed: ${errorMessage(error)}`);
+					}
+					for (const off of unsubscribe) off();
+					await host.close();
+				})().finally(resolveStopped);
+			};
+			const offInterrupt = io.onInterrupt(() => shutdown("SIGINT"));
+			const offTerminate = io.onTerminate?.(() => shutdown("SIGTERM"));
+			unsubscribe.push(offInterrupt, ...(offTerminate ? [offTerminate] : []));
+			if (!listen) {
+				io.stdin.once("end", () => shutdown("stdin closed"));
+				io.stdin.once("close", () => shutdown("stdin closed"));
+			}
+		});
+
+		if (listen) {
+			const { serveMcpOverHttp } = await import("../mcp/node-http.js");
+			let endpoint: Awaited<ReturnType<typeof serveMcpOverHttp>>;
+			try {
+				endpoint = await serveMcpOverHttp({
+					...serverOptions,
+					hostname: listen.hostname,
+					port: listen.port,
+					...(token !== undefined ? { token } : {}),
+				});
+			} catch (error) {
+				for (const off of unsubscribe) off();
+				await host.close();
+				throw new CommandError(`could not serve over HTTP: ${errorMessage(error)}`);
+			}
+			stop = () => endpoint.close();
+			say(
+				`toolsmith mcp · ${count} tools · ${endpoint.url}${token !== undefined ? " (bearer token required)" : ""} · ${where}`,
+			);
+		} else {
+			const { StdioServerTransport } = await import("@modelcontextprotocol/sdk/server/stdio.js");
+			const server = await mcp.createMcpServer(serverOptions);
+			const transport = new StdioServerTransport(io.stdin, protocolOut ?? (io.stdout as never));
+			await server.connect(transport);
+			stop = () => server.close();
+			say(`toolsmith mcp · ${count} tools · stdio · ${where}`);
+		}
+		await stopped;
+		return EXIT_OK;
+	},
+});

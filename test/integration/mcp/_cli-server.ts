@@ -1,0 +1,145 @@
+/**
+ * `toolsmith mcp` as a real child process for the MCP integration tests: a copy of docs/examples in
+ * a temp folder (the tests edit it) plus a probe extension that writes to stdout on purpose, marks
+ * aborts and `session_shutdown` in a file, and has a tool that waits until aborted.
+ */
+import { spawn } from "node:child_process";
+import { cpSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { cliEntry, repoRoot } from "../cli/_run.js";
+
+export const jitiCli = join(
+	dirname(createRequire(import.meta.url).resolve("jiti/package.json")),
+	"lib",
+	"jiti-cli.mjs",
+);
+
+export interface Project {
+	readonly dir: string;
+	readonly marks: string;
+	/** What the probe extension wrote to its marks file so far. */
+	marked(): string[];
+	remove(): void;
+}
+
+/** docs/examples copied into a temp folder, with the probe extension next to them. */
+export function makeProject(): Project {
+	const dir = realpathSync(mkdtempSync(join(tmpdir(), "toolsmith-mcp-cli-")));
+	cpSync(join(repoRoot, "docs/examples"), dir, { recursive: true });
+	const marks = join(dir, "marks.txt");
+	writeFileSync(marks, "");
+	writeFileSync(
+		join(dir, "probe.ts"),
+		`import { appendFileSync } from "node:fs";
+import { defineTool, type ExtensionAPI, Type } from "toolsmith-sdk";
+
+const MARKS = ${JSON.stringify(marks)};
+
+export default function (api: ExtensionAPI) {
+	console.log("probe: loaded (console.log)");
+	console.info("probe: loaded (console.info)");
+	process.stdout.write("probe: loaded (process.stdout.write)\\n");
+	api.on("session_shutdown", () => appendFileSync(MARKS, "shutdown\\n"));
+	api.registerTool(
+		defineTool({
+			name: "wait",
+			label: "Wait",
+			description: "Wait until the call is aborted, printing to stdout meanwhile.",
+			parameters: Type.Object({}),
+			execute(_id, _args, signal) {
+				console.log("probe: wait started");
+				appendFileSync(MARKS, "started\\n");
+				return new Promise((_resolve, reject) => {
+					signal?.addEventListener("abort", () => {
+						appendFileSync(MARKS, "aborted\\n");
+						reject(new Error("aborted"));
+					});
+				});
+			},
+		}),
+	);
+}
+`,
+	);
+	return {
+		dir,
+		marks,
+		marked: () => readFileSync(marks, "utf8").split("\n").filter(Boolean),
+		remove: () => rmSync(dir, { recursive: true, force: true }),
+	};
+}
+
+/** The command line that starts `toolsmith mcp` from source. */
+export function mcpCommand(args: readonly string[]): { command: string; args: string[] } {
+	return { command: process.execPath, args: [jitiCli, cliEntry, "mcp", ...args] };
+}
+
+export interface RawServer {
+	/** Send one JSON-RPC message. */
+	send(message: object): void;
+	/** The messages received so far, each stdout line parsed (a line that is not JSON throws). */
+	messages(): Record<string, unknown>[];
+	/** Resolves with the first message `match` accepts (rejects after `timeoutMs`). */
+	waitFor(match: (m: Record<string, unknown>) => boolean, timeoutMs?: number): Promise<Record<string, unknown>>;
+	stdout(): string;
+	stderr(): string;
+	kill(signal: NodeJS.Signals): void;
+	endStdin(): void;
+	/** Resolves with the exit code once the process has exited. */
+	exited: Promise<number | null>;
+}
+
+/** `toolsmith mcp` spawned directly, to see its stdout byte for byte and to send it signals. */
+export function startRaw(args: readonly string[], cwd: string): RawServer {
+	const { command, args: argv } = mcpCommand(args);
+	const child = spawn(command, argv, { cwd, stdio: ["pipe", "pipe", "pipe"] });
+	let stdout = "";
+	let stderr = "";
+	const listeners = new Set<() => void>();
+	child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+		stdout += chunk;
+		for (const listener of listeners) listener();
+	});
+	child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+	const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+	const messages = () =>
+		stdout
+			.split("\n")
+			.filter((line) => line !== "")
+			.map((line) => JSON.parse(line) as Record<string, unknown>);
+	return {
+		send: (message) => child.stdin.write(`${JSON.stringify(message)}\n`),
+		messages,
+		waitFor(match, timeoutMs = 20_000) {
+			return new Promise((resolve, reject) => {
+				const check = () => {
+					const found = messages().find(match);
+					if (!found) return;
+					listeners.delete(check);
+					clearTimeout(timer);
+					resolve(found);
+				};
+				const timer = setTimeout(() => {
+					listeners.delete(check);
+					reject(new Error(`no matching message in ${timeoutMs} ms; stdout:\n${stdout}\nstderr:\n${stderr}`));
+				}, timeoutMs);
+				listeners.add(check);
+				check();
+			});
+		},
+		stdout: () => stdout,
+		stderr: () => stderr,
+		kill: (signal) => child.kill(signal),
+		endStdin: () => child.stdin.end(),
+		exited,
+	};
+}
+
+export const INITIALIZE = {
+	jsonrpc: "2.0",
+	id: 0,
+	method: "initialize",
+	params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "0" } },
+};
