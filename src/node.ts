@@ -33,7 +33,6 @@ export {
 } from "./extensions/node-loader.js";
 export { type PiExtensionAPI, type ToPiExtensionOptions, toPiExtension } from "./extensions/node-pi-package.js";
 export { checkEngines } from "./extensions/version.js";
-export { isLoopbackHostname } from "./mcp/_loopback.js";
 export {
 	type LoadMcpToolsOptions,
 	loadMcpTools,
