@@ -177,6 +177,9 @@ export async function loadMcpTools(options: LoadMcpToolsOptions): Promise<McpToo
 	let tools: ToolDefinition<TSchema, McpToolDetails>[] = [];
 	let serverInfo = { name: where, version: "" };
 
+	/** The server's own name and where it runs, once each. */
+	const named = (): string => (serverInfo.name === where ? where : `${serverInfo.name} (${where})`);
+
 	const report = (diagnostic: McpDiagnostic): void => {
 		diagnostics.push(diagnostic);
 		try {
@@ -191,14 +194,16 @@ export async function loadMcpTools(options: LoadMcpToolsOptions): Promise<McpToo
 		client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
 			if (client === current) await relist("the server changed its tools");
 		});
+		// A first connection that fails is an error of loadMcpTools itself, not a server that went away.
+		let established = false;
 		client.onclose = () => {
-			if (client !== current) return;
+			if (client !== current || !established) return;
 			current = undefined;
 			if (!closed) {
 				report({
 					severity: "error",
 					code: "server_exited",
-					message: `The MCP server ${serverInfo.name} (${where}) closed the connection; the next call connects again.`,
+					message: `The MCP server ${named()} closed the connection; the next call connects again.`,
 				});
 			}
 		};
@@ -210,13 +215,14 @@ export async function loadMcpTools(options: LoadMcpToolsOptions): Promise<McpToo
 			await client.close().catch(() => undefined);
 			throw new Error(`Cannot connect to the MCP server ${where}: ${errorMessage(error)}`, { cause: error });
 		}
+		established = true;
 		const info = client.getServerVersion();
 		if (info) serverInfo = { name: info.name, version: info.version };
 		return client;
 	};
 
 	const ensureClient = (): Promise<Client> => {
-		if (closed) return Promise.reject(new Error(`The MCP server ${serverInfo.name} (${where}) was closed.`));
+		if (closed) return Promise.reject(new Error(`The MCP server ${named()} was closed.`));
 		if (current && !connecting) return Promise.resolve(current);
 		if (!connecting) {
 			const wasConnected = everConnected;
@@ -322,7 +328,7 @@ export async function loadMcpTools(options: LoadMcpToolsOptions): Promise<McpToo
 			if (signal?.aborted) throw signal.reason ?? error;
 			if (isConnectionClosed(error) || client !== current) {
 				throw new Error(
-					`The MCP server ${serverInfo.name} (${where}) exited while ${remote} was running; the call did not finish. The next call starts the server again.`,
+					`The MCP server ${named()} exited while ${remote} was running; the call did not finish. The next call starts the server again.`,
 					{ cause: error },
 				);
 			}

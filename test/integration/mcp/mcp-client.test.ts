@@ -154,10 +154,17 @@ describe("loadMcpTools", () => {
 		expect(pid(after)).not.toBe(pid(before));
 	});
 
-	it("rejects with the reason when the server cannot be started", async () => {
+	it("rejects with the reason when the server cannot be started, without reporting it as a server that went away", async () => {
+		const heard: McpDiagnostic[] = [];
 		await expect(
-			loadMcpTools({ command: process.execPath, args: ["-e", "process.exit(1)"], stderr: "ignore" }),
+			loadMcpTools({
+				command: process.execPath,
+				args: ["-e", "process.exit(1)"],
+				stderr: "ignore",
+				onDiagnostic: (d) => heard.push(d),
+			}),
 		).rejects.toThrow(/Cannot connect to the MCP server/);
+		expect(heard).toEqual([]);
 	});
 
 	it("fails calls after close", async () => {
