@@ -11,6 +11,8 @@ export interface OptionSpec {
 	readonly short?: string;
 	/** The option may be given several times; the values are collected (commas also separate them). */
 	readonly multiple?: boolean;
+	/** With `multiple`: `false` keeps commas inside a value (for values that may hold them, like headers). */
+	readonly commas?: boolean;
 	/** The only values accepted. */
 	readonly choices?: readonly string[];
 	/** Placeholder in help (`--cwd <dir>`); `value` by default. */
@@ -131,7 +133,7 @@ export function parseArgs<const T extends OptionSpecs>(
 	};
 
 	const setValue = (name: string, spec: OptionSpec, value: string) => {
-		const values = spec.multiple ? value.split(",").filter((v) => v !== "") : [value];
+		const values = spec.multiple && spec.commas !== false ? value.split(",").filter((v) => v !== "") : [value];
 		for (const v of values) {
 			if (spec.choices && !spec.choices.includes(v)) {
 				throw new UsageError(`invalid value '${v}' for ${display(name)}: expected ${describeChoices(spec.choices)}`);

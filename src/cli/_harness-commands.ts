@@ -3,6 +3,7 @@
  * the provider converters) are imported when a command runs, so `--help` stays fast.
  */
 import type { ToolProvider } from "../providers/types.js";
+import { UsageError } from "./_args.js";
 import { defineCommand } from "./_command.js";
 
 const extensionsOption = {
@@ -51,7 +52,7 @@ export const testCommand = defineCommand({
 
 export const checkCommand = defineCommand({
 	name: "check",
-	summary: "Run the conformance checks on the tools of extensions",
+	summary: "Run the conformance checks on the tools of extensions or an MCP server",
 	description: [
 		"Static checks (name, description, label, schema for each provider, prompt fields) and behavioral",
 		"ones on an in-memory env (generated valid and near-miss arguments, abort, result shape, renderers,",
@@ -64,6 +65,12 @@ export const checkCommand = defineCommand({
 		"path, a module that does not load or has no default-export function, a factory that throws, an",
 		"invalid tool, incompatible engines). A failing session_start or session_shutdown handler is",
 		"printed as an error but does not fail the check: it does not concern the checked tools.",
+		"",
+		"With --mcp, the tools of an MCP server are checked too (or alone): a command line that starts it",
+		"over stdio (split as a shell splits it: quotes and backslashes work, nothing is expanded) or the",
+		"http(s) URL of a Streamable HTTP server. Its calls act on the real world, not on an in-memory env,",
+		"so only the tools the server marks read-only (readOnlyHint) are called; the others get the static",
+		"checks, and --call-all calls them too. The server is closed when the check ends.",
 	].join("\n"),
 	options: {
 		baseline: {
@@ -78,18 +85,46 @@ export const checkCommand = defineCommand({
 			description: "Tools whose results depend on time, randomness or state: skip their determinism check",
 		},
 		verbose: { type: "boolean", description: "Show the details of passing checks too" },
+		mcp: {
+			type: "string",
+			valueName: "command|url",
+			description: "Also check the tools of an MCP server: the command that starts it, or its URL",
+		},
+		header: {
+			type: "string",
+			multiple: true,
+			commas: false,
+			valueName: "name: value",
+			description: "With an --mcp URL: a header sent with every request (Authorization: Bearer …)",
+		},
+		"call-all": {
+			type: "boolean",
+			description: "With --mcp: also call the tools the server does not mark read-only",
+		},
 	},
-	positionals: [{ name: "paths", variadic: true, required: true, description: "Extension files or folders to check" }],
+	positionals: [{ name: "paths", variadic: true, description: "Extension files or folders to check" }],
 	examples: [
 		"toolsmith check .",
 		"toolsmith check ./tools/weather.ts",
 		"toolsmith check docs/examples --nondeterministic todo",
 		"toolsmith check ./tools --baseline conformance-baseline.json",
+		'toolsmith check --mcp "npx -y @modelcontextprotocol/server-everything"',
+		'toolsmith check --mcp http://127.0.0.1:3000/mcp --header "Authorization: Bearer $TOKEN"',
 	],
 	async run({ options, positionals, io, theme, errorTheme }) {
+		if (positionals.length === 0 && options.mcp === undefined) {
+			throw new UsageError("give extension paths to check, or --mcp <command|url> for the tools of an MCP server");
+		}
+		if (options.mcp === undefined && (options.header.length > 0 || options["call-all"])) {
+			throw new UsageError(`${options["call-all"] ? "--call-all" : "--header"} applies to --mcp only`);
+		}
 		const { runCheck } = await import("./_harness-run.js");
 		return runCheck({
 			paths: positionals,
+			mcp:
+				options.mcp === undefined
+					? undefined
+					: { spec: options.mcp, headers: options.header, callAll: options["call-all"] },
 			baseline: options.baseline,
 			nondeterministic: options.nondeterministic,
 			verbose: options.verbose,

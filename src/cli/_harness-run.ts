@@ -3,6 +3,7 @@ import { readdir, readFile, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { errorMessage } from "../contract/errors.js";
 import type { Theme } from "../contract/render.js";
+import type { ToolDefinition } from "../contract/tool.js";
 import { MemoryExecutionEnv } from "../env/memory.js";
 import type { ExtensionDiagnostic } from "../extensions/api.js";
 import { loadExtensions } from "../extensions/node-loader.js";
@@ -18,11 +19,14 @@ import { loadSession } from "../harness/node-session.js";
 import { formatReplayReport } from "../harness/replay.js";
 import { replaySession } from "../harness/replay-session.js";
 import type { SessionToolFigures } from "../harness/session-report.js";
+import type { McpHttpServer, McpStdioServer, McpToolSet } from "../mcp/node-client.js";
+import { UsageError } from "./_args.js";
 import { CommandError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from "./_command.js";
 import { displayPath, formatDiagnostic, formatTable } from "./_format.js";
 import type { CliIO } from "./_io.js";
-import { loadToolsForCommand } from "./_load-tools.js";
+import { type LoadedTools, loadToolsForCommand } from "./_load-tools.js";
 import { checkResultConditions } from "./_result-truthiness.js";
+import { splitCommandLine } from "./_split-command.js";
 
 /**
  * A project's own JSON configuration: never a fixture, so a search of the project folder itself
@@ -207,8 +211,19 @@ export async function runReplaySession(run: ReplaySessionRun): Promise<number> {
 	return report.ok && !failedLoad ? EXIT_OK : EXIT_FAILURE;
 }
 
+/** An MCP server whose tools `toolsmith check --mcp` checks. */
+export interface CheckMcpServer {
+	/** As given: a command line (started over stdio) or an http(s) URL. */
+	readonly spec: string;
+	/** `Name: value` headers for a URL. */
+	readonly headers: readonly string[];
+	/** Also call the tools the server does not mark read-only. */
+	readonly callAll: boolean;
+}
+
 export interface CheckRun {
 	readonly paths: readonly string[];
+	readonly mcp?: CheckMcpServer | undefined;
 	readonly baseline: string | undefined;
 	readonly nondeterministic: readonly string[];
 	readonly verbose: boolean;
@@ -219,12 +234,12 @@ export interface CheckRun {
 }
 
 /**
- * Conformance checks on every tool the extensions register, and the Result conditions of the
- * project's code. Exit 1 on an unexpected failure, a stale entry, an extension error or a Result
- * condition.
+ * Conformance checks on every tool the extensions register and the MCP server lists, and the Result
+ * conditions of the project's code. Exit 1 on an unexpected failure, a stale entry, an extension
+ * error or a Result condition. The MCP server is always closed (a stdio one's process ended).
  */
 export async function runCheck(run: CheckRun): Promise<number> {
-	const { io, theme, errorTheme } = run;
+	const { io, errorTheme } = run;
 	let baseline: ConformanceBaseline | undefined;
 	if (run.baseline !== undefined) {
 		const path = resolve(io.cwd, run.baseline);
@@ -234,27 +249,112 @@ export async function runCheck(run: CheckRun): Promise<number> {
 			throw new CommandError(`cannot use the baseline ${run.baseline}: ${errorMessage(error)}`);
 		}
 	}
-	const loaded = await loadToolsForCommand(run.paths, io.cwd);
+	const server = run.mcp ? mcpServerOptions(run.mcp, io) : undefined;
+	const loaded = run.paths.length > 0 ? await loadToolsForCommand(run.paths, io.cwd) : undefined;
+	let mcpTools: McpToolSet | undefined;
+	if (server && run.mcp) {
+		const { loadMcpTools } = await import("../mcp/node-client.js");
+		try {
+			mcpTools = await loadMcpTools({
+				...server,
+				onDiagnostic: (d) =>
+					io.stderr.write(
+						`${formatDiagnostic({ severity: d.severity, message: `MCP server: ${d.message} [${d.code}]` }, io.cwd, errorTheme)}\n`,
+					),
+			});
+		} catch (error) {
+			throw new CommandError(`cannot check the MCP server ${run.mcp.spec}: ${errorMessage(error)}`);
+		}
+	}
+	try {
+		return await checkLoaded(run, baseline, loaded, mcpTools);
+	} finally {
+		await mcpTools?.close();
+	}
+}
+
+/** How to reach the server of `--mcp`: a URL, or a command line split like a shell splits it. */
+function mcpServerOptions(mcp: CheckMcpServer, io: CliIO): McpStdioServer | McpHttpServer {
+	const headers: Record<string, string> = {};
+	for (const header of mcp.headers) {
+		const colon = header.indexOf(":");
+		const name = colon === -1 ? "" : header.slice(0, colon).trim();
+		if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) {
+			throw new UsageError(`invalid --header '${header}': expected 'Name: value'`);
+		}
+		headers[name] = header.slice(colon + 1).trim();
+	}
+	if (/^https?:\/\//i.test(mcp.spec)) {
+		let url: URL;
+		try {
+			url = new URL(mcp.spec);
+		} catch {
+			throw new UsageError(`invalid --mcp URL '${mcp.spec}'`);
+		}
+		return { url, ...(mcp.headers.length > 0 ? { headers } : {}) };
+	}
+	if (mcp.headers.length > 0)
+		throw new UsageError("--header applies to an --mcp URL only (a stdio server has no headers)");
+	let words: string[];
+	try {
+		words = splitCommandLine(mcp.spec);
+	} catch (error) {
+		throw new UsageError(`cannot split --mcp '${mcp.spec}': ${errorMessage(error)}`);
+	}
+	const [command, ...args] = words;
+	if (command === undefined || command === "") {
+		throw new UsageError("--mcp needs the command that starts the server, or its http(s) URL");
+	}
+	// The server starts as a shell would start it: with the whole environment, in the cwd.
+	const env: Record<string, string> = {};
+	for (const [key, value] of Object.entries(io.env)) if (value !== undefined) env[key] = value;
+	return { command, args, cwd: io.cwd, env };
+}
+
+async function checkLoaded(
+	run: CheckRun,
+	baseline: ConformanceBaseline | undefined,
+	loaded: LoadedTools | undefined,
+	mcpTools: McpToolSet | undefined,
+): Promise<number> {
+	const { io, theme, errorTheme } = run;
+	const checked: { readonly definition: ToolDefinition; readonly skipCalls?: string }[] = [
+		...(loaded?.tools ?? []).map(({ definition }) => ({ definition })),
+		...(mcpTools?.tools ?? []).map((definition) =>
+			definition.annotations?.readOnlyHint === true || run.mcp?.callAll
+				? { definition }
+				: {
+						definition,
+						skipCalls:
+							"not called: the MCP server does not mark the tool read-only (readOnlyHint), and its calls act on the real world (--call-all calls it anyway)",
+					},
+		),
+	];
 	// What fails the check is what concerns the tools: a load that went wrong. A session handler
 	// that fails is printed, and said not to count (the tools it might register are checked as found).
-	const failedLoad = loaded.diagnostics.some((d) => d.severity === "error" && !loaded.fromEvents.includes(d));
-	for (const diagnostic of loaded.diagnostics) {
+	const failedLoad = loaded?.diagnostics.some((d) => d.severity === "error" && !loaded.fromEvents.includes(d)) ?? false;
+	for (const diagnostic of loaded?.diagnostics ?? []) {
 		io.stderr.write(`${formatDiagnostic(diagnostic, io.cwd, errorTheme)}\n`);
 	}
-	if (loaded.fromEvents.some((d) => d.severity === "error")) {
+	if (loaded?.fromEvents.some((d) => d.severity === "error")) {
 		io.stderr.write(
 			"note: the errors of session_start/session_shutdown handlers above do not fail the check: they do not concern the checked tools\n",
 		);
 	}
-	if (loaded.tools.length === 0) {
-		io.stderr.write(`no tools to check: the extensions at ${run.paths.join(", ")} register none\n`);
+	if (checked.length === 0) {
+		const sources = [
+			...(run.paths.length > 0 ? [`the extensions at ${run.paths.join(", ")} register none`] : []),
+			...(run.mcp ? [`the MCP server ${run.mcp.spec} lists none`] : []),
+		];
+		io.stderr.write(`no tools to check: ${sources.join(", and ")}\n`);
 		return EXIT_FAILURE;
 	}
 	const reports = [];
-	const unknown = run.nondeterministic.filter((name) => !loaded.tools.some((t) => t.definition.name === name));
+	const names = checked.map((t) => t.definition.name);
+	const unknown = run.nondeterministic.filter((name) => !names.includes(name));
 	if (unknown.length > 0) {
 		throw new CommandError(
-			`--nondeterministic names ${unknown.join(", ")}, which the extensions do not register (they register ${loaded.tools.map((t) => t.definition.name).join(", ")})`,
+			`--nondeterministic names ${unknown.join(", ")}, which ${run.mcp ? "no checked tool is called" : "the extensions do not register"} (${run.mcp ? "the tools are" : "they register"} ${names.join(", ")})`,
 			EXIT_USAGE,
 		);
 	}
@@ -273,9 +373,9 @@ export async function runCheck(run: CheckRun): Promise<number> {
 			`✗ Result conditions: ${found} condition${found === 1 ? " tests" : "s test"} a Result instead of its .ok (listed on stderr)`,
 		);
 	}
-	for (const { definition } of loaded.tools) {
+	for (const { definition, skipCalls } of checked) {
 		const nondeterministic = run.nondeterministic.includes(definition.name);
-		reports.push(await checkTool(definition, { cwd: io.cwd, nondeterministic }));
+		reports.push(await checkTool(definition, { cwd: io.cwd, nondeterministic, ...(skipCalls ? { skipCalls } : {}) }));
 	}
 	const summary = applyConformanceBaseline(reports, baseline);
 	io.stdout.write(`${[formatConformanceReport(summary, { verbose: run.verbose }), ...conditionLines].join("\n")}\n`);

@@ -43,6 +43,11 @@ export interface CheckToolOptions {
 	readonly abortWithinMs?: number;
 	/** Description length bounds (default 10 to 4096 characters). */
 	readonly descriptionLength?: { readonly min?: number; readonly max?: number };
+	/**
+	 * Never call the tool: only the static checks run, and every behavioral one is skipped with this
+	 * reason. For tools that act on the real world rather than on the env, such as an MCP server's.
+	 */
+	readonly skipCalls?: string;
 }
 
 interface SampleRun {
@@ -517,7 +522,7 @@ export async function checkTool(
 	const checks = checker.staticChecks();
 	const parametersOk = checks.find((c) => c.id === "parameters-object")?.status === "pass";
 	const executable = typeof definition.execute === "function";
-	if (parametersOk && executable) {
+	if (parametersOk && executable && options.skipCalls === undefined) {
 		try {
 			checks.push(...(await checker.behavioralChecks()));
 		} catch (error) {
@@ -527,7 +532,12 @@ export async function checkTool(
 	const ran = new Set(checks.map((c) => c.id));
 	for (const { id } of CONFORMANCE_CHECKS) {
 		if (!ran.has(id)) {
-			checks.push(check(id, "skip", executable ? "parameters are not an object schema" : "execute is not a function"));
+			const reason = !executable
+				? "execute is not a function"
+				: !parametersOk
+					? "parameters are not an object schema"
+					: (options.skipCalls ?? "not run");
+			checks.push(check(id, "skip", reason));
 		}
 	}
 	const order = new Map<string, number>(CONFORMANCE_CHECKS.map((c, i) => [c.id, i]));

@@ -44,7 +44,7 @@ describe("toolsmith CLI (child process)", () => {
 			  dev             Try tools at a prompt while their extensions hot-reload
 			  new             Add a tool to this project: its source, a test and a replay fixture
 			  test            Replay fixture files against your tools and print a summary
-			  check           Run the conformance checks on the tools of extensions
+			  check           Run the conformance checks on the tools of extensions or an MCP server
 			  replay-session  Replay a recorded pi session through toolsmith's tools and report its fidelity
 			  schema          Print tools in a provider's wire format, with what the provider rewrites
 			  mcp             Serve the tools of extensions to MCP clients (stdio or Streamable HTTP)

@@ -66,6 +66,16 @@ describe("parseArgs", () => {
 		]);
 	});
 
+	it("keeps commas inside the values of a multiple option declared with commas: false", () => {
+		const headers = {
+			options: { header: { type: "string", multiple: true, commas: false, description: "" } },
+		} as const;
+		expect(parseArgs(["--header", "Accept: a, b", "--header=X: 1"], headers).options.header).toEqual([
+			"Accept: a, b",
+			"X: 1",
+		]);
+	});
+
 	it("stops at -- and treats the rest as positionals", () => {
 		expect(parseArgs(["--verbose", "--", "--env", "-q"], specs)).toMatchObject({
 			options: { verbose: true, env: "node", quiet: false },

@@ -45,7 +45,10 @@ describe("runProgram", () => {
 				["schema", "--provider", "cohere"],
 				"toolsmith schema: invalid value 'cohere' for --provider: expected one of 'openai', 'openai-chat', 'openai-responses', 'anthropic', 'google'\nRun 'toolsmith schema --help' for usage.\n",
 			],
-			[["check"], "toolsmith check: missing argument <paths>\nRun 'toolsmith check --help' for usage.\n"],
+			[
+				["check"],
+				"toolsmith check: give extension paths to check, or --mcp <command|url> for the tools of an MCP server\nRun 'toolsmith check --help' for usage.\n",
+			],
 			[
 				["dev", "--cwd"],
 				"toolsmith dev: option --cwd needs a value: --cwd <dir>\nRun 'toolsmith dev --help' for usage.\n",
