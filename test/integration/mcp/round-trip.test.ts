@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ToolCall, ToolResultMessage } from "../../../src/contract/content.js";
 import { wrapToolDefinitions } from "../../../src/contract/tool.js";
+import { findSandbox } from "../../../src/env/_node-sandbox.js";
 import { NodeExecutionEnv } from "../../../src/env/node.js";
 import { executeToolCalls } from "../../../src/exec/execute.js";
 import { createExtensionHost } from "../../../src/extensions/node-host.js";
@@ -73,9 +74,15 @@ async function runAll(tools: Parameters<typeof wrapToolDefinitions>[0], cwd: str
 
 let project: Project;
 let direct: Seen[];
+/**
+ * `--builtins` confines bash to an OS sandbox by default, and refuses to run it where none can
+ * start: there the served side runs unconfined, like the direct side, so the comparison still holds.
+ */
+let confine: string[];
 
 beforeAll(async () => {
 	project = makeProject();
+	confine = (await findSandbox()) ? [] : ["--no-confine"];
 	writeFileSync(join(project.dir, "notes.txt"), NOTES);
 	const host = createExtensionHost({
 		paths: ["hello.ts", "countdown.ts", "todo.ts"],
@@ -118,7 +125,14 @@ function expectSame(served: Seen[]): void {
 
 describe("served by toolsmith mcp, consumed by loadMcpTools", () => {
 	it("over stdio: the same content, errors, details and updates as called directly", async () => {
-		const { command, args } = mcpCommand(["hello.ts", "countdown.ts", "todo.ts", "--builtins", "--no-watch"]);
+		const { command, args } = mcpCommand([
+			"hello.ts",
+			"countdown.ts",
+			"todo.ts",
+			"--builtins",
+			"--no-watch",
+			...confine,
+		]);
 		const set: McpToolSet = await loadMcpTools({ command, args, cwd: project.dir, stderr: "ignore" });
 		try {
 			expect(set.tools.map((t) => t.name).sort()).toEqual(
@@ -133,7 +147,7 @@ describe("served by toolsmith mcp, consumed by loadMcpTools", () => {
 
 	it("over Streamable HTTP: the same", async () => {
 		const server = startRaw(
-			["hello.ts", "countdown.ts", "todo.ts", "--builtins", "--no-watch", "--http", "0"],
+			["hello.ts", "countdown.ts", "todo.ts", "--builtins", "--no-watch", ...confine, "--http", "0"],
 			project.dir,
 		);
 		try {
