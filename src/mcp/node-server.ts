@@ -214,6 +214,18 @@ function resultOf(message: ToolResultMessage | undefined, outputSchema: TSchema 
 	return { content, structuredContent: details as Record<string, unknown>, ...meta };
 }
 
+// One gate per host, shared by every server created for it.
+const hostGates = new WeakMap<McpServedHost, CallGate>();
+
+function gateOf(host: McpServedHost): CallGate {
+	let gate = hostGates.get(host);
+	if (!gate) {
+		gate = new CallGate();
+		hostGates.set(host, gate);
+	}
+	return gate;
+}
+
 /**
  * Create an MCP server for a host's tools (or a fixed list). Resolves once the host is ready, so
  * `instructions` hold the guidelines of the tools loaded at startup (MCP sends them once, at
@@ -281,8 +293,9 @@ export async function createMcpServer(options: McpServerOptions): Promise<Toolsm
 	});
 
 	const inFlight = new Map<AbortController, Promise<unknown>>();
-	// Each request is a batch of one; a sequential tool still runs alone, across requests.
-	const gate = new CallGate();
+	// Each request is a batch of one; a sequential tool still runs alone, across requests, and
+	// across every server of the same host (each HTTP session has its own): they share its tools.
+	const gate = options.host ? gateOf(options.host) : new CallGate();
 
 	server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
 		const controller = new AbortController();

@@ -3,8 +3,15 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, expect, it } from "vitest";
+import { executeToolCalls } from "../../../src/exec/execute.js";
+import { createExtensionRuntime } from "../../../src/extensions/runtime.js";
 import { createBuiltinTools, defineTool, MemoryExecutionEnv, type ToolDefinition, Type } from "../../../src/index.js";
-import { createMcpServer, MCP_DETAILS_META_KEY, type ToolsmithMcpServer } from "../../../src/node.js";
+import {
+	createMcpServer,
+	MCP_DETAILS_META_KEY,
+	type McpServedHost,
+	type ToolsmithMcpServer,
+} from "../../../src/node.js";
 
 const echo = defineTool({
 	name: "echo",
@@ -179,10 +186,11 @@ it("sets annotations on the built-ins: read-only tools say so, bash reaches an o
 	expect(hints.bash).toMatchObject({ readOnlyHint: false, openWorldHint: true });
 });
 
-it("keeps a sequential tool alone across concurrent requests, in arrival order", async () => {
+/** Tools that log their start and end, and the most calls that overlapped a sequential one. */
+function steps() {
 	const log: string[] = [];
 	let active = 0;
-	let maxWithSequential = 0;
+	const state = { log, maxWithSequential: 0 };
 	const step = (name: string, mode: "sequential" | "parallel") =>
 		defineTool({
 			name,
@@ -193,22 +201,28 @@ it("keeps a sequential tool alone across concurrent requests, in arrival order",
 			async execute(_id, { n }) {
 				active += 1;
 				log.push(`start ${name}${n}`);
-				if (mode === "sequential") maxWithSequential = Math.max(maxWithSequential, active);
+				if (mode === "sequential") state.maxWithSequential = Math.max(state.maxWithSequential, active);
 				await new Promise((resolve) => setTimeout(resolve, 15));
-				if (mode === "sequential") maxWithSequential = Math.max(maxWithSequential, active);
+				if (mode === "sequential") state.maxWithSequential = Math.max(state.maxWithSequential, active);
 				log.push(`end ${name}${n}`);
 				active -= 1;
 				return { content: [{ type: "text", text: `${name}${n}` }], details: {} };
 			},
 		});
-	const { client } = await connect([step("par", "parallel"), step("seq", "sequential")]);
+	return { state, tools: [step("par", "parallel"), step("seq", "sequential")] };
+}
+
+it("keeps a sequential tool alone across concurrent requests, in arrival order", async () => {
+	const { state, tools } = steps();
+	const { log } = state;
+	const { client } = await connect(tools);
 	const order = ["par1", "par2", "seq3", "par4", "seq5", "par6", "par7"];
 	const results = await Promise.all(
 		order.map((id) => client.callTool({ name: id.slice(0, 3), arguments: { n: Number(id.slice(3)) } })),
 	);
 	expect(results.map((r) => (r.content as { text: string }[])[0]?.text)).toEqual(order);
 	// A sequential call never overlapped another call, and none overtook it.
-	expect(maxWithSequential).toBe(1);
+	expect(state.maxWithSequential).toBe(1);
 	const at = (event: string) => log.indexOf(event);
 	expect(at("start seq3")).toBeGreaterThan(Math.max(at("end par1"), at("end par2")));
 	expect(at("start par4")).toBeGreaterThan(at("end seq3"));
@@ -217,4 +231,39 @@ it("keeps a sequential tool alone across concurrent requests, in arrival order",
 	// Parallel calls still overlap each other.
 	expect(at("start par2")).toBeLessThan(at("end par1"));
 	expect(at("start par7")).toBeLessThan(at("end par6"));
+});
+
+it("keeps a sequential tool alone across the servers of one host (one per HTTP session)", async () => {
+	const { state, tools } = steps();
+	const env = new MemoryExecutionEnv({ cwd: "/work" });
+	const { registry } = createExtensionRuntime({ env, builtins: tools });
+	const host: McpServedHost = {
+		registry,
+		ready: Promise.resolve(),
+		execute: (calls, options) => executeToolCalls(calls, { ...registry.snapshot().executorConfig(), ...options }),
+	};
+	const sessions: { server: ToolsmithMcpServer; client: Client }[] = [];
+	try {
+		for (const name of ["a", "b"]) {
+			const server = await createMcpServer({ host, name });
+			const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+			await server.connect(serverSide);
+			const client = new Client({ name: `client-${name}`, version: "0.0.0" });
+			await client.connect(clientSide);
+			sessions.push({ server, client });
+		}
+		const [a, b] = sessions as [(typeof sessions)[0], (typeof sessions)[0]];
+		const call = (session: typeof a, name: string, n: number) => session.client.callTool({ name, arguments: { n } });
+		await Promise.all([call(a, "par", 1), call(b, "seq", 2), call(a, "par", 3), call(b, "par", 4)]);
+		const at = (event: string) => state.log.indexOf(event);
+		expect(state.maxWithSequential).toBe(1);
+		expect(at("start seq2")).toBeGreaterThan(at("end par1"));
+		expect(at("start par3")).toBeGreaterThan(at("end seq2"));
+		expect(at("start par4")).toBeLessThan(at("end par3"));
+	} finally {
+		for (const { client, server } of sessions) {
+			await client.close();
+			await server.close();
+		}
+	}
 });
