@@ -79,6 +79,8 @@ export function mcpCommand(args: readonly string[]): { command: string; args: st
 export interface RawServer {
 	/** Send one JSON-RPC message. */
 	send(message: object): void;
+	/** Write text to stdin as it is (several messages in one write, say). */
+	sendRaw(text: string): void;
 	/** The messages received so far, each stdout line parsed (a line that is not JSON throws). */
 	messages(): Record<string, unknown>[];
 	/** Resolves with the first message `match` accepts (rejects after `timeoutMs`). */
@@ -111,6 +113,7 @@ export function startRaw(args: readonly string[], cwd: string): RawServer {
 			.map((line) => JSON.parse(line) as Record<string, unknown>);
 	return {
 		send: (message) => child.stdin.write(`${JSON.stringify(message)}\n`),
+		sendRaw: (text) => child.stdin.write(text),
 		messages,
 		waitFor(match, timeoutMs = 20_000) {
 			return new Promise((resolve, reject) => {

@@ -135,6 +135,32 @@ describe("toolsmith mcp over stdio (raw stdout, signals)", () => {
 	});
 	afterAll(() => project?.remove());
 
+	it("answers 100 calls sent at once in the order of their ids, each with its own result", async () => {
+		const server = startRaw(["."], project.dir);
+		try {
+			server.send(INITIALIZE);
+			await server.waitFor((m) => m.id === 0);
+			server.send({ jsonrpc: "2.0", method: "notifications/initialized" });
+			const ids = Array.from({ length: 100 }, (_, i) => i + 1);
+			const batch = ids.map(
+				(id) =>
+					`${JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "hello", arguments: { name: `n${id}` } } })}\n`,
+			);
+			server.sendRaw(batch.join(""));
+			await server.waitFor((m) => m.id === 100);
+			await until(
+				() => server.messages().filter((m) => typeof m.id === "number" && m.id > 0).length >= 100,
+				"100 answers",
+			);
+			const answers = server.messages().filter((m) => typeof m.id === "number" && m.id > 0);
+			expect(answers.map((m) => m.id)).toEqual(ids);
+			expect(answers.map((m) => textOf(m.result as object))).toEqual(ids.map((id) => `Hello, n${id}.`));
+		} finally {
+			server.endStdin();
+			await server.exited;
+		}
+	}, 60_000);
+
 	for (const how of ["stdin closed", "SIGTERM", "SIGINT"] as const) {
 		it(`stops on ${how}: the call in flight aborted, session_shutdown run, exit 0, stdout only JSON-RPC`, async () => {
 			writeFileSync(project.marks, "");
