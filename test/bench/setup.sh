@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# npm run bench:setup: the reference packages the benchmarks compare with (test/bench/peers), and
+# npm run bench:setup: the reference packages the benchmarks compare with and the MCP Inspector the
+# MCP tests use as a second client, with the Node 22 it needs (test/bench/peers), and
 # the programs the search benchmark runs directly and grep/find use as fast paths: ripgrep and fd
 # (Debian: fd-find), installed with apt where that works (as root), never downloaded otherwise.
 set -euo pipefail
