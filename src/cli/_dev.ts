@@ -12,13 +12,14 @@ import type { ToolExecutionEvent } from "../contract/events.js";
 import type { Theme } from "../contract/render.js";
 import type { AgentToolResult } from "../contract/tool.js";
 import type { ExecutionEnv } from "../env/types.js";
-import type { ExtensionDiagnostic, RegisteredCommand } from "../extensions/api.js";
+import type { RegisteredCommand } from "../extensions/api.js";
 import type { ExtensionHostReady } from "../extensions/node-host.js";
 import type { ToolEntry } from "../extensions/registry.js";
 import { type RenderedBlock, renderToolCall, renderToolResult } from "../render/renderer.js";
 import { CommandError, defineCommand, EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK } from "./_command.js";
 import type { DevHost, DevHostFactory } from "./_dev-host.js";
-import { displayPath, formatCommandList, formatDiagnostic, formatReload, formatToolsTable } from "./_format.js";
+import { displayPath, formatCommandList, formatDiagnostic, formatToolsTable } from "./_format.js";
+import { followHostLog } from "./_host-log.js";
 import { type CliIO, outputWidth } from "./_io.js";
 
 export const REPL_HELP = `Commands:
@@ -40,9 +41,6 @@ export interface DevLoopOptions {
 	/** Prompt, line editing and live partial output (stdin and stdout are terminals). */
 	readonly interactive: boolean;
 }
-
-/** How long a loose diagnostic waits for the reload event that may carry it. */
-const DIAGNOSTIC_HOLD_MS = 300;
 
 /** The live region a running call redraws in place on a terminal. */
 const LIVE_LINES = 8;
@@ -99,39 +97,13 @@ export function runDevLoop(host: DevHost, options: DevLoopOptions): Promise<numb
 		if (interactive && !running && !finished) rl.prompt(true);
 	};
 
-	// A diagnostic raised by a reload also comes inside its reload event, shortly after: hold loose
-	// diagnostics briefly so those are shown once, under their reload line.
-	const heldDiagnostics: ExtensionDiagnostic[] = [];
-	let holdTimer: ReturnType<typeof setTimeout> | undefined;
-	const flushDiagnostics = () => {
-		if (holdTimer) clearTimeout(holdTimer);
-		holdTimer = undefined;
-		if (heldDiagnostics.length === 0) return;
-		const lines = heldDiagnostics.map((d) => formatDiagnostic(d, cwd, theme));
-		heldDiagnostics.length = 0;
-		printAsync(lines);
-	};
-	const unsubscribe = [
-		host.on("reload", (event) => {
-			const inEvent = new Set(event.diagnostics);
-			const loose = heldDiagnostics.filter((d) => !inEvent.has(d));
-			heldDiagnostics.length = 0;
-			heldDiagnostics.push(...loose);
-			flushDiagnostics();
-			printAsync(formatReload(event, cwd, theme));
-		}),
-		host.on("diagnostic", (diagnostic) => {
-			heldDiagnostics.push(diagnostic);
-			holdTimer ??= setTimeout(flushDiagnostics, DIAGNOSTIC_HOLD_MS);
-		}),
-	];
+	const hostLog = followHostLog(host, { cwd, theme, print: printAsync });
 
 	const finish = async (code: number) => {
 		if (finished) return;
 		finished = true;
 		running?.abort();
-		flushDiagnostics();
-		for (const off of unsubscribe) off();
+		hostLog.stop();
 		removeInterrupt();
 		rl.close();
 		try {
@@ -236,7 +208,7 @@ export function runDevLoop(host: DevHost, options: DevLoopOptions): Promise<numb
 			clearLive();
 		}
 		if (finished) return;
-		flushDiagnostics();
+		hostLog.flush();
 		const ms = Math.round(performance.now() - started);
 		if (!message) {
 			out(theme.fg("error", "✗ the host returned no result"));

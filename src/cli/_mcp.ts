@@ -9,7 +9,8 @@ import { errorMessage } from "../contract/errors.js";
 import { isLoopbackHostname } from "../mcp/_loopback.js";
 import { UsageError } from "./_args.js";
 import { CommandError, defineCommand, EXIT_OK } from "./_command.js";
-import { displayPath, formatDiagnostic, formatReload } from "./_format.js";
+import { displayPath, formatDiagnostic } from "./_format.js";
+import { followHostLog } from "./_host-log.js";
 
 /** `--http` as given: `port`, `host:port` or `[ipv6]:port`. */
 export function parseListenAddress(text: string): { hostname: string; port: number } {
@@ -101,12 +102,6 @@ export const mcpCommand = defineCommand({
 			catchStrayErrors: true,
 			log: ({ level, message }) => say(`[${level}] ${message}`),
 		});
-		const unsubscribe = [
-			host.on("reload", (event) => {
-				for (const line of formatReload(event, io.cwd, errorTheme)) say(line);
-			}),
-			host.on("diagnostic", (diagnostic) => say(formatDiagnostic(diagnostic, io.cwd, errorTheme))),
-		];
 		let ready: Awaited<typeof host.ready>;
 		try {
 			ready = await host.ready;
@@ -115,6 +110,15 @@ export const mcpCommand = defineCommand({
 			throw new CommandError(`could not start the host: ${errorMessage(error)}`);
 		}
 		for (const diagnostic of ready.diagnostics) say(formatDiagnostic(diagnostic, io.cwd, errorTheme));
+		// From here on, reloads and later diagnostics, each shown once.
+		const hostLog = followHostLog(host, {
+			cwd: io.cwd,
+			theme: errorTheme,
+			print: (lines) => {
+				for (const line of lines) say(line);
+			},
+		});
+		const unsubscribe = [() => hostLog.stop()];
 
 		const serverOptions = {
 			host,

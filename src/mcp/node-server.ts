@@ -31,7 +31,10 @@ export const MCP_DETAILS_META_KEY = "toolsmith/details";
 export const DEFAULT_MCP_CLOSE_TIMEOUT_MS = 3_000;
 
 /** What `createMcpServer` uses of a host: an `ExtensionHost` is one as it is. */
-export type McpServedHost = Pick<ExtensionHost, "registry" | "execute" | "ready">;
+export interface McpServedHost extends Pick<ExtensionHost, "registry" | "execute"> {
+	/** Settles once the tools are loaded; only waited for. */
+	readonly ready: Promise<unknown>;
+}
 
 /** Options of `createMcpServer`: a host (hot reload) or a fixed list of tools, and how the server introduces itself. */
 export interface McpServerOptions {

@@ -115,6 +115,10 @@ describe("toolsmith mcp over stdio (SDK client)", () => {
 		writeFileSync(file, `${original}\nexport const broken = ;\n`);
 		await until(() => (stderr.match(/reload failed/g) ?? []).length > reloadsBefore, "the failed reload on stderr");
 		expect(stderr).toMatch(/hello\.ts:\d+:\d+/);
+		// Each failed reload's diagnostic is shown once, under its reload line.
+		await new Promise((resolve) => setTimeout(resolve, 500));
+		const failedReloads = (stderr.match(/reload failed/g) ?? []).length;
+		expect((stderr.match(/\[E_SYNTAX\]/g) ?? []).length).toBe(failedReloads);
 		const after = await client.listTools();
 		expect(after.tools.map((t) => t.name)).toContain("hello");
 		expect(textOf(await client.callTool({ name: "hello", arguments: { name: "Ada" } }))).toBe("Hi, Ada.");
@@ -159,6 +163,14 @@ describe("toolsmith mcp over stdio (raw stdout, signals)", () => {
 			server.endStdin();
 			await server.exited;
 		}
+	}, 60_000);
+
+	it("shows each startup diagnostic once", async () => {
+		const server = startRaw([".", "--builtins", "--no-watch"], project.dir);
+		await until(() => server.stderr().includes("toolsmith mcp ·"), "the server to start");
+		server.endStdin();
+		expect(await server.exited).toBe(0);
+		expect(server.stderr().match(/I_BUILTIN_OVERRIDDEN/g)).toHaveLength(1);
 	}, 60_000);
 
 	for (const how of ["stdin closed", "SIGTERM", "SIGINT"] as const) {
