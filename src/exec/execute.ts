@@ -624,7 +624,9 @@ function openBatch(config: ExecuteToolCallsConfig, calls: readonly Call[]): Batc
 	const emit = makeEmitter(config);
 	const limit = concurrencyLimit(config.maxConcurrency);
 	const outer = config.signal;
-	if (!outer) return { config, tools, signal: undefined, emit, detach: undefined, sequential, limit };
+	if (!outer || config.passSignalThrough === true) {
+		return { config, tools, signal: outer, emit, detach: undefined, sequential, limit };
+	}
 	// A batch-owned signal: every running tool sees the abort, and listeners added by tools do not
 	// pile up on a long-lived session signal.
 	const controller = new AbortController();

@@ -62,6 +62,13 @@ export interface ExecuteToolCallsConfig {
 	) => AfterToolCallResult | undefined | Promise<AfterToolCallResult | undefined>;
 	/** Aborts every running call's signal; calls not yet started get an aborted error result. */
 	readonly signal?: AbortSignal;
+	/**
+	 * Hand `signal` to the tools as it is. By default they get a signal of the batch's own, linked
+	 * to `signal`, so that abort listeners a tool leaves behind go away with the batch instead of
+	 * piling up on a signal that outlives it. Set this when `signal` is made for this batch alone
+	 * (an MCP request's, say): it saves a signal and a listener per batch.
+	 */
+	readonly passSignalThrough?: boolean;
 	/** Receives start/update/end events. Listener errors are swallowed. */
 	readonly onEvent?: ToolExecutionEventListener;
 	/**

@@ -1,3 +1,4 @@
+import { getEventListeners } from "node:events";
 import { describe, expect, it, vi } from "vitest";
 import {
 	type AgentTool,
@@ -553,41 +554,104 @@ describe("abort", () => {
 		expect(firstText(results[0]!)).toMatch(/^Aborted/);
 	});
 
-	it("reaches every running tool's signal in the middle of a batch", async () => {
-		const controller = new AbortController();
-		const seen: string[] = [];
-		const waiter = tool("wait", (id, _p, signal) => {
-			return new Promise((_resolve, reject) => {
-				signal?.addEventListener("abort", () => {
-					seen.push(id);
-					reject(new Error(`aborted ${id}`));
+	it.each([false, true])(
+		"reaches every running tool's signal in the middle of a batch (passSignalThrough: %s)",
+		async (passSignalThrough) => {
+			const controller = new AbortController();
+			const seen: string[] = [];
+			const waiter = tool("wait", (id, _p, signal) => {
+				return new Promise((_resolve, reject) => {
+					signal?.addEventListener("abort", () => {
+						seen.push(id);
+						reject(new Error(`aborted ${id}`));
+					});
 				});
 			});
+			const batch = executeToolCalls([call("1", "wait"), call("2", "wait")], {
+				tools: [waiter],
+				signal: controller.signal,
+				passSignalThrough,
+			});
+			await flush();
+			controller.abort();
+			const { results } = await batch;
+			expect(seen.sort()).toEqual(["1", "2"]);
+			expect(results.map((r) => firstText(r))).toEqual(["aborted 1", "aborted 2"]);
+		},
+	);
+
+	it.each([false, true])(
+		"gives calls not yet started an aborted result in a sequential batch (passSignalThrough: %s)",
+		async (passSignalThrough) => {
+			const controller = new AbortController();
+			const execute = vi.fn(async (id: string) => {
+				if (id === "1") controller.abort();
+				return text(id);
+			});
+			const { results } = await executeToolCalls([call("1", "t"), call("2", "t"), call("3", "t")], {
+				tools: [tool("t", execute)],
+				signal: controller.signal,
+				passSignalThrough,
+				toolExecution: "sequential",
+			});
+			expect(execute).toHaveBeenCalledTimes(1);
+			expect(results.map((r) => (r.details as { code?: string }).code ?? "ok")).toEqual([
+				"ok",
+				"E_ABORTED",
+				"E_ABORTED",
+			]);
+		},
+	);
+});
+
+describe("the signal tools get", () => {
+	/** A tool that records its signal and leaves an abort listener on it, as careless tools do. */
+	const careless = (seen: (AbortSignal | undefined)[]) =>
+		tool("careless", async (_id, _p, signal) => {
+			seen.push(signal);
+			signal?.addEventListener("abort", () => {});
+			return text("done");
 		});
-		const batch = executeToolCalls([call("1", "wait"), call("2", "wait")], {
-			tools: [waiter],
+
+	it("is the batch's own by default: linked to the caller's, and the listeners tools leave go with the batch", async () => {
+		const controller = new AbortController();
+		const seen: (AbortSignal | undefined)[] = [];
+		for (let i = 0; i < 20; i++) {
+			await executeToolCalls([call(`${i}`, "careless")], { tools: [careless(seen)], signal: controller.signal });
+		}
+		expect(seen).toHaveLength(20);
+		expect(seen.every((signal) => signal !== undefined && signal !== controller.signal)).toBe(true);
+		expect(new Set(seen).size).toBe(20);
+		expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
+
+		// Still linked: an abort during a batch reaches its signal.
+		let during: AbortSignal | undefined;
+		const batch = executeToolCalls([call("x", "wait")], {
+			tools: [
+				tool("wait", (_id, _p, signal) => {
+					during = signal;
+					return new Promise((_resolve, reject) => signal?.addEventListener("abort", () => reject(new Error("stop"))));
+				}),
+			],
 			signal: controller.signal,
 		});
 		await flush();
 		controller.abort();
-		const { results } = await batch;
-		expect(seen.sort()).toEqual(["1", "2"]);
-		expect(results.map((r) => firstText(r))).toEqual(["aborted 1", "aborted 2"]);
+		await batch;
+		expect(during?.aborted).toBe(true);
 	});
 
-	it("gives calls not yet started an aborted result in a sequential batch", async () => {
+	it("is the caller's own with passSignalThrough", async () => {
 		const controller = new AbortController();
-		const execute = vi.fn(async (id: string) => {
-			if (id === "1") controller.abort();
-			return text(id);
-		});
-		const { results } = await executeToolCalls([call("1", "t"), call("2", "t"), call("3", "t")], {
-			tools: [tool("t", execute)],
+		const seen: (AbortSignal | undefined)[] = [];
+		await executeToolCalls([call("1", "careless"), call("2", "careless")], {
+			tools: [careless(seen)],
 			signal: controller.signal,
-			toolExecution: "sequential",
+			passSignalThrough: true,
 		});
-		expect(execute).toHaveBeenCalledTimes(1);
-		expect(results.map((r) => (r.details as { code?: string }).code ?? "ok")).toEqual(["ok", "E_ABORTED", "E_ABORTED"]);
+		expect(seen).toEqual([controller.signal, controller.signal]);
+		// What the tools left is the caller's to bear, as asked.
+		expect(getEventListeners(controller.signal, "abort")).toHaveLength(2);
 	});
 });
 
