@@ -15,21 +15,25 @@ export class CallGate {
 
 	/** Run `task` when the gate lets it (`exclusive`: alone); resolves or rejects as `task` does. */
 	run<T>(exclusive: boolean, task: () => Promise<T>): Promise<T> {
+		// Nothing waiting and nothing in the way: start now, without queueing.
+		if (this.#queue.length === 0 && !this.#exclusive && !(exclusive && this.#running > 0)) {
+			return this.#start(exclusive, task);
+		}
 		return new Promise<T>((resolve, reject) => {
-			this.#queue.push({
-				exclusive,
-				start: () => {
-					let promise: Promise<T>;
-					try {
-						promise = task();
-					} catch (error) {
-						promise = Promise.reject(error);
-					}
-					promise.then(resolve, reject).finally(() => this.#release(exclusive));
-				},
-			});
-			this.#pump();
+			this.#queue.push({ exclusive, start: () => this.#start(exclusive, task).then(resolve, reject) });
 		});
+	}
+
+	#start<T>(exclusive: boolean, task: () => Promise<T>): Promise<T> {
+		this.#running += 1;
+		if (exclusive) this.#exclusive = true;
+		let promise: Promise<T>;
+		try {
+			promise = task();
+		} catch (error) {
+			promise = Promise.reject(error);
+		}
+		return promise.finally(() => this.#release(exclusive));
 	}
 
 	#release(exclusive: boolean): void {
@@ -43,8 +47,6 @@ export class CallGate {
 			const next = this.#queue[0] as Waiting;
 			if (next.exclusive && this.#running > 0) return;
 			this.#queue.shift();
-			this.#running += 1;
-			if (next.exclusive) this.#exclusive = true;
 			next.start();
 		}
 	}

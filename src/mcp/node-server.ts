@@ -80,13 +80,13 @@ export interface ToolsmithMcpServer {
 	connect(transport: McpServerTransport): Promise<void>;
 	/** The `tools/list` answer as of now, and the report of every active tool. */
 	listTools(): { readonly tools: McpTool[]; readonly report: readonly McpToolReport[] };
-	/** Abort every call in flight, wait for them (bounded by `closeTimeoutMs`), then close the server. Idempotent. */
+	/** Close the connection, which aborts every call in flight, and wait for them to settle (bounded by `closeTimeoutMs`). Idempotent. */
 	close(): Promise<void>;
 }
 
 type Execute = (
 	calls: readonly ToolCall[],
-	options: { signal: AbortSignal; onEvent: (event: ToolExecutionEvent) => void },
+	options: { signal: AbortSignal; passSignalThrough: true; onEvent?: (event: ToolExecutionEvent) => void },
 ) => Promise<ExecuteToolCallsResult>;
 
 interface Source {
@@ -295,34 +295,36 @@ export async function createMcpServer(options: McpServerOptions): Promise<Toolsm
 		return { tools: now.tools };
 	});
 
-	const inFlight = new Map<AbortController, Promise<unknown>>();
+	const inFlight = new Set<Promise<unknown>>();
 	// Each request is a batch of one; a sequential tool still runs alone, across requests, and
 	// across every server of the same host (each HTTP session has its own): they share its tools.
 	const gate = options.host ? gateOf(options.host) : new CallGate();
 
 	server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-		const controller = new AbortController();
-		if (closed) controller.abort();
-		const onAbort = () => controller.abort();
-		if (extra.signal.aborted) controller.abort();
-		else extra.signal.addEventListener("abort", onAbort, { once: true });
+		// The request's own signal, made for this call alone (so the tools get it as it is): the SDK
+		// aborts it on notifications/cancelled and when the connection closes (which `close()` does first).
+		const signal = extra.signal;
 		const toolCallId = `mcp-${String(extra.requestId)}`;
 		const progressToken = request.params._meta?.progressToken;
+		// Events are listened to only for progress the client asked for: without a listener the
+		// executor builds none.
 		let progress = 0;
-		const onEvent = (event: ToolExecutionEvent): void => {
-			if (progressToken === undefined || event.type !== "tool_execution_update") return;
-			if (event.toolCallId !== toolCallId || controller.signal.aborted) return;
-			progress += 1;
-			const message = progressMessage(event.partialResult?.content);
-			extra
-				.sendNotification({
-					method: "notifications/progress",
-					params: { progressToken, progress, ...(message !== undefined ? { message } : {}) },
-				})
-				.catch(() => {
-					// a client gone away; the call's result (or its abort) says the rest
-				});
-		};
+		const onEvent =
+			progressToken === undefined
+				? undefined
+				: (event: ToolExecutionEvent): void => {
+						if (event.type !== "tool_execution_update" || event.toolCallId !== toolCallId || signal.aborted) return;
+						progress += 1;
+						const message = progressMessage(event.partialResult?.content);
+						extra
+							.sendNotification({
+								method: "notifications/progress",
+								params: { progressToken, progress, ...(message !== undefined ? { message } : {}) },
+							})
+							.catch(() => {
+								// a client gone away; the call's result (or its abort) says the rest
+							});
+					};
 		const call: ToolCall = {
 			type: "toolCall",
 			id: toolCallId,
@@ -331,9 +333,9 @@ export async function createMcpServer(options: McpServerOptions): Promise<Toolsm
 		};
 		const entry = source.snapshot().active.find((e) => e.definition.name === call.name);
 		const running = gate.run(entry?.definition.executionMode === "sequential", () =>
-			source.execute([call], { signal: controller.signal, onEvent }),
+			source.execute([call], { signal, passSignalThrough: true, ...(onEvent ? { onEvent } : {}) }),
 		);
-		inFlight.set(controller, running);
+		inFlight.add(running);
 		try {
 			const outcome = await running;
 			return resultOf(outcome.results[0], listedOutputSchema(entry?.definition));
@@ -341,8 +343,7 @@ export async function createMcpServer(options: McpServerOptions): Promise<Toolsm
 			// The executor never rejects; a host that does is reported as an error result.
 			return { content: [{ type: "text", text: `The tool call failed: ${errorMessage(error)}` }], isError: true };
 		} finally {
-			inFlight.delete(controller);
-			extra.signal.removeEventListener("abort", onAbort);
+			inFlight.delete(running);
 		}
 	});
 
@@ -358,22 +359,22 @@ export async function createMcpServer(options: McpServerOptions): Promise<Toolsm
 			closing ??= (async () => {
 				closed = true;
 				unsubscribe();
+				// Closing the connection aborts every request's signal, so the calls in flight see it.
 				const running = [...inFlight];
-				for (const [controller] of running) controller.abort();
+				try {
+					await server.close();
+				} catch (error) {
+					log(`Closing the MCP server failed: ${errorMessage(error)}`);
+				}
 				if (running.length > 0) {
 					let timer: ReturnType<typeof setTimeout> | undefined;
 					await Promise.race([
-						Promise.allSettled(running.map(([, promise]) => promise)),
+						Promise.allSettled(running),
 						new Promise<void>((resolve) => {
 							timer = setTimeout(resolve, options.closeTimeoutMs ?? DEFAULT_MCP_CLOSE_TIMEOUT_MS);
 						}),
 					]);
 					clearTimeout(timer);
-				}
-				try {
-					await server.close();
-				} catch (error) {
-					log(`Closing the MCP server failed: ${errorMessage(error)}`);
 				}
 			})();
 			return closing;
