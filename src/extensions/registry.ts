@@ -463,6 +463,15 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
 				return tool;
 			});
 
+		// The executor's tools with the registry's own context factory, wrapped once per snapshot: a
+		// host runs every batch with them (their contexts are still made call by call).
+		let defaultTools: readonly AgentTool[] | undefined;
+		const executorTools = (ctxFactory?: ToolContextFactory): readonly AgentTool[] => {
+			if (ctxFactory) return toAgentTools(ctxFactory);
+			defaultTools ??= Object.freeze(toAgentTools());
+			return defaultTools;
+		};
+
 		return Object.freeze({
 			version: snapVersion,
 			entries,
@@ -473,8 +482,8 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
 			hooks,
 			executorConfig: (ctxFactory?: ToolContextFactory): ExecuteToolCallsConfig =>
 				hasHandlers
-					? { tools: toAgentTools(ctxFactory), beforeToolCall, afterToolCall }
-					: { tools: toAgentTools(ctxFactory) },
+					? { tools: executorTools(ctxFactory), beforeToolCall, afterToolCall }
+					: { tools: executorTools(ctxFactory) },
 		});
 	};
 

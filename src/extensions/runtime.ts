@@ -186,17 +186,16 @@ export function createExtensionRuntime(options: ExtensionRuntimeOptions): Extens
 		});
 
 	const session = createHeadlessSession(cwd);
-	const createContext = (path: string | undefined, signal?: AbortSignal): ExtensionContext => {
-		const ui = uiFor(path);
-		const ctx = {
+	/** What a context holds besides its signal: the same for every call of one extension (or of the built-ins). */
+	const contextBase = (path: string | undefined) => {
+		const base = {
 			env,
 			cwd,
 			hasUI: false,
 			// pi 1.x's run mode: toolsmith runs without a terminal UI, as pi's print mode does.
 			mode: "print",
-			ui,
-			extension: { path: path ?? "builtin" },
-			signal,
+			ui: uiFor(path),
+			...(path !== undefined ? { extension: { path } } : {}),
 			// What the reference context offers beyond the tool context, answered for a host
 			// without an agent loop, so pi handlers that look at them keep working.
 			model: undefined,
@@ -213,11 +212,18 @@ export function createExtensionRuntime(options: ExtensionRuntimeOptions): Extens
 			// toolsmith loads the project's own extensions when asked to, so project trust is on.
 			isProjectTrusted: () => true,
 		};
-		if (path === undefined) {
-			const { extension: _omit, ...builtin } = ctx;
-			return builtin as unknown as ExtensionContext;
+		return base as unknown as Omit<ExtensionContext, "signal">;
+	};
+	// Made once per extension path: a context is built for every tool call, and the headless UI
+	// alone has some thirty members. Each call still gets an object of its own.
+	const contextBases = new Map<string | undefined, Omit<ExtensionContext, "signal">>();
+	const createContext = (path: string | undefined, signal?: AbortSignal): ExtensionContext => {
+		let base = contextBases.get(path);
+		if (!base) {
+			base = contextBase(path);
+			contextBases.set(path, base);
 		}
-		return ctx;
+		return { ...base, signal } as ExtensionContext;
 	};
 
 	registry.setContextFactory((info) =>
