@@ -23,6 +23,7 @@ import { errorMessage } from "../contract/errors.js";
 import type { AgentTool, ToolContextFactory, ToolDefinition } from "../contract/tool.js";
 import { NodeExecutionEnv } from "../env/node.js";
 import type { ExecutionEnv } from "../env/types.js";
+import { batchConfig } from "../exec/_batch-config.js";
 import { executeToolCalls } from "../exec/execute.js";
 import type { ExecuteToolCallsConfig, ExecuteToolCallsResult } from "../exec/types.js";
 import { builtinsFromOption } from "../tools/builtins.js";
@@ -603,16 +604,12 @@ export function createExtensionHost(options: ExtensionHostOptions): ExtensionHos
 		tools: (ctxFactory) => registry.snapshot().toAgentTools(ctxFactory),
 		async execute(toolCalls, executeOptions = {}) {
 			await waitForSwap();
-			const { ctxFactory, beforeToolCall, afterToolCall, ...rest } = executeOptions;
-			const config = registry.snapshot().executorConfig(ctxFactory);
-			const before = composeBefore(config.beforeToolCall, beforeToolCall);
-			const after = composeAfter(config.afterToolCall, afterToolCall);
-			return executeToolCalls(toolCalls, {
-				...rest,
-				tools: config.tools,
-				...(before ? { beforeToolCall: before } : {}),
-				...(after ? { afterToolCall: after } : {}),
-			});
+			const config = registry.snapshot().executorConfig(executeOptions.ctxFactory);
+			const hooks = {
+				beforeToolCall: composeBefore(config.beforeToolCall, executeOptions.beforeToolCall),
+				afterToolCall: composeAfter(config.afterToolCall, executeOptions.afterToolCall),
+			};
+			return executeToolCalls(toolCalls, batchConfig(config.tools, hooks, executeOptions));
 		},
 		buildToolsPrompt: () => registry.buildToolsPrompt(),
 		extensions: () => runtime.extensions(),

@@ -363,8 +363,11 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
 				`No context for tool ${info.toolName}: pass a ctxFactory to toAgentTools() or a context to createToolRegistry().`,
 			);
 		}
-		if (info.source.kind === "extension") return { ...base, extension: { path: info.source.path } };
-		return base;
+		if (info.source.kind !== "extension") return base;
+		// The runtime's contexts name their extension already; a context from elsewhere gets it added.
+		const path = info.source.path;
+		const named = (base as { extension?: { path?: unknown } }).extension;
+		return named?.path === path ? base : { ...base, extension: { path } };
 	};
 
 	const createSnapshot = (
@@ -457,7 +460,11 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
 		const toAgentTools = (ctxFactory?: ToolContextFactory): AgentTool[] =>
 			active.map((entry) => {
 				const tool = wrapToolDefinition(entry.definition, (info) =>
-					resolveContext({ ...info, source: entry.source }, ctxFactory),
+					// Spelled out: a spread followed by another key is slow in V8, and this runs for every call.
+					resolveContext(
+						{ toolCallId: info.toolCallId, toolName: info.toolName, signal: info.signal, source: entry.source },
+						ctxFactory,
+					),
 				);
 				if (typeof tool.label !== "string" || tool.label === "") return { ...tool, label: entry.name };
 				return tool;

@@ -196,6 +196,8 @@ export function createExtensionRuntime(options: ExtensionRuntimeOptions): Extens
 			mode: "print",
 			ui: uiFor(path),
 			...(path !== undefined ? { extension: { path } } : {}),
+			// Present in the base so that a call's copy only sets it (adding a key to a spread copy is slow in V8).
+			signal: undefined as AbortSignal | undefined,
 			// What the reference context offers beyond the tool context, answered for a host
 			// without an agent loop, so pi handlers that look at them keep working.
 			model: undefined,
@@ -212,18 +214,20 @@ export function createExtensionRuntime(options: ExtensionRuntimeOptions): Extens
 			// toolsmith loads the project's own extensions when asked to, so project trust is on.
 			isProjectTrusted: () => true,
 		};
-		return base as unknown as Omit<ExtensionContext, "signal">;
+		return base as unknown as ExtensionContext;
 	};
 	// Made once per extension path: a context is built for every tool call, and the headless UI
 	// alone has some thirty members. Each call still gets an object of its own.
-	const contextBases = new Map<string | undefined, Omit<ExtensionContext, "signal">>();
+	const contextBases = new Map<string | undefined, ExtensionContext>();
 	const createContext = (path: string | undefined, signal?: AbortSignal): ExtensionContext => {
 		let base = contextBases.get(path);
 		if (!base) {
 			base = contextBase(path);
 			contextBases.set(path, base);
 		}
-		return { ...base, signal } as ExtensionContext;
+		const ctx = { ...base };
+		(ctx as { signal?: AbortSignal }).signal = signal;
+		return ctx;
 	};
 
 	registry.setContextFactory((info) =>

@@ -12,6 +12,7 @@ import type { ToolExecutionEvent } from "../contract/events.js";
 import type { ToolDefinition } from "../contract/tool.js";
 import { MemoryExecutionEnv, type MemorySeedFile, type ScriptedCommand } from "../env/memory.js";
 import type { ScriptedOutput } from "../env/memory-shell.js";
+import { batchConfig } from "../exec/_batch-config.js";
 import { executeToolCalls } from "../exec/execute.js";
 import type { ExecuteToolCallsResult } from "../exec/types.js";
 import type { ExtensionDiagnostic, ExtensionFactory } from "../extensions/api.js";
@@ -215,15 +216,13 @@ export async function finishHarness<TArguments extends object = Record<never, ne
 
 	const batch: TestHarness<TArguments>["batch"] = async (calls, batchOptions = {}) => {
 		const config = runtime.registry.snapshot().executorConfig();
-		const mode = batchOptions.toolExecution ?? options.toolExecution;
 		return executeToolCalls(
 			calls.map((call, index) => toToolCall(call, index)),
-			{
-				...config,
-				...(mode ? { toolExecution: mode } : {}),
-				...(batchOptions.signal ? { signal: batchOptions.signal } : {}),
+			batchConfig(config.tools, config, {
+				toolExecution: batchOptions.toolExecution ?? options.toolExecution,
+				signal: batchOptions.signal,
 				onEvent: (event) => events.push(event),
-			},
+			}),
 		);
 	};
 

@@ -15,6 +15,7 @@ import type { ToolExecutionEvent } from "../contract/events.js";
 import type { ToolDefinition } from "../contract/tool.js";
 import { NodeExecutionEnv } from "../env/node.js";
 import type { ExecutionEnv } from "../env/types.js";
+import { batchConfig } from "../exec/_batch-config.js";
 import { compiledOrUndefined } from "../exec/_validate.js";
 import { executeToolCalls } from "../exec/execute.js";
 import type { ExecuteToolCallsResult } from "../exec/types.js";
@@ -115,8 +116,10 @@ function sourceOf(options: McpServerOptions): Source {
 	return {
 		snapshot: () => registry.snapshot(),
 		onChange: (listener) => registry.onChange(listener),
-		execute: (calls, execOptions) =>
-			executeToolCalls(calls, { ...registry.snapshot().executorConfig(), ...execOptions }),
+		execute: (calls, execOptions) => {
+			const config = registry.snapshot().executorConfig();
+			return executeToolCalls(calls, batchConfig(config.tools, config, execOptions));
+		},
 		ready: Promise.resolve(),
 	};
 }
@@ -333,7 +336,7 @@ export async function createMcpServer(options: McpServerOptions): Promise<Toolsm
 		};
 		const entry = source.snapshot().active.find((e) => e.definition.name === call.name);
 		const running = gate.run(entry?.definition.executionMode === "sequential", () =>
-			source.execute([call], { signal, passSignalThrough: true, ...(onEvent ? { onEvent } : {}) }),
+			source.execute([call], { signal, passSignalThrough: true, onEvent }),
 		);
 		inFlight.add(running);
 		try {
