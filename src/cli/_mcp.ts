@@ -64,7 +64,7 @@ export const mcpCommand = defineCommand({
 		"toolsmith mcp ./tools",
 		"toolsmith mcp docs/examples --http 3000",
 		"toolsmith mcp --builtins --cwd ./project",
-		'claude mcp add my-tools -- npx toolsmith mcp "$PWD/tools"',
+		'claude mcp add my-tools -- npx -y --package toolsmith-sdk toolsmith mcp "$PWD/tools"',
 	],
 	async run({ options, positionals, io, given, errorTheme, version }) {
 		const cwd = resolve(io.cwd, options.cwd ?? ".");
@@ -126,7 +126,8 @@ export const mcpCommand = defineCommand({
 			version,
 			log: (message: string) => say(`[warning] ${message}`),
 		};
-		const count = host.registry.snapshot().active.length;
+		const active = host.registry.snapshot().active.length;
+		const count = `${active} tool${active === 1 ? "" : "s"}`;
 		const where = `cwd ${displayPath(cwd, io.cwd)}${confine ? " (confined)" : ""}`;
 
 		let stop: () => Promise<void>;
@@ -172,7 +173,7 @@ export const mcpCommand = defineCommand({
 			}
 			stop = () => endpoint.close();
 			say(
-				`toolsmith mcp · ${count} tools · ${endpoint.url}${token !== undefined ? " (bearer token required)" : ""} · ${where}`,
+				`toolsmith mcp · ${count} · ${endpoint.url}${token !== undefined ? " (bearer token required)" : ""} · ${where}`,
 			);
 		} else {
 			const { StdioServerTransport } = await import("@modelcontextprotocol/sdk/server/stdio.js");
@@ -180,7 +181,7 @@ export const mcpCommand = defineCommand({
 			const transport = new StdioServerTransport(io.stdin, protocolOut ?? (io.stdout as never));
 			await server.connect(transport);
 			stop = () => server.close();
-			say(`toolsmith mcp · ${count} tools · stdio · ${where}`);
+			say(`toolsmith mcp · ${count} · stdio · ${where}`);
 		}
 		await stopped;
 		return EXIT_OK;

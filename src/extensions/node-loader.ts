@@ -95,7 +95,13 @@ function compatLayer(): Promise<CompatModule> {
 /** The compat modules, loaded once on first use, pointed at the env of the latest Node host. */
 async function compat(env: ExecutionEnv): Promise<Record<string, unknown>> {
 	const mod = await compatLayer();
-	virtualModules ??= { ...mod.VIRTUAL_MODULES };
+	if (!virtualModules) {
+		// toolsmith's Node entries too, so an extension that imports them (`loadMcpTools`, say) gets
+		// this running instance, installed next to it or not; imported here, once, since they
+		// import this module themselves.
+		const [node, runtime] = await Promise.all([import("../node.js"), import("../runtime.js")]);
+		virtualModules ??= { ...mod.VIRTUAL_MODULES, "toolsmith-sdk/node": node, "toolsmith-sdk/runtime": runtime };
+	}
 	if (env.kind === "node" && env !== compatEnv) {
 		compatEnv = env;
 		mod.setCompatEnv(env);

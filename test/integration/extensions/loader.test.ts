@@ -203,6 +203,41 @@ describe("one extension at a time", () => {
 		expect(await run(loaded, "names")).toEqual({ isError: false, text: "true" });
 	});
 
+	it("resolves toolsmith-sdk/node and toolsmith-sdk/runtime to the loading instance, with nothing installed", async () => {
+		const file = join(dir, "node-entries.ts");
+		writeFileSync(
+			file,
+			[
+				'import { defineTool, Type } from "toolsmith-sdk";',
+				'import { loadMcpTools, NodeExecutionEnv } from "toolsmith-sdk/node";',
+				'import { createToolRegistry } from "toolsmith-sdk/runtime";',
+				"export default function (api: import('toolsmith-sdk').ExtensionAPI) {",
+				"	const seen = (globalThis as Record<string, unknown>).__toolsmithEntries as Record<string, unknown>;",
+				"	const same = seen.loadMcpTools === loadMcpTools && seen.NodeExecutionEnv === NodeExecutionEnv && seen.createToolRegistry === createToolRegistry;",
+				"	api.registerTool(defineTool({ name: 'entries', label: 'entries', description: 'The Node entries.',",
+				"		parameters: Type.Object({}),",
+				"		async execute() { return { content: [{ type: 'text', text: String(same) }], details: {} }; } }));",
+				"}",
+				"",
+			].join("\n"),
+		);
+		const [node, runtime] = await Promise.all([import("../../../src/node.js"), import("../../../src/runtime.js")]);
+		const global = globalThis as Record<string, unknown>;
+		global.__toolsmithEntries = {
+			loadMcpTools: node.loadMcpTools,
+			NodeExecutionEnv: node.NodeExecutionEnv,
+			createToolRegistry: runtime.createToolRegistry,
+		};
+		try {
+			// `dir` is a temp folder: no node_modules there or above to resolve the entries from.
+			const loaded = await loadExtensions([file], { cwd: dir, builtins: false });
+			expect(loaded.diagnostics).toEqual([]);
+			expect(await run(loaded, "entries")).toEqual({ isError: false, text: "true" });
+		} finally {
+			delete global.__toolsmithEntries;
+		}
+	});
+
 	it("reports a missing import and a module that throws while evaluated", async () => {
 		const missing = join(dir, "missing-dep.ts");
 		writeFileSync(missing, 'import "no-such-package-anywhere";\nexport default () => {};\n');
