@@ -1,6 +1,7 @@
 /**
  * `toolsmith mcp docs/examples --http` as a real child process: the SDK's Streamable HTTP client
- * lists, calls, gets progress and list_changed; foreign Host and Origin headers are refused (403),
+ * lists, calls, gets progress and list_changed, cancels a call, makes 100 at once, and keeps the
+ * last good tools after a broken save; foreign Host and Origin headers are refused (403),
  * the bearer token is required when set (401), and the CLI refuses a public bind without a token.
  */
 
@@ -101,6 +102,43 @@ describe("toolsmith mcp --http", () => {
 		await until(() => listChanged > 0, "notifications/tools/list_changed over the SSE stream");
 		const after = await client.listTools();
 		expect(after.tools.find((t) => t.name === "hello")?.title).toBe("Hello over HTTP");
+	}, 60_000);
+
+	it("aborts a cancelled call, answers 100 concurrent calls, and keeps the last good tools after a broken save", async () => {
+		const { server, url } = await serve(project);
+		servers.push(server);
+		const client = new Client({ name: "http-test", version: "0.0.0" });
+		const clientErrors: Error[] = [];
+		client.onerror = (error) => clientErrors.push(error);
+		await client.connect(new StreamableHTTPClientTransport(url));
+		clients.push(client);
+
+		writeFileSync(project.marks, "");
+		const controller = new AbortController();
+		const waiting = client.callTool({ name: "wait", arguments: {} }, undefined, { signal: controller.signal });
+		await until(() => project.marked().includes("started"), "the wait tool to start");
+		controller.abort();
+		await expect(waiting).rejects.toThrow();
+		await until(() => project.marked().includes("aborted"), "the wait tool's signal to be aborted");
+
+		const names = Array.from({ length: 100 }, (_, i) => `h${i}`);
+		const results = await Promise.all(names.map((name) => client.callTool({ name: "hello", arguments: { name } })));
+		expect(results.map(textOf)).toEqual(names.map((name) => `Hello, ${name}.`));
+
+		const file = join(project.dir, "countdown.ts");
+		const original = readFileSync(file, "utf8");
+		try {
+			writeFileSync(file, `${original}\nexport const broken = ;\n`);
+			await until(() => /reload failed countdown\.ts/.test(server.stderr()), "the failed reload on stderr");
+			expect(server.stderr()).toMatch(/countdown\.ts:\d+:\d+/);
+			expect((await client.listTools()).tools.map((t) => t.name)).toContain("countdown");
+			expect(textOf(await client.callTool({ name: "countdown", arguments: { from: 1, intervalMs: 0 } }))).toBe(
+				"Counted down from 1.",
+			);
+		} finally {
+			writeFileSync(file, original);
+		}
+		expect(clientErrors).toEqual([]);
 	}, 60_000);
 
 	it("refuses a foreign Origin or Host with 403 and accepts its own", async () => {
