@@ -132,7 +132,13 @@ describe("npm create toolsmith, with flags", () => {
 			expect(help.out).toContain(flag);
 		}
 		const list = await create({ argv: ["--list"] });
-		expect(list.out.split("\n").map((line) => line.split(/\s+/)[0])).toEqual(["tool", "pi-extension", "stateful", ""]);
+		expect(list.out.split("\n").map((line) => line.split(/\s+/)[0])).toEqual([
+			"tool",
+			"mcp",
+			"pi-extension",
+			"stateful",
+			"",
+		]);
 		expect(list.files()).toEqual([]);
 	});
 
@@ -197,9 +203,9 @@ describe("npm create toolsmith, with flags", () => {
 	});
 
 	it("refuses an unknown template (exit 2), a folder that is not empty and an invalid name (exit 1), writing nothing", async () => {
-		const template = await create({ argv: ["x", "--template", "mcp"] });
+		const template = await create({ argv: ["x", "--template", "rest-api"] });
 		expect(template.code).toBe(2);
-		expect(template.err).toContain("unknown template 'mcp': use one of 'tool', 'pi-extension', 'stateful'");
+		expect(template.err).toContain("unknown template 'rest-api': use one of 'tool', 'mcp', 'pi-extension', 'stateful'");
 		expect(template.files()).toEqual([]);
 
 		const cwd = realpathSync(mkdtempSync(join(tmpdir(), "toolsmith-create-")));

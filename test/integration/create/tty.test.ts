@@ -53,7 +53,7 @@ describe.skipIf(!hasPython)("npm create toolsmith on a terminal", () => {
 			[],
 			[
 				{ expect: "Where should the project go\\?", send: "tty-tools\r" },
-				{ expect: "Which template\\?", send: `${DOWN}${DOWN}\r` },
+				{ expect: "Which template\\?", send: `${DOWN}${DOWN}${DOWN}\r` },
 				{ expect: "Install the dependencies now \\(npm\\)\\?", send: "n" },
 				{ expect: "Initialize a git repository\\?", send: "\r" },
 				{ expect: "Next:", send: "" },

@@ -2,13 +2,16 @@
  * Every template, end to end, as a user gets it: both packages packed, `create-toolsmith` run from
  * its tarball with `--toolsmith <tarball>`, the project installed from the registry (one shared npm
  * cache), then its own `npm test`, a strict type check, `toolsmith check .` and `toolsmith dev .`
- * driven over stdin; for the `tool` template also `toolsmith new`.
+ * driven over stdin; for the `tool` template also `toolsmith new`; for the `mcp` template, its
+ * `npm run --silent mcp` started the way an MCP client starts it, with the SDK's own client.
  */
 import { mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { listTemplates } from "../../../create-tool/src/generator.js";
 import { packCreateToolsmith, packToolsmith } from "../_pack.js";
 import { installCreate, type Outcome, sh, show } from "./_scaffold.js";
@@ -18,11 +21,30 @@ const templatesDir = fileURLToPath(new URL("../../../templates", import.meta.url
 /** What to try in each template's dev loop, and what its answer must say. */
 const DEV_CALLS: Record<string, { readonly tool: string; readonly call: string; readonly answer: RegExp }> = {
 	tool: { tool: "word_count", call: 'call word_count {"path":"package.json"}', answer: /\d+ lines · \d+ words/ },
+	mcp: { tool: "word_count", call: 'call word_count {"path":"package.json"}', answer: /\d+ lines · \d+ words/ },
 	"pi-extension": { tool: "slugify", call: 'call slugify {"text":"Hello, World"}', answer: /hello-world/ },
 	stateful: { tool: "todo", call: 'call todo {"action":"add","text":"try the loop"}', answer: /#1 try the loop/ },
 };
 
 const templates = listTemplates(templatesDir).map((t) => t.name);
+
+/**
+ * `npm <args>` in `cwd` as an MCP client starts a stdio server: a child process with the client's
+ * default environment, connected to the SDK's own `Client`. A line on stdout that is not a protocol
+ * message reaches `errors`.
+ */
+async function connectOverStdio(args: readonly string[], cwd: string) {
+	const transport = new StdioClientTransport({ command: "npm", args: [...args], cwd, stderr: "pipe" });
+	let stderr = "";
+	transport.stderr?.on("data", (chunk: Buffer) => {
+		stderr += chunk.toString("utf8");
+	});
+	const client = new Client({ name: "templates-test", version: "0.0.0" });
+	const errors: Error[] = [];
+	client.onerror = (error) => errors.push(error);
+	await client.connect(transport);
+	return { client, errors, stderr: () => stderr };
+}
 
 let work: string;
 let toolsmithTarball: string;
@@ -121,6 +143,51 @@ describe.each(templates)("the %s template", (template) => {
 		expect(session.stdout).toMatch(/✓ ok/);
 		expect(session.stderr).toBe("");
 	});
+
+	it.runIf(template === "mcp")(
+		"is served by npm run --silent mcp to an MCP client, its stdout carrying protocol messages only",
+		{ timeout: 120_000 },
+		async () => {
+			const { client, errors, stderr } = await connectOverStdio(["run", "--silent", "mcp"], dir());
+			try {
+				const { tools } = await client.listTools();
+				expect(tools.map((tool) => tool.name)).toContain(dev!.tool);
+				expect(tools.find((tool) => tool.name === dev!.tool)).toMatchObject({
+					inputSchema: { type: "object", properties: { path: { type: "string" } } },
+					annotations: { readOnlyHint: true },
+				});
+				const counted = await client.callTool({ name: dev!.tool, arguments: { path: "package.json" } });
+				expect(counted.isError, JSON.stringify(counted)).toBeFalsy();
+				expect(counted.content).toEqual([
+					{ type: "text", text: expect.stringMatching(/^package\.json: \d+ lines, \d+ words, \d+ characters$/) },
+				]);
+				const missing = await client.callTool({ name: dev!.tool, arguments: { path: "missing.txt" } });
+				expect(missing.isError).toBe(true);
+			} finally {
+				await client.close();
+			}
+			expect(errors).toEqual([]);
+			expect(stderr()).toMatch(/toolsmith mcp · 1 tool · stdio/);
+			// Closing the client closed the server's stdin: it stopped by itself, nothing had to be killed.
+			await vi.waitFor(() => expect(stderr()).toContain("toolsmith mcp · stopping (stdin closed)"));
+		},
+	);
+
+	it.runIf(template === "mcp")(
+		"needs --silent: npm run mcp writes its banner to stdout, where the client cannot parse it",
+		{ timeout: 120_000 },
+		async () => {
+			const { client, errors } = await connectOverStdio(["run", "mcp"], dir());
+			try {
+				await client.listTools();
+			} finally {
+				await client.close();
+			}
+			// The banner's lines (`> mcp-project@0.1.0 mcp`, `> toolsmith mcp .`) came where JSON was due.
+			expect(errors.map((error) => error.name)).toContain("SyntaxError");
+			expect(errors.map(String).join("\n")).toMatch(/"> /);
+		},
+	);
 
 	it.runIf(template === "tool")(
 		"takes another tool from toolsmith new, and its tests still pass",

@@ -114,7 +114,7 @@ describe("names", () => {
 describe("generateProject", () => {
 	it("lists the templates with descriptions, tool first", () => {
 		const templates = listTemplates(templatesDir);
-		expect(templates.map((t) => t.name)).toEqual(["tool", "pi-extension", "stateful"]);
+		expect(templates.map((t) => t.name)).toEqual(["tool", "mcp", "pi-extension", "stateful"]);
 		for (const t of templates) expect(t.description.length).toBeGreaterThan(20);
 	});
 
@@ -130,7 +130,9 @@ describe("generateProject", () => {
 			}
 			const manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
 			expect(manifest).toMatchObject({ name: "my-tools", type: "module", engines: { toolsmith: "^1.1.0" } });
-			expect(Object.keys(manifest.scripts).sort()).toEqual(["build", "check", "dev", "test"]);
+			// The same scripts everywhere; the mcp template adds `mcp`, which serves its tools.
+			const scripts = ["build", "check", "dev", "test", ...(name === "mcp" ? ["mcp"] : [])];
+			expect(Object.keys(manifest.scripts).sort()).toEqual(scripts.sort());
 			expect({ ...manifest.dependencies, ...manifest.devDependencies }["toolsmith-sdk"]).toBe("^0.1.0");
 			const readme = readFileSync(join(dir, "README.md"), "utf8").split("\n");
 			expect(readme[0]).toBe("# my-tools");
@@ -148,6 +150,17 @@ describe("generateProject", () => {
 			'export { findTodos } from "./find-todos.js";\n',
 		);
 		expect(readFileSync(join(dir, "src/tools/find-todos.ts"), "utf8")).toContain('name: "find_todos"');
+	});
+
+	it("gives the mcp template the MCP SDK range toolsmith-sdk depends on, so one copy is installed", async () => {
+		const dir = join(scratch(), "mcp-tools");
+		await generateProject({ ...base, template: "mcp", targetDir: dir });
+		const project = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
+		const toolsmith = JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8"));
+		const sdk = "@modelcontextprotocol/sdk";
+		expect(project.devDependencies[sdk]).toBe(toolsmith.dependencies[sdk]);
+		expect(project.scripts.mcp).toBe("toolsmith mcp .");
+		expect(project.toolsmith).toEqual({ extensions: ["./src/index.ts"] });
 	});
 
 	it("refuses a folder that is not empty and writes nothing; an empty folder is fine", async () => {
@@ -173,9 +186,9 @@ describe("generateProject", () => {
 		const named = await refusal(generateProject({ ...base, template: "tool", targetDir: join(parent, "My Tools") }));
 		expect(named.code).toBe("E_INVALID_PACKAGE_NAME");
 		expect(named.message).toContain("try 'my-tools'");
-		const unknown = await refusal(generateProject({ ...base, template: "mcp", targetDir: join(parent, "x") }));
+		const unknown = await refusal(generateProject({ ...base, template: "rest-api", targetDir: join(parent, "x") }));
 		expect(unknown.code).toBe("E_UNKNOWN_TEMPLATE");
-		expect(unknown.message).toContain("tool, pi-extension, stateful");
+		expect(unknown.message).toContain("tool, mcp, pi-extension, stateful");
 		expect(tree(parent)).toEqual([]);
 	});
 

@@ -27,6 +27,9 @@ export const {{toolIdent}} = defineTool({
 		"Count the lines, words and characters of a UTF-8 text file. `path` is relative to the working folder. Fails when the file does not exist or is a folder.",
 	promptSnippet: "Count the lines, words and characters of a text file",
 	promptGuidelines: ["Use {{toolName}} to size up a file before reading it whole."],
+	// What the tool does, for MCP clients and permission layers deciding which calls to confirm
+	// (nothing checks these hints): it only reads files of the working folder. Keep them true to `execute`.
+	annotations: { readOnlyHint: true, openWorldHint: false },
 	parameters: Type.Object({
 		path: Type.String({ description: "The file to count, relative to the working folder" }),
 	}),
