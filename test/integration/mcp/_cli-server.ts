@@ -146,3 +146,28 @@ export const INITIALIZE = {
 	method: "initialize",
 	params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "0" } },
 };
+
+/** The text blocks of a `tools/call` result, joined by newlines. */
+export function textOf(result: object): string {
+	const content = "content" in result && Array.isArray(result.content) ? result.content : [];
+	return (content as { type: string; text?: string }[]).map((block) => block.text ?? "").join("\n");
+}
+
+/** Resolves once `check` holds, polling every 50 ms; rejects after `timeoutMs`, naming `what`. */
+export async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 20_000): Promise<void> {
+	const end = Date.now() + timeoutMs;
+	while (!(await check())) {
+		if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+		await new Promise((resolve) => setTimeout(resolve, 50));
+	}
+}
+
+/** `toolsmith mcp <args> --http 0` started in `cwd`, once it printed the URL it serves. */
+export async function startHttp(args: readonly string[], cwd: string): Promise<{ server: RawServer; url: URL }> {
+	const server = startRaw([...args, "--http", "0"], cwd);
+	await until(() => /http:\/\/\S+\/mcp/.test(server.stderr()), "the URL on stderr", 30_000).catch((error: Error) => {
+		server.kill("SIGTERM");
+		throw new Error(`${error.message}; stderr:\n${server.stderr()}`);
+	});
+	return { server, url: new URL((/http:\/\/\S+\/mcp/.exec(server.stderr()) as RegExpExecArray)[0]) };
+}

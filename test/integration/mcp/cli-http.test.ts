@@ -13,28 +13,9 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../cli/_run.js";
-import { INITIALIZE, makeProject, type Project, type RawServer, startRaw } from "./_cli-server.js";
+import { INITIALIZE, makeProject, type Project, type RawServer, startHttp, textOf, until } from "./_cli-server.js";
 
-type Text = { type: string; text?: string };
-const textOf = (result: object) =>
-	(("content" in result && Array.isArray(result.content) ? result.content : []) as Text[])
-		.map((b) => b.text ?? "")
-		.join("\n");
-
-async function until(check: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
-	const end = Date.now() + timeoutMs;
-	while (!check()) {
-		if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-		await new Promise((resolve) => setTimeout(resolve, 50));
-	}
-}
-
-async function serve(project: Project, extra: readonly string[] = []): Promise<{ server: RawServer; url: URL }> {
-	const server = startRaw([".", "--http", "0", ...extra], project.dir);
-	await until(() => /http:\/\/\S+\/mcp/.test(server.stderr()), `the URL on stderr (${server.stderr()})`);
-	const url = new URL((/http:\/\/\S+\/mcp/.exec(server.stderr()) as RegExpExecArray)[0]);
-	return { server, url };
-}
+const serve = (project: Project, extra: readonly string[] = []) => startHttp([".", ...extra], project.dir);
 
 /** A raw POST of `initialize` with the headers given, for the header checks. */
 function post(url: URL, headers: Record<string, string>): Promise<{ status: number; body: string }> {

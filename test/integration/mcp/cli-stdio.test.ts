@@ -9,21 +9,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { INITIALIZE, makeProject, mcpCommand, type Project, startRaw } from "./_cli-server.js";
-
-type Text = { type: string; text?: string };
-const textOf = (result: object) =>
-	(("content" in result && Array.isArray(result.content) ? result.content : []) as Text[])
-		.map((b) => b.text ?? "")
-		.join("\n");
-
-async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 20_000): Promise<void> {
-	const end = Date.now() + timeoutMs;
-	while (!(await check())) {
-		if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-		await new Promise((resolve) => setTimeout(resolve, 50));
-	}
-}
+import { INITIALIZE, makeProject, mcpCommand, type Project, startRaw, textOf, until } from "./_cli-server.js";
 
 describe("toolsmith mcp over stdio (SDK client)", () => {
 	let project: Project;

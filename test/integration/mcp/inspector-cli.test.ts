@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { peersDir } from "../../bench/_peer.js";
-import { makeProject, mcpCommand, type Project, startRaw } from "./_cli-server.js";
+import { makeProject, mcpCommand, type Project, startHttp } from "./_cli-server.js";
 
 const node22 = join(peersDir, "node_modules", ".bin", "node");
 const inspector = join(
@@ -131,14 +131,9 @@ describe.skipIf(!installed)("the MCP Inspector's CLI against toolsmith mcp", () 
 	}, 90_000);
 
 	it("over Streamable HTTP: tools/call answers, a foreign Origin is refused with 403", async () => {
-		const raw = startRaw([".", "--no-watch", "--http", "0"], project.dir);
+		const { server: raw, url: endpoint } = await startHttp([".", "--no-watch"], project.dir);
+		const url = endpoint.href;
 		try {
-			const end = Date.now() + 30_000;
-			while (!/http:\/\/\S+\/mcp/.test(raw.stderr())) {
-				if (Date.now() > end) throw new Error(`no URL on stderr: ${raw.stderr()}`);
-				await new Promise((resolve) => setTimeout(resolve, 50));
-			}
-			const url = (/http:\/\/\S+\/mcp/.exec(raw.stderr()) as RegExpExecArray)[0];
 			const ok = await inspect(
 				[
 					url,

@@ -15,7 +15,7 @@ import { executeToolCalls } from "../../../src/exec/execute.js";
 import { createExtensionHost } from "../../../src/extensions/node-host.js";
 import { headlessContextFactory } from "../../../src/harness/_context.js";
 import { loadMcpTools, MCP_DETAILS_META_KEY, type McpToolSet } from "../../../src/node.js";
-import { makeProject, mcpCommand, type Project, startRaw } from "./_cli-server.js";
+import { makeProject, mcpCommand, type Project, startHttp } from "./_cli-server.js";
 
 /** The calls compared: results, errors of the tools, of validation, of a missing tool, and the built-ins on disk. */
 const CALLS: readonly { name: string; arguments: Record<string, unknown> }[] = [
@@ -146,18 +146,12 @@ describe("served by toolsmith mcp, consumed by loadMcpTools", () => {
 	}, 120_000);
 
 	it("over Streamable HTTP: the same", async () => {
-		const server = startRaw(
-			["hello.ts", "countdown.ts", "todo.ts", "--builtins", "--no-watch", ...confine, "--http", "0"],
+		const { server, url } = await startHttp(
+			["hello.ts", "countdown.ts", "todo.ts", "--builtins", "--no-watch", ...confine],
 			project.dir,
 		);
 		try {
-			const end = Date.now() + 30_000;
-			while (!/http:\/\/\S+\/mcp/.test(server.stderr())) {
-				if (Date.now() > end) throw new Error(`no URL on stderr: ${server.stderr()}`);
-				await new Promise((resolve) => setTimeout(resolve, 50));
-			}
-			const url = (/http:\/\/\S+\/mcp/.exec(server.stderr()) as RegExpExecArray)[0];
-			const set = await loadMcpTools({ url });
+			const set = await loadMcpTools({ url: url.href });
 			try {
 				expectSame(await runAll(set.tools, project.dir, true));
 			} finally {
