@@ -8,6 +8,7 @@ import { cpSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync 
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { cliEntry, repoRoot } from "../cli/_run.js";
 
 export const jitiCli = join(
@@ -170,4 +171,21 @@ export async function startHttp(args: readonly string[], cwd: string): Promise<{
 		throw new Error(`${error.message}; stderr:\n${server.stderr()}`);
 	});
 	return { server, url: new URL((/http:\/\/\S+\/mcp/.exec(server.stderr()) as RegExpExecArray)[0]) };
+}
+
+/**
+ * Calls the probe's `wait` tool through `client`, cancels the request once the tool started, and
+ * resolves once the call rejected and the tool saw its signal aborted (read from the marks file).
+ */
+export async function cancelWait(client: Client, project: Project): Promise<void> {
+	const controller = new AbortController();
+	const waiting = client.callTool({ name: "wait", arguments: {} }, undefined, { signal: controller.signal });
+	await until(() => project.marked().includes("started"), "the wait tool to start");
+	controller.abort();
+	const outcome = await waiting.then(
+		() => "resolved",
+		() => "rejected",
+	);
+	if (outcome !== "rejected") throw new Error("the cancelled call resolved instead of rejecting");
+	await until(() => project.marked().includes("aborted"), "the wait tool's signal to be aborted");
 }

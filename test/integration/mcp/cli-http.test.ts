@@ -13,7 +13,16 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../cli/_run.js";
-import { INITIALIZE, makeProject, type Project, type RawServer, startHttp, textOf, until } from "./_cli-server.js";
+import {
+	cancelWait,
+	INITIALIZE,
+	makeProject,
+	type Project,
+	type RawServer,
+	startHttp,
+	textOf,
+	until,
+} from "./_cli-server.js";
 
 const serve = (project: Project, extra: readonly string[] = []) => startHttp([".", ...extra], project.dir);
 
@@ -95,12 +104,7 @@ describe("toolsmith mcp --http", () => {
 		clients.push(client);
 
 		writeFileSync(project.marks, "");
-		const controller = new AbortController();
-		const waiting = client.callTool({ name: "wait", arguments: {} }, undefined, { signal: controller.signal });
-		await until(() => project.marked().includes("started"), "the wait tool to start");
-		controller.abort();
-		await expect(waiting).rejects.toThrow();
-		await until(() => project.marked().includes("aborted"), "the wait tool's signal to be aborted");
+		await cancelWait(client, project);
 
 		const names = Array.from({ length: 100 }, (_, i) => `h${i}`);
 		const results = await Promise.all(names.map((name) => client.callTool({ name: "hello", arguments: { name } })));

@@ -9,7 +9,16 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { INITIALIZE, makeProject, mcpCommand, type Project, startRaw, textOf, until } from "./_cli-server.js";
+import {
+	cancelWait,
+	INITIALIZE,
+	makeProject,
+	mcpCommand,
+	type Project,
+	startRaw,
+	textOf,
+	until,
+} from "./_cli-server.js";
 
 describe("toolsmith mcp over stdio (SDK client)", () => {
 	let project: Project;
@@ -71,12 +80,7 @@ describe("toolsmith mcp over stdio (SDK client)", () => {
 	});
 
 	it("aborts the tool's signal when the client cancels, and keeps serving", async () => {
-		const controller = new AbortController();
-		const call = client.callTool({ name: "wait", arguments: {} }, undefined, { signal: controller.signal });
-		await until(() => project.marked().includes("started"), "the wait tool to start");
-		controller.abort();
-		await expect(call).rejects.toThrow();
-		await until(() => project.marked().includes("aborted"), "the wait tool's signal to be aborted");
+		await cancelWait(client, project);
 		expect(textOf(await client.callTool({ name: "hello", arguments: { name: "after" } }))).toBe("Hello, after.");
 	});
 
