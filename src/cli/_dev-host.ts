@@ -1,8 +1,9 @@
 /**
  * Types of the host the `dev` loop drives: the part of the extension host (`createExtensionHost`)
- * the loop uses, so tests can drive it with a fake. The host itself is imported by `_dev.ts` when
- * the command runs.
+ * the loop uses, so tests can drive it with a fake, and the factory of the real one, which imports
+ * the host and the envs only when a command starts it.
  */
+import type { ExecutionEnv } from "../env/types.js";
 import type { ExtensionHost, ExtensionHostOptions } from "../extensions/node-host.js";
 import type { RegistrySnapshot } from "../extensions/registry.js";
 import type { ExtensionRuntime } from "../extensions/runtime.js";
@@ -29,7 +30,29 @@ export interface DevHostOptions extends Pick<ExtensionHostOptions, "paths" | "wa
 	readonly cwd: string;
 	/** Confine the env to `cwd` (`--confine`): a path policy with `cwd` as the only root, the shell sandboxed. */
 	readonly confine?: boolean;
+	/** Wraps the env before the host gets it (the inspector records through a `RecordingEnv`). */
+	readonly wrapEnv?: (env: ExecutionEnv) => ExecutionEnv;
 }
 
 /** Starts the host for `toolsmith dev`. Rejects when the host cannot start at all. */
 export type DevHostFactory = (options: DevHostOptions) => Promise<DevHost>;
+
+/**
+ * The extension host over the env asked for. It and the envs are imported when a command starts it, not when
+ * the program starts, so `--help` stays fast.
+ */
+export const startExtensionHost: DevHostFactory = async ({ env, confine, wrapEnv, ...options }) => {
+	const { createExtensionHost } = await import("../extensions/node-host.js");
+	const policy = confine ? { policy: { read: [options.cwd] } } : {};
+	let executionEnv: ExecutionEnv;
+	if (env === "memory") {
+		const { MemoryExecutionEnv } = await import("../env/memory.js");
+		executionEnv = new MemoryExecutionEnv({ cwd: options.cwd, ...policy });
+	} else {
+		const { NodeExecutionEnv } = await import("../env/node.js");
+		executionEnv = new NodeExecutionEnv({ cwd: options.cwd, ...policy });
+	}
+	if (wrapEnv) executionEnv = wrapEnv(executionEnv);
+	// The dev loop owns its process: an extension's stray error is a diagnostic, not the end of it.
+	return createExtensionHost({ ...options, env: executionEnv, catchStrayErrors: true });
+};

@@ -13,13 +13,25 @@ import type { Theme } from "../contract/render.js";
 import type { AgentToolResult } from "../contract/tool.js";
 import type { ExecutionEnv } from "../env/types.js";
 import type { RegisteredCommand } from "../extensions/api.js";
+import { displayPath, formatDiagnostic } from "../extensions/node-event-lines.js";
 import type { ExtensionHostReady } from "../extensions/node-host.js";
 import type { ToolEntry } from "../extensions/registry.js";
+import type { RecordingEnv } from "../harness/record.js";
+import type { InspectorServer } from "../inspector/node-server.js";
 import { type RenderedBlock, renderToolCall, renderToolResult } from "../render/renderer.js";
+import { UsageError } from "./_args.js";
 import { CommandError, defineCommand, EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK } from "./_command.js";
-import type { DevHost, DevHostFactory } from "./_dev-host.js";
-import { displayPath, formatCommandList, formatDiagnostic, formatToolsTable } from "./_format.js";
+import { type DevHost, type DevHostFactory, startExtensionHost } from "./_dev-host.js";
+import { formatCommandList, formatToolsTable } from "./_format.js";
 import { followHostLog } from "./_host-log.js";
+import {
+	inspectorLine,
+	inspectorOptions,
+	inspectorSettings,
+	openInBrowser,
+	recordedHost,
+	startInspectorFor,
+} from "./_inspect.js";
 import { type CliIO, outputWidth } from "./_io.js";
 
 export const REPL_HELP = `Commands:
@@ -360,25 +372,6 @@ export function complete(host: DevHost, line: string): [string[], string] {
 	return [words.filter((w) => w.startsWith(line)), line];
 }
 
-/**
- * The extension host over the env asked for. It and the envs are imported when `dev` runs, not when
- * the program starts, so `--help` stays fast.
- */
-const startExtensionHost: DevHostFactory = async ({ env, confine, ...options }) => {
-	const { createExtensionHost } = await import("../extensions/node-host.js");
-	const policy = confine ? { policy: { read: [options.cwd] } } : {};
-	let executionEnv: ExecutionEnv;
-	if (env === "memory") {
-		const { MemoryExecutionEnv } = await import("../env/memory.js");
-		executionEnv = new MemoryExecutionEnv({ cwd: options.cwd, ...policy });
-	} else {
-		const { NodeExecutionEnv } = await import("../env/node.js");
-		executionEnv = new NodeExecutionEnv({ cwd: options.cwd, ...policy });
-	}
-	// The dev loop owns its process: an extension's stray error is a diagnostic, not the end of it.
-	return createExtensionHost({ ...options, env: executionEnv, catchStrayErrors: true });
-};
-
 export function createDevCommand(factory: DevHostFactory = startExtensionHost) {
 	return defineCommand({
 		name: "dev",
@@ -405,20 +398,41 @@ export function createDevCommand(factory: DevHostFactory = startExtensionHost) {
 				default: false,
 				description: "Confine tools to the working folder: files outside it refused, bash in an OS sandbox",
 			},
+			ui: {
+				type: "boolean",
+				default: false,
+				description: "Also serve the web inspector (as toolsmith inspect does) beside the prompt",
+			},
+			...inspectorOptions,
 		},
 		positionals: [{ name: "paths", variadic: true, description: "Extension files or folders to load" }],
 		examples: [
 			"toolsmith dev docs/examples",
+			"toolsmith dev docs/examples --ui --open",
 			"toolsmith dev ./my-tool.ts --env memory",
 			`printf 'call hello {"name":"Ada"}\\n' | toolsmith dev docs/examples/hello.ts`,
 		],
-		async run({ options, positionals, io, theme }) {
+		async run({ options, positionals, io, theme, given }) {
 			const cwd = resolve(io.cwd, options.cwd ?? ".");
 			const paths = positionals.map((p) => resolve(io.cwd, p));
+			const uiOnly = Object.keys(inspectorOptions).filter((name) => given.has(name));
+			if (!options.ui && uiOnly.length > 0) throw new UsageError(`--${uiOnly[0]} applies to the page: add --ui`);
+			const settings = options.ui ? inspectorSettings(options, io) : undefined;
+			let recorder: RecordingEnv | undefined;
+			let recordingEnv: typeof import("../harness/record.js").recordingEnv | undefined;
+			if (settings) ({ recordingEnv } = await import("../harness/record.js"));
 			let host: DevHost;
 			let ready: ExtensionHostReady;
 			try {
 				host = await factory({
+					...(recordingEnv
+						? {
+								wrapEnv: (env: ExecutionEnv) => {
+									recorder = recordingEnv(env);
+									return recorder;
+								},
+							}
+						: {}),
 					paths,
 					env: options.env === "memory" ? "memory" : "node",
 					cwd,
@@ -430,6 +444,23 @@ export function createDevCommand(factory: DevHostFactory = startExtensionHost) {
 				ready = await host.ready;
 			} catch (error) {
 				throw new CommandError(`could not start the host: ${errorMessage(error)}`);
+			}
+			let page: InspectorServer | undefined;
+			if (settings) {
+				const inner = host;
+				let started: Awaited<ReturnType<typeof startInspectorFor>>;
+				try {
+					started = await startInspectorFor(inner, recorder, settings, { cwd, envKind: options.env, paths });
+				} catch (error) {
+					await inner.close();
+					throw error;
+				}
+				page = started.server;
+				const server = started.server;
+				host = recordedHost(inner, started.session, async () => {
+					await server.close();
+					await inner.close();
+				});
 			}
 			const { diagnostics, watching } = ready;
 			const interactive = io.stdin.isTTY === true && io.stdout.isTTY === true;
@@ -445,6 +476,11 @@ export function createDevCommand(factory: DevHostFactory = startExtensionHost) {
 			if (commands.length > 0) io.stdout.write(`\n${commands.join("\n")}\n`);
 			for (const diagnostic of diagnostics) {
 				io.stdout.write(`${formatDiagnostic(diagnostic, io.cwd, theme)}\n`);
+			}
+			if (page) io.stdout.write(`${inspectorLine(page, theme)}\n`);
+			if (page && settings?.open) {
+				const problem = await openInBrowser(page.url, io.env);
+				if (problem) io.stderr.write(`could not open a browser (${problem}): open the address above yourself\n`);
 			}
 			let status = "";
 			if (paths.length > 0 && watching) status = `watching ${paths.length} path${paths.length === 1 ? "" : "s"} · `;

@@ -6,6 +6,7 @@ import type { Theme } from "../contract/render.js";
 import type { ToolDefinition } from "../contract/tool.js";
 import { MemoryExecutionEnv } from "../env/memory.js";
 import type { ExtensionDiagnostic } from "../extensions/api.js";
+import { displayPath, formatDiagnostic } from "../extensions/node-event-lines.js";
 import { loadExtensions } from "../extensions/node-loader.js";
 import { checkTool } from "../harness/conformance.js";
 import {
@@ -22,7 +23,7 @@ import type { SessionToolFigures } from "../harness/session-report.js";
 import type { McpHttpServer, McpStdioServer, McpToolSet } from "../mcp/node-client.js";
 import { UsageError } from "./_args.js";
 import { CommandError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from "./_command.js";
-import { displayPath, formatDiagnostic, formatTable } from "./_format.js";
+import { formatTable } from "./_format.js";
 import type { CliIO } from "./_io.js";
 import { type LoadedTools, loadToolsForCommand } from "./_load-tools.js";
 import { checkResultConditions } from "./_result-truthiness.js";

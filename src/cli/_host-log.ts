@@ -1,11 +1,11 @@
 /**
  * What a running extension host reports, as lines for a person: each reload with its diagnostics
- * under it, every other diagnostic once, on its own. Shared by `toolsmith dev` and `toolsmith mcp`.
+ * under it, every other diagnostic once, on its own. Shared by `toolsmith dev`, `toolsmith mcp` and `toolsmith inspect`.
  */
 import type { Theme } from "../contract/render.js";
 import type { ExtensionDiagnostic } from "../extensions/api.js";
+import { formatDiagnostic, formatReload } from "../extensions/node-event-lines.js";
 import type { ExtensionHost } from "../extensions/node-host.js";
-import { formatDiagnostic, formatReload } from "./_format.js";
 
 /** How long a loose diagnostic waits for the reload event that may carry it. */
 const DIAGNOSTIC_HOLD_MS = 300;

@@ -6,10 +6,10 @@
  */
 import { resolve } from "node:path";
 import { errorMessage } from "../contract/errors.js";
+import { displayPath, formatDiagnostic } from "../extensions/node-event-lines.js";
 import { isLoopbackHostname } from "../mcp/_loopback.js";
 import { UsageError } from "./_args.js";
 import { CommandError, defineCommand, EXIT_OK } from "./_command.js";
-import { displayPath, formatDiagnostic } from "./_format.js";
 import { followHostLog } from "./_host-log.js";
 
 /** `--http` as given: `port`, `host:port` or `[ipv6]:port`. */

@@ -6,6 +6,7 @@ import { packageRoot } from "../../create-tool/src/generator.js";
 import type { Program } from "./_command.js";
 import { createDevCommand } from "./_dev.js";
 import { checkCommand, replaySessionCommand, schemaCommand, testCommand } from "./_harness-commands.js";
+import { inspectCommand } from "./_inspect.js";
 import { mcpCommand } from "./_mcp.js";
 import { newCommand } from "./_new.js";
 
@@ -24,6 +25,7 @@ export const program: Program = {
 	summary: "write, load, hot-reload and test tools for LLM coding agents",
 	commands: [
 		createDevCommand(),
+		inspectCommand,
 		newCommand,
 		testCommand,
 		checkCommand,

@@ -13,7 +13,7 @@ import { createRequire } from "node:module";
 import { dirname, join, resolve, sep } from "node:path";
 import type * as ts from "typescript";
 import { errorMessage } from "../contract/errors.js";
-import { displayPath } from "./_format.js";
+import { displayPath } from "../extensions/node-event-lines.js";
 
 /**
  * The `typescript` module as `require` gives it from the project (any 5.x has everything used here).

@@ -1,5 +1,6 @@
 /** `toolsmith schema`: tools in a provider's wire format plus the report of what the provider changes. */
 import type { Theme } from "../contract/render.js";
+import { formatDiagnostic } from "../extensions/node-event-lines.js";
 import {
 	compatibilityReport,
 	type ProviderTool,
@@ -10,7 +11,6 @@ import {
 } from "../providers/tools.js";
 import type { ToolProvider } from "../providers/types.js";
 import { EXIT_FAILURE, EXIT_OK } from "./_command.js";
-import { formatDiagnostic } from "./_format.js";
 import type { CliIO } from "./_io.js";
 import { loadToolsForCommand } from "./_load-tools.js";
 

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { displayPath, formatDiagnostic, schemaTypeLabel, summarizeParameters } from "../../../src/cli/_format.js";
+import { schemaTypeLabel, summarizeParameters } from "../../../src/cli/_format.js";
 import { shouldUseColor } from "../../../src/cli/_io.js";
 import { StringEnum, Type } from "../../../src/contract/schema.js";
+import { displayPath, formatDiagnostic } from "../../../src/extensions/node-event-lines.js";
 import { plainTheme } from "../../../src/render/theme.js";
 
 describe("parameter summaries", () => {

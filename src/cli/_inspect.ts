@@ -1,0 +1,287 @@
+/**
+ * The web inspector from the command line: `toolsmith inspect [paths…]` (the page alone) and the
+ * options `toolsmith dev --ui` shares with it. The server itself (`src/inspector/`) is imported when
+ * one starts, so `--help` stays fast.
+ */
+import { spawn } from "node:child_process";
+import { resolve } from "node:path";
+import { errorMessage } from "../contract/errors.js";
+import type { Theme } from "../contract/render.js";
+import type { ExecutionEnv } from "../env/types.js";
+import { displayPath, formatDiagnostic } from "../extensions/node-event-lines.js";
+import type { RecordingEnv } from "../harness/record.js";
+import type { InspectorServer } from "../inspector/node-server.js";
+import type { InspectorSession } from "../inspector/session.js";
+import { isLoopbackHostname } from "../mcp/_loopback.js";
+import { UsageError } from "./_args.js";
+import { CommandError, defineCommand, EXIT_OK } from "./_command.js";
+import { type DevHost, startExtensionHost } from "./_dev-host.js";
+import { followHostLog } from "./_host-log.js";
+import type { CliIO } from "./_io.js";
+
+/** Shortest token accepted from `--token` (the generated one has 48 hex digits). */
+const MIN_TOKEN_LENGTH = 16;
+
+/** The options `inspect` and `dev --ui` share. */
+export const inspectorOptions = {
+	open: { type: "boolean", default: false, description: "Open the page in the browser ($BROWSER, else the system's)" },
+	host: {
+		type: "string",
+		valueName: "address",
+		description: "Interface to serve the page on (default 127.0.0.1; any other needs --token)",
+	},
+	port: { type: "string", valueName: "port", description: "Port of the page (default: a free one)" },
+	token: {
+		type: "string",
+		valueName: "token",
+		description: `Session token the page's address carries (default: a random one; $TOOLSMITH_INSPECTOR_TOKEN), at least ${MIN_TOKEN_LENGTH} characters`,
+	},
+	fixtures: {
+		type: "string",
+		valueName: "dir",
+		description: "Where Save as fixture writes (default: test/fixtures under --cwd)",
+	},
+} as const;
+
+/** What the inspector options asked for, checked. */
+export interface InspectorSettings {
+	readonly hostname: string;
+	readonly port: number;
+	readonly token?: string;
+	readonly open: boolean;
+	readonly fixturesDir?: string;
+}
+
+export function inspectorSettings(
+	options: {
+		readonly open: boolean;
+		readonly host?: string | undefined;
+		readonly port?: string | undefined;
+		readonly token?: string | undefined;
+		readonly fixtures?: string | undefined;
+	},
+	io: Pick<CliIO, "env" | "cwd">,
+): InspectorSettings {
+	const hostname = (options.host ?? "127.0.0.1").replace(/^\[(.*)\]$/, "$1");
+	if (hostname === "") throw new UsageError("--host needs an address, e.g. 127.0.0.1");
+	let port = 0;
+	if (options.port !== undefined) {
+		port = /^\d{1,5}$/.test(options.port) ? Number(options.port) : Number.NaN;
+		if (!Number.isInteger(port) || port > 65_535) {
+			throw new UsageError(
+				`--port takes a number from 0 to 65535 (0: a free port), not ${JSON.stringify(options.port)}`,
+			);
+		}
+	}
+	const token = options.token ?? io.env.TOOLSMITH_INSPECTOR_TOKEN;
+	if (token !== undefined && token.length < MIN_TOKEN_LENGTH) {
+		throw new UsageError(`--token must be at least ${MIN_TOKEN_LENGTH} characters long (it guards your tools)`);
+	}
+	if (token !== undefined && !/^[\x21-\x7e]+$/.test(token)) {
+		throw new UsageError("--token may hold printable ASCII characters only, no spaces");
+	}
+	if (!isLoopbackHostname(hostname) && token === undefined) {
+		throw new UsageError(
+			`--host ${hostname} lets other machines run your tools through the page: give --token (or TOOLSMITH_INSPECTOR_TOKEN) too`,
+		);
+	}
+	return {
+		hostname,
+		port,
+		...(token !== undefined ? { token } : {}),
+		open: options.open,
+		...(options.fixtures !== undefined ? { fixturesDir: resolve(io.cwd, options.fixtures) } : {}),
+	};
+}
+
+/**
+ * Open `url` in a browser without waiting for it: `$BROWSER` when set (a program, given the URL as
+ * its argument), else `open` (macOS), `start` (Windows) or `xdg-open`. Resolves to an error message
+ * when nothing could be started.
+ */
+export function openInBrowser(
+	url: string,
+	env: Readonly<Record<string, string | undefined>>,
+): Promise<string | undefined> {
+	const browser = env.BROWSER?.trim();
+	const [command, args] = browser
+		? [browser, [url]]
+		: process.platform === "darwin"
+			? ["open", [url]]
+			: process.platform === "win32"
+				? ["cmd", ["/c", "start", '""', url]]
+				: ["xdg-open", [url]];
+	return new Promise((resolvePromise) => {
+		try {
+			const child = spawn(command, args, { detached: true, stdio: "ignore" });
+			child.once("error", (error) => resolvePromise(`${command}: ${errorMessage(error)}`));
+			child.once("spawn", () => {
+				child.unref();
+				resolvePromise(undefined);
+			});
+		} catch (error) {
+			resolvePromise(`${command}: ${errorMessage(error)}`);
+		}
+	});
+}
+
+/** A host's execute routed through the session, so what the terminal runs is recorded too. */
+export function recordedHost(host: DevHost, session: InspectorSession, close: () => Promise<void>): DevHost {
+	return {
+		ready: host.ready,
+		registry: host.registry,
+		runtime: host.runtime,
+		execute: (calls, options) => session.execute(calls, options ?? {}, "terminal"),
+		buildToolsPrompt: () => host.buildToolsPrompt(),
+		extensions: () => host.extensions(),
+		on: ((event: "reload" | "diagnostic", listener: never) => host.on(event as "reload", listener)) as DevHost["on"],
+		close,
+		...(host.reload ? { reload: host.reload.bind(host) } : {}),
+	};
+}
+
+/** Start the inspector over a ready host; the server and session are closed by the caller. */
+export async function startInspectorFor(
+	host: DevHost,
+	recorder: RecordingEnv | undefined,
+	settings: InspectorSettings,
+	context: { readonly cwd: string; readonly envKind: string; readonly paths: readonly string[] },
+): Promise<{ server: InspectorServer; session: InspectorSession }> {
+	const [{ startInspector }, { InspectorSession }] = await Promise.all([
+		import("../inspector/node-server.js"),
+		import("../inspector/session.js"),
+	]);
+	const session = new InspectorSession(host, recorder);
+	try {
+		const server = await startInspector({
+			host,
+			session,
+			cwd: context.cwd,
+			envKind: context.envKind,
+			extensionPaths: context.paths,
+			hostname: settings.hostname,
+			port: settings.port,
+			...(settings.token !== undefined ? { token: settings.token } : {}),
+			...(settings.fixturesDir !== undefined ? { fixturesDir: settings.fixturesDir } : {}),
+		});
+		return { server, session };
+	} catch (error) {
+		throw new CommandError(`could not start the inspector: ${errorMessage(error)}`);
+	}
+}
+
+/** The line that gives the page's address (and what to do with it). */
+export function inspectorLine(server: InspectorServer, theme: Theme): string {
+	return `${theme.bold("inspector")} ${server.url} ${theme.fg("muted", "(the token in the address is your key: do not share it)")}`;
+}
+
+export const inspectCommand = defineCommand({
+	name: "inspect",
+	summary: "Try tools in a local web page: forms, rendered results, live reload, fixtures",
+	description: [
+		"Loads the built-ins and the extensions, watches them, and serves a page on 127.0.0.1 and a free",
+		"port: the tools with their source and diagnostics, a form for each tool's parameters (validated",
+		"as the executor validates), calls with their rendered result, content, details and updates,",
+		"what each provider receives, and Save as fixture, which writes the calls made so far as a replay",
+		"fixture for toolsmith test. The address printed carries a session token every request needs;",
+		"requests with another Host or Origin are refused. Stops on Ctrl-C or SIGTERM.",
+		"Without paths only the built-in tools are loaded. toolsmith dev --ui starts the same page beside",
+		"the terminal prompt.",
+	].join("\n"),
+	options: {
+		env: {
+			type: "string",
+			choices: ["node", "memory"],
+			default: "node",
+			description: "Run tools on the real disk and shell, or in an empty in-memory env",
+		},
+		cwd: { type: "string", valueName: "dir", description: "Working folder the tools see (default: the current one)" },
+		watch: { type: "boolean", default: true, description: "Reload extensions when their files change" },
+		confine: {
+			type: "boolean",
+			default: false,
+			description: "Confine tools to the working folder: files outside it refused, bash in an OS sandbox",
+		},
+		...inspectorOptions,
+	},
+	positionals: [{ name: "paths", variadic: true, description: "Extension files or folders to load" }],
+	examples: [
+		"toolsmith inspect docs/examples",
+		"toolsmith inspect ./my-tool.ts --open",
+		"toolsmith dev docs/examples --ui",
+	],
+	async run({ options, positionals, io, theme }) {
+		const settings = inspectorSettings(options, io);
+		const cwd = resolve(io.cwd, options.cwd ?? ".");
+		const paths = positionals.map((p) => resolve(io.cwd, p));
+		const { recordingEnv } = await import("../harness/record.js");
+		let recorder: RecordingEnv | undefined;
+		let host: DevHost;
+		try {
+			host = await startExtensionHost({
+				paths,
+				env: options.env === "memory" ? "memory" : "node",
+				cwd,
+				watch: options.watch,
+				confine: options.confine,
+				wrapEnv: (env: ExecutionEnv) => {
+					recorder = recordingEnv(env);
+					return recorder;
+				},
+				log: ({ level, message }) =>
+					io.stdout.write(`${theme.fg(level === "info" ? "muted" : level, `[${level}]`)} ${message}\n`),
+			});
+		} catch (error) {
+			throw new CommandError(`could not start the host: ${errorMessage(error)}`);
+		}
+		const ready = await host.ready;
+		let server: InspectorServer;
+		try {
+			({ server } = await startInspectorFor(host, recorder, settings, {
+				cwd,
+				envKind: options.env,
+				paths,
+			}));
+		} catch (error) {
+			await host.close();
+			throw error;
+		}
+		const hostLog = followHostLog(host, {
+			cwd: io.cwd,
+			theme,
+			print: (lines) => io.stdout.write(`${lines.join("\n")}\n`),
+		});
+		// Signals are handled before the address is printed: whoever reads it may stop us at once.
+		let stopping = false;
+		let resolveStopped!: () => void;
+		const stopped = new Promise<void>((r) => {
+			resolveStopped = r;
+		});
+		const stop = (reason: string) => {
+			if (stopping) return;
+			stopping = true;
+			io.stdout.write(`${theme.fg("muted", `toolsmith inspect · stopping (${reason})`)}\n`);
+			offInterrupt();
+			offTerminate?.();
+			hostLog.stop();
+			(async () => {
+				await server.close();
+				await host.close();
+			})().finally(resolveStopped);
+		};
+		const offInterrupt = io.onInterrupt(() => stop("SIGINT"));
+		const offTerminate = io.onTerminate?.(() => stop("SIGTERM"));
+		const tools = host.registry.snapshot().active.length;
+		io.stdout.write(
+			`${theme.bold("toolsmith inspect")} · ${tools} tool${tools === 1 ? "" : "s"} · ${options.env} env${options.confine ? " (confined)" : ""} · cwd ${displayPath(cwd, io.cwd)}\n`,
+		);
+		for (const diagnostic of ready.diagnostics) io.stdout.write(`${formatDiagnostic(diagnostic, io.cwd, theme)}\n`);
+		io.stdout.write(`${inspectorLine(server, theme)}\n`);
+		if (settings.open) {
+			const problem = await openInBrowser(server.url, io.env);
+			if (problem) io.stderr.write(`could not open a browser (${problem}): open the address above yourself\n`);
+		}
+		await stopped;
+		return EXIT_OK;
+	},
+});

@@ -1,0 +1,649 @@
+/**
+ * The inspector's loopback server: the page (built into `dist/inspector/`), a small JSON API over
+ * an extension host, and a Server-Sent Events stream of reloads, diagnostics and call updates.
+ * Every request must carry the session token and come with this server's own `Host` (and, when a
+ * browser sends one, `Origin`): a page on another site, or one reached through DNS rebinding, is
+ * refused with 403. Nothing here runs a command except a registered tool, through the executor.
+ * Node-only.
+ */
+import { randomBytes, timingSafeEqual } from "node:crypto";
+import { existsSync, readFileSync } from "node:fs";
+import { mkdir, writeFile } from "node:fs/promises";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { dirname, join, relative, resolve, sep } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { ToolResultMessage } from "../contract/content.js";
+import { errorMessage } from "../contract/errors.js";
+import type { ToolExecutionEvent } from "../contract/events.js";
+import type { ToolDefinition } from "../contract/tool.js";
+import { parseToolArguments, validateToolArguments } from "../exec/validate.js";
+import type { ExtensionDiagnostic } from "../extensions/api.js";
+import { displayPath, formatDiagnostic, formatReload } from "../extensions/node-event-lines.js";
+import type { ExtensionHost, ExtensionHostReady, ExtensionReloadEvent } from "../extensions/node-host.js";
+import type { RegistrySnapshot } from "../extensions/registry.js";
+import { isLoopbackHostname } from "../mcp/_loopback.js";
+import {
+	compatibilityReport,
+	type ProviderTool,
+	toAnthropicTools,
+	toGoogleTools,
+	toOpenAIChatTools,
+	toOpenAIResponsesTools,
+} from "../providers/tools.js";
+import { TOOL_PROVIDERS, type ToolProvider } from "../providers/types.js";
+import { type RenderedBlock, renderToolCall, renderToolResult } from "../render/renderer.js";
+import { ansiTheme, plainTheme } from "../render/theme.js";
+import { createBuiltinTools } from "../tools/builtins.js";
+import type {
+	CallStarted,
+	FixtureResponse,
+	InspectorCall,
+	InspectorDiagnostic,
+	InspectorEvent,
+	InspectorReload,
+	InspectorState,
+	InspectorTool,
+	InspectorUpdate,
+	Json,
+	ProvidersResponse,
+	ProviderView,
+	RenderedView,
+	ValidateResponse,
+} from "./protocol.js";
+import type { InspectorSession } from "./session.js";
+
+/** Largest request body accepted, in bytes. */
+const MAX_BODY_BYTES = 16 * 1024 * 1024;
+/** Reloads kept for the page. */
+const MAX_RELOADS = 200;
+/** Partial updates kept per call (the latest ones; the page is told how many were dropped). */
+const MAX_UPDATES = 500;
+/** Calls kept in the history. */
+const MAX_CALLS = 500;
+
+/** What the inspector uses of an extension host (`toolsmith dev`'s host fits as it is). */
+export interface InspectorHost extends Pick<ExtensionHost, "ready" | "buildToolsPrompt" | "on"> {
+	readonly registry: { snapshot(): Pick<RegistrySnapshot, "active"> };
+}
+
+export interface InspectorOptions {
+	readonly host: InspectorHost;
+	/** Runs (and records) the page's calls; its host is `host`'s executor. */
+	readonly session: InspectorSession;
+	/** The folder tools see; paths are shown relative to it, fixtures are saved under it. */
+	readonly cwd: string;
+	/** The env's kind, shown on the page. */
+	readonly envKind: string;
+	/** The extension paths loaded (absolute): a saved fixture names them so `toolsmith test` loads them. */
+	readonly extensionPaths: readonly string[];
+	/** Where "Save as fixture" writes. Default `<cwd>/test/fixtures`. */
+	readonly fixturesDir?: string;
+	/** The interface to bind. Default `127.0.0.1`; anything else needs `token`. */
+	readonly hostname?: string;
+	/** Default 0: a free port. */
+	readonly port?: number;
+	/** The session token; a random one by default. Required with a non-loopback `hostname`. */
+	readonly token?: string;
+	/** The built page (`index.html`, `app.js`, `app.css`). Default: `dist/inspector` of this package. */
+	readonly assetsDir?: string;
+	/** Tool names that are built-ins (an extension tool of one of these names is an override). */
+	readonly builtinNames?: readonly string[];
+}
+
+export interface InspectorServer {
+	/** The page's address, with the token: `http://127.0.0.1:41234/?token=…`. */
+	readonly url: string;
+	readonly port: number;
+	readonly token: string;
+	/** Abort the calls in flight, end the event streams, stop listening. Idempotent. */
+	close(): Promise<void>;
+}
+
+const SECURITY_HEADERS: Record<string, string> = {
+	"content-security-policy":
+		"default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+	"x-content-type-options": "nosniff",
+	"x-frame-options": "DENY",
+	"referrer-policy": "no-referrer",
+	"cross-origin-resource-policy": "same-origin",
+	"cross-origin-opener-policy": "same-origin",
+	"cache-control": "no-store",
+};
+
+class HttpError extends Error {
+	constructor(
+		readonly status: number,
+		message: string,
+	) {
+		super(message);
+	}
+}
+
+function same(a: string, b: string): boolean {
+	const left = Buffer.from(a);
+	const right = Buffer.from(b);
+	return left.length === right.length && timingSafeEqual(left, right);
+}
+
+function send(res: ServerResponse, status: number, body: string, type: string): void {
+	if (res.headersSent) return;
+	res.writeHead(status, { ...SECURITY_HEADERS, "content-type": type, "content-length": Buffer.byteLength(body) });
+	res.end(body);
+}
+
+function sendJson(res: ServerResponse, status: number, value: unknown): void {
+	send(res, status, JSON.stringify(value), "application/json; charset=utf-8");
+}
+
+function readJson(req: IncomingMessage): Promise<unknown> {
+	return new Promise((resolvePromise, reject) => {
+		const type = req.headers["content-type"] ?? "";
+		// A JSON content type makes a cross-site request a preflighted one, which this server never answers.
+		if (!/^application\/json\b/i.test(type)) {
+			reject(new HttpError(415, "Send the body as JSON (content-type: application/json)."));
+			req.resume();
+			return;
+		}
+		const chunks: Buffer[] = [];
+		let size = 0;
+		req.on("data", (chunk: Buffer) => {
+			size += chunk.length;
+			if (size > MAX_BODY_BYTES) {
+				reject(new HttpError(413, `The request body is over ${MAX_BODY_BYTES} bytes.`));
+				req.destroy();
+				return;
+			}
+			chunks.push(chunk);
+		});
+		req.on("error", reject);
+		req.on("end", () => {
+			try {
+				resolvePromise(JSON.parse(Buffer.concat(chunks).toString("utf8")) as unknown);
+			} catch (error) {
+				reject(new HttpError(400, `The request body is not JSON: ${errorMessage(error)}`));
+			}
+		});
+	});
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+	return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** `value` as JSON the page can show: functions and symbols dropped, cycles and bigints described. */
+export function toJson(value: unknown): Json {
+	const seen = new WeakSet<object>();
+	const text = JSON.stringify(value, (_key, v: unknown) => {
+		if (typeof v === "bigint") return `${v}n`;
+		if (typeof v === "object" && v !== null) {
+			if (seen.has(v)) return "[circular]";
+			seen.add(v);
+		}
+		return v;
+	});
+	return text === undefined ? null : (JSON.parse(text) as Json);
+}
+
+/** The built page: next to this module once bundled (`dist/`), or `dist/inspector` of the repository when run from source. */
+function defaultAssetsDir(): string {
+	const here = dirname(fileURLToPath(import.meta.url));
+	const candidates = [join(here, "inspector"), resolve(here, "../../dist/inspector")];
+	const found = candidates.find((dir) => existsSync(join(dir, "index.html")));
+	if (!found) {
+		throw new Error(
+			`The inspector page is not built (looked in ${candidates.join(" and ")}): run npm run build in the toolsmith repository.`,
+		);
+	}
+	return found;
+}
+
+function view(block: RenderedBlock): RenderedView {
+	return block.error ? { lines: block.lines, error: block.error } : { lines: block.lines };
+}
+
+function diagnosticView(diagnostic: ExtensionDiagnostic, cwd: string): InspectorDiagnostic {
+	return {
+		severity: diagnostic.severity,
+		message: diagnostic.message,
+		...(diagnostic.code ? { code: diagnostic.code } : {}),
+		...(diagnostic.path ? { path: diagnostic.path } : {}),
+		...(diagnostic.line !== undefined ? { line: diagnostic.line } : {}),
+		...(diagnostic.column !== undefined ? { column: diagnostic.column } : {}),
+		text: formatDiagnostic(diagnostic, cwd, plainTheme),
+	};
+}
+
+/** Problems of `args` for `tool` exactly as the executor finds them (`prepareArguments`, then validation with repair). */
+export function validateForTool(tool: ToolDefinition, args: unknown): ValidateResponse {
+	let value: unknown = args;
+	if (typeof tool.prepareArguments === "function") {
+		const copied = parseToolArguments(tool.name, args);
+		if (!copied.ok) return { ok: false, message: copied.error.message, problems: [] };
+		try {
+			value = tool.prepareArguments(copied.value.value);
+		} catch (error) {
+			return {
+				ok: false,
+				message: `Could not prepare the arguments of tool ${tool.name}: ${errorMessage(error)}`,
+				problems: [],
+			};
+		}
+	}
+	const validated = validateToolArguments(tool, value);
+	if (validated.ok) return { ok: true, value: toJson(validated.value) };
+	return {
+		ok: false,
+		message: validated.error.message,
+		problems: validated.error.issues.map((issue) => ({ path: issue.path, message: issue.message })),
+	};
+}
+
+function providerView(tool: ProviderTool, provider: ToolProvider): ProviderView {
+	const [report] = compatibilityReport([tool], provider);
+	const options = { invalid: "omit" } as const;
+	let json: Json | undefined;
+	if (report?.ok) {
+		if (provider === "openai-chat") json = toJson(toOpenAIChatTools([tool], options)[0]);
+		else if (provider === "openai-responses") json = toJson(toOpenAIResponsesTools([tool], options)[0]);
+		else if (provider === "anthropic") json = toJson(toAnthropicTools([tool], options)[0]);
+		else json = toJson(toGoogleTools([tool], options)[0]);
+	}
+	return {
+		provider,
+		...(json !== undefined ? { json } : {}),
+		rewrites: (report?.rewrites ?? []).map((r) => ({ path: r.path, kind: r.kind, message: r.message })),
+		errors: (report?.errors ?? []).map((e) => ({ path: e.path, kind: e.kind, message: e.message })),
+		nameOk: report?.nameVerdict.ok ?? false,
+		...(report?.nameVerdict.problem ? { nameProblem: report.nameVerdict.problem } : {}),
+	};
+}
+
+/** A file name from what the user typed: letters, digits, `.`, `_`, `-`. */
+function safeFileName(name: string): string {
+	const cleaned = name
+		.trim()
+		.replace(/\.json$/i, "")
+		.replace(/[^A-Za-z0-9._-]+/g, "-")
+		.replace(/^[.-]+|-+$/g, "");
+	return cleaned === "" ? "inspector" : cleaned.slice(0, 100);
+}
+
+function timestampName(date: Date): string {
+	const pad = (n: number) => String(n).padStart(2, "0");
+	return `inspector-${date.getFullYear()}${pad(date.getMonth() + 1)}${pad(date.getDate())}-${pad(date.getHours())}${pad(date.getMinutes())}${pad(date.getSeconds())}`;
+}
+
+function quoteArg(arg: string): string {
+	return /^[\w./:@=+-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * Start the inspector on `hostname` (loopback by default) and a free port. Resolves once listening
+ * and the host is ready. Rejects when the port cannot be bound, the page is not built, or a
+ * non-loopback `hostname` comes without `token`.
+ */
+export async function startInspector(options: InspectorOptions): Promise<InspectorServer> {
+	const hostname = options.hostname ?? "127.0.0.1";
+	if (!isLoopbackHostname(hostname) && !options.token) {
+		throw new Error(
+			`Serving the inspector on ${hostname} lets other machines run your tools: give a token (--token) too, and keep it secret.`,
+		);
+	}
+	const token = options.token ?? randomBytes(24).toString("hex");
+	const { host, session, cwd } = options;
+	const assetsDir = options.assetsDir ?? defaultAssetsDir();
+	const indexHtml = readFileSync(join(assetsDir, "index.html"), "utf8").replaceAll("__TOKEN__", token);
+	const assets = new Map<string, { body: Buffer; type: string }>([
+		["/app.js", { body: readFileSync(join(assetsDir, "app.js")), type: "text/javascript; charset=utf-8" }],
+		["/app.css", { body: readFileSync(join(assetsDir, "app.css")), type: "text/css; charset=utf-8" }],
+	]);
+	const builtinNames = new Set(options.builtinNames ?? createBuiltinTools().map((t) => t.name));
+	const fixturesDir = resolve(cwd, options.fixturesDir ?? "test/fixtures");
+	const ready: ExtensionHostReady = await host.ready;
+
+	// What the page shows: the latest diagnostics of each file, the reloads, the calls.
+	const diagnosticsByFile = new Map<string, ExtensionDiagnostic[]>();
+	const loose: ExtensionDiagnostic[] = [];
+	const remember = (diagnostic: ExtensionDiagnostic) => {
+		if (!diagnostic.path) {
+			loose.push(diagnostic);
+			return;
+		}
+		const list = diagnosticsByFile.get(diagnostic.path) ?? [];
+		if (!list.includes(diagnostic)) list.push(diagnostic);
+		diagnosticsByFile.set(diagnostic.path, list);
+	};
+	for (const diagnostic of ready.diagnostics) remember(diagnostic);
+	const reloads: InspectorReload[] = [];
+	const calls: InspectorCall[] = [];
+	const running = new Map<string, AbortController>();
+	let callCounter = 0;
+
+	const allDiagnostics = (): InspectorDiagnostic[] =>
+		[...loose, ...[...diagnosticsByFile.values()].flat()].map((d) => diagnosticView(d, cwd));
+
+	const toolView = (entry: RegistrySnapshot["active"][number]): InspectorTool => {
+		const d = entry.definition;
+		const path = entry.source.kind === "extension" ? entry.source.path : undefined;
+		return {
+			name: entry.name,
+			label: typeof d.label === "string" ? d.label : entry.name,
+			description: typeof d.description === "string" ? d.description : "",
+			kind: path === undefined ? "builtin" : builtinNames.has(entry.name) ? "override" : "extension",
+			...(path !== undefined ? { source: displayPath(path, cwd) } : {}),
+			mode: d.executionMode === "sequential" ? "sequential" : "parallel",
+			parameters: toJson(d.parameters),
+			...(typeof d.promptSnippet === "string" ? { promptSnippet: d.promptSnippet } : {}),
+			...(Array.isArray(d.promptGuidelines) ? { promptGuidelines: d.promptGuidelines.map(String) } : {}),
+			diagnostics: (path ? (diagnosticsByFile.get(path) ?? []) : []).map((x) => diagnosticView(x, cwd)),
+		};
+	};
+
+	const state = (): InspectorState => {
+		let prompt: string;
+		try {
+			prompt = host.buildToolsPrompt();
+		} catch (error) {
+			prompt = `(the prompt could not be built: ${errorMessage(error)})`;
+		}
+		return {
+			cwd,
+			env: options.envKind,
+			tools: host.registry.snapshot().active.map(toolView),
+			diagnostics: allDiagnostics(),
+			reloads: [...reloads],
+			calls: [...calls],
+			prompt,
+		};
+	};
+
+	// The event streams.
+	const streams = new Set<ServerResponse>();
+	const broadcast = (event: InspectorEvent) => {
+		const frame = `data: ${JSON.stringify(event)}\n\n`;
+		for (const res of streams) res.write(frame);
+	};
+	const heartbeat = setInterval(() => {
+		for (const res of streams) res.write(": keep-alive\n\n");
+	}, 15_000);
+	heartbeat.unref();
+
+	const unsubscribe = [
+		host.on("reload", (event: ExtensionReloadEvent) => {
+			diagnosticsByFile.set(event.path, [...event.diagnostics]);
+			if (event.kind === "unload" && event.diagnostics.length === 0) diagnosticsByFile.delete(event.path);
+			const reload: InspectorReload = {
+				at: Date.now(),
+				path: event.path,
+				kind: event.kind,
+				ok: event.ok,
+				durationMs: event.durationMs,
+				added: [...event.added],
+				removed: [...event.removed],
+				changed: [...event.changed],
+				lines: formatReload(event, cwd, ansiTheme),
+				diagnostics: event.diagnostics.map((d) => diagnosticView(d, cwd)),
+			};
+			reloads.push(reload);
+			if (reloads.length > MAX_RELOADS) reloads.shift();
+			broadcast({ type: "reload", reload, state: state() });
+		}),
+		host.on("diagnostic", (diagnostic: ExtensionDiagnostic) => {
+			remember(diagnostic);
+			broadcast({ type: "diagnostic", diagnostic: diagnosticView(diagnostic, cwd), state: state() });
+		}),
+	];
+
+	const replaceCall = (call: InspectorCall) => {
+		const index = calls.findIndex((c) => c.id === call.id);
+		if (index >= 0) calls[index] = call;
+		else {
+			calls.push(call);
+			if (calls.length > MAX_CALLS) calls.shift();
+		}
+		broadcast({ type: "call", call });
+	};
+
+	const startCall = (toolName: string, args: Json, width: number): CallStarted => {
+		const id = `call-${++callCounter}`;
+		const entry = host.registry.snapshot().active.find((t) => t.name === toolName);
+		const definition = entry?.definition;
+		const context = { toolCallId: id, cwd, args, width: width - 2 };
+		const base = {
+			id,
+			tool: toolName,
+			args,
+			startedAt: Date.now(),
+			renderedCall: view(renderToolCall(definition, args, ansiTheme, width, { ...context, name: toolName })),
+			recordable: session.recorder !== undefined,
+		};
+		const updates: InspectorUpdate[] = [];
+		let current: InspectorCall = { ...base, status: "running", updates };
+		replaceCall(current);
+		const controller = new AbortController();
+		running.set(id, controller);
+		const started = performance.now();
+		const onEvent = (event: ToolExecutionEvent) => {
+			if (event.type !== "tool_execution_update" || event.toolCallId !== id) return;
+			const update: InspectorUpdate = {
+				atMs: Math.round(performance.now() - started),
+				rendered: view(
+					renderToolResult(
+						definition,
+						event.partialResult,
+						{ expanded: true, isPartial: true },
+						ansiTheme,
+						width - 2,
+						context,
+					),
+				),
+				partial: toJson(event.partialResult),
+			};
+			updates.push(update);
+			if (updates.length > MAX_UPDATES) updates.shift();
+			broadcast({ type: "update", id, update });
+		};
+		void (async () => {
+			let message: ToolResultMessage | undefined;
+			let failure: string | undefined;
+			try {
+				const outcome = await session.execute(
+					[{ type: "toolCall", id, name: toolName, arguments: args }],
+					{ signal: controller.signal, onEvent },
+					"page",
+				);
+				message = outcome.results[0];
+			} catch (error) {
+				failure = `the host failed to run the call: ${errorMessage(error)}`;
+			}
+			running.delete(id);
+			const durationMs = Math.round(performance.now() - started);
+			const aborted = controller.signal.aborted;
+			const status = aborted ? "aborted" : message && !message.isError && !failure ? "ok" : "error";
+			const result = message
+				? { content: message.content, details: message.details }
+				: { content: [{ type: "text" as const, text: failure ?? "the host returned no result" }], details: undefined };
+			current = {
+				...base,
+				status,
+				durationMs,
+				updates,
+				renderedResult: view(
+					renderToolResult(definition, result, { expanded: true, isPartial: false }, ansiTheme, width - 2, {
+						...context,
+						isError: message?.isError ?? true,
+					}),
+				),
+				result: toJson(message ?? { content: result.content, isError: true }),
+				recordable: session.recorder !== undefined && !aborted && message !== undefined,
+			};
+			replaceCall(current);
+		})();
+		return { id };
+	};
+
+	const saveFixture = async (name: string | undefined): Promise<FixtureResponse> => {
+		if (!session.recorder) throw new HttpError(409, "This inspector does not record its calls.");
+		if (session.recordedCalls() === 0) {
+			throw new HttpError(409, "Nothing to save yet: make a call first (aborted calls are left out).");
+		}
+		const base = safeFileName(name && name.trim() !== "" ? name : timestampName(new Date()));
+		let path = join(fixturesDir, `${base}.json`);
+		for (let n = 2; existsSync(path); n++) path = join(fixturesDir, `${base}-${n}.json`);
+		const folder = dirname(path);
+		const extensions = options.extensionPaths.map((p) => {
+			const rel = relative(folder, p).split(sep).join("/");
+			return rel === "" ? "." : rel;
+		});
+		const { fixture, calls: count, warnings } = await session.fixture({ name: name?.trim() || base, extensions });
+		await mkdir(folder, { recursive: true });
+		await writeFile(path, `${JSON.stringify(fixture, null, "\t")}\n`, { flag: "wx" });
+		const shown = displayPath(path, cwd);
+		return { path, displayPath: shown, calls: count, warnings, command: `npx toolsmith test ${quoteArg(shown)}` };
+	};
+
+	const toolNamed = (name: unknown): ToolDefinition => {
+		if (typeof name !== "string") throw new HttpError(400, "Name the tool: { tool: <name> }.");
+		const entry = host.registry.snapshot().active.find((t) => t.name === name);
+		if (!entry) throw new HttpError(404, `No active tool is named ${JSON.stringify(name)}.`);
+		return entry.definition;
+	};
+
+	const http = createServer();
+	await new Promise<void>((resolvePromise, reject) => {
+		http.once("error", reject);
+		http.listen(options.port ?? 0, hostname, () => {
+			http.off("error", reject);
+			resolvePromise();
+		});
+	});
+	const port = (http.address() as AddressInfo).port;
+	const urlHost = hostname.includes(":") && !hostname.startsWith("[") ? `[${hostname}]` : hostname;
+	const url = `http://${urlHost}:${port}/?token=${token}`;
+	// DNS rebinding: a foreign page that resolves its own name to this address still sends its own Host.
+	const hosts = new Set(
+		(isLoopbackHostname(hostname) ? ["127.0.0.1", "localhost", "[::1]", urlHost] : [urlHost]).map(
+			(h) => `${h}:${port}`,
+		),
+	);
+	const origins = new Set([...hosts].map((h) => `http://${h}`));
+	let closed = false;
+
+	const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+		const target = new URL(req.url ?? "/", "http://localhost");
+		const hostHeader = req.headers.host ?? "";
+		if (!hosts.has(hostHeader))
+			throw new HttpError(403, `Forbidden: Host ${JSON.stringify(hostHeader)} is not this server.`);
+		const origin = req.headers.origin;
+		if (origin !== undefined && !origins.has(origin)) {
+			throw new HttpError(403, `Forbidden: Origin ${JSON.stringify(origin)} is not this server.`);
+		}
+		const header = req.headers["x-toolsmith-token"];
+		const given = target.searchParams.get("token") ?? (Array.isArray(header) ? header[0] : header) ?? "";
+		if (!same(given, token)) {
+			throw new HttpError(403, "Forbidden: open the address toolsmith printed, with its token.");
+		}
+		if (closed) throw new HttpError(503, "The inspector is shutting down.");
+		const route = `${req.method ?? "GET"} ${target.pathname}`;
+		switch (route) {
+			case "GET /":
+			case "GET /index.html":
+				return send(res, 200, indexHtml, "text/html; charset=utf-8");
+			case "GET /app.js":
+			case "GET /app.css": {
+				const asset = assets.get(target.pathname)!;
+				if (res.headersSent) return;
+				res.writeHead(200, { ...SECURITY_HEADERS, "content-type": asset.type, "content-length": asset.body.length });
+				res.end(asset.body);
+				return;
+			}
+			case "GET /api/state":
+				return sendJson(res, 200, state());
+			case "GET /api/events": {
+				res.writeHead(200, {
+					...SECURITY_HEADERS,
+					"content-type": "text/event-stream; charset=utf-8",
+					connection: "keep-alive",
+				});
+				res.write(
+					`retry: 1000\ndata: ${JSON.stringify({ type: "hello", state: state() } satisfies InspectorEvent)}\n\n`,
+				);
+				streams.add(res);
+				req.on("close", () => streams.delete(res));
+				return;
+			}
+			case "POST /api/validate": {
+				const body = await readJson(req);
+				if (!isRecord(body)) throw new HttpError(400, "Send { tool, args }.");
+				return sendJson(res, 200, validateForTool(toolNamed(body.tool), body.args));
+			}
+			case "POST /api/call": {
+				const body = await readJson(req);
+				if (!isRecord(body) || typeof body.tool !== "string") throw new HttpError(400, "Send { tool, args }.");
+				const width =
+					typeof body.width === "number" && Number.isFinite(body.width)
+						? Math.min(400, Math.max(20, Math.floor(body.width)))
+						: 100;
+				return sendJson(res, 200, startCall(body.tool, toJson(body.args ?? {}), width));
+			}
+			case "POST /api/abort": {
+				const body = await readJson(req);
+				const id = isRecord(body) && typeof body.id === "string" ? body.id : "";
+				const controller = running.get(id);
+				controller?.abort();
+				return sendJson(res, 200, { aborted: controller !== undefined });
+			}
+			case "GET /api/providers": {
+				const definition = toolNamed(target.searchParams.get("tool"));
+				const tool: ProviderTool = {
+					name: definition.name,
+					description: definition.description,
+					parameters: definition.parameters,
+				};
+				const providers = TOOL_PROVIDERS.map((p) => providerView(tool, p));
+				return sendJson(res, 200, { tool: definition.name, providers } satisfies ProvidersResponse);
+			}
+			case "POST /api/fixture": {
+				const body = await readJson(req);
+				const name = isRecord(body) && typeof body.name === "string" ? body.name : undefined;
+				return sendJson(res, 200, await saveFixture(name));
+			}
+			default:
+				if (target.pathname === "/favicon.ico") return send(res, 204, "", "text/plain");
+				throw new HttpError(
+					target.pathname.startsWith("/api/") || target.pathname === "/" ? 405 : 404,
+					`No ${route} here.`,
+				);
+		}
+	};
+
+	http.on("request", (req: IncomingMessage, res: ServerResponse) => {
+		handle(req, res).catch((error: unknown) => {
+			const status = error instanceof HttpError ? error.status : 500;
+			sendJson(res, status, { error: status === 500 ? `Internal error: ${errorMessage(error)}` : errorMessage(error) });
+		});
+	});
+
+	let closing: Promise<void> | undefined;
+	return {
+		url,
+		port,
+		token,
+		close() {
+			closing ??= (async () => {
+				closed = true;
+				clearInterval(heartbeat);
+				for (const off of unsubscribe) off();
+				for (const controller of running.values()) controller.abort();
+				for (const res of streams) res.end();
+				streams.clear();
+				await new Promise<void>((resolvePromise) => {
+					http.close(() => resolvePromise());
+					http.closeAllConnections();
+				});
+			})();
+			return closing;
+		},
+	};
+}

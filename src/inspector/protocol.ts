@@ -1,0 +1,189 @@
+/**
+ * What the inspector's page and its loopback server say to each other: the JSON of every endpoint
+ * and of the event stream. Types only, shared by the server (`node-server.ts`) and the page
+ * (`page/`); nothing here imports Node or the DOM.
+ *
+ * Every request carries the session token: `?token=` in the URL (the page, its assets, the event
+ * stream) or the `x-toolsmith-token` header (the page's `fetch` calls).
+ *
+ * Endpoints, all JSON:
+ * - `GET /api/state` → `InspectorState`
+ * - `GET /api/events` → Server-Sent Events, one `InspectorEvent` per `data:` line
+ * - `POST /api/validate` `ValidateRequest` → `ValidateResponse`
+ * - `POST /api/call` `CallRequest` → `CallStarted` (then `call`/`update` events)
+ * - `POST /api/abort` `AbortRequest` → `{ aborted: boolean }`
+ * - `GET /api/providers?tool=<name>` → `ProvidersResponse`
+ * - `POST /api/fixture` `FixtureRequest` → `FixtureResponse`
+ * A refused or failed request answers `{ error: string }` with a 4xx/5xx status.
+ */
+
+/** A JSON value as it crosses the wire. */
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+/** Lines a renderer produced, with ANSI colour codes (the page turns them into HTML). */
+export interface RenderedView {
+	readonly lines: readonly string[];
+	/** Set when the tool's renderer threw: the lines are then the fallback rendering. */
+	readonly error?: string;
+}
+
+export interface InspectorDiagnostic {
+	readonly severity: "error" | "warning" | "info";
+	readonly message: string;
+	readonly code?: string;
+	/** The file, absolute. */
+	readonly path?: string;
+	readonly line?: number;
+	readonly column?: number;
+	/** One line as `toolsmith dev` prints it: `error hello.ts:3:7 Unexpected token [E_EXTENSION_LOAD]`. */
+	readonly text: string;
+}
+
+export interface InspectorTool {
+	readonly name: string;
+	readonly label: string;
+	readonly description: string;
+	/** `builtin`; `extension`; `override`: an extension tool that replaces a built-in of the same name. */
+	readonly kind: "builtin" | "extension" | "override";
+	/** The extension file as shown to the user (relative to the cwd when inside it); absent for built-ins. */
+	readonly source?: string;
+	readonly mode: "parallel" | "sequential";
+	/** The parameters' JSON schema (a TypeBox schema as JSON). */
+	readonly parameters: Json;
+	readonly promptSnippet?: string;
+	readonly promptGuidelines?: readonly string[];
+	/** The current diagnostics of its extension file. */
+	readonly diagnostics: readonly InspectorDiagnostic[];
+}
+
+export interface InspectorReload {
+	/** Epoch ms when the page's server saw it. */
+	readonly at: number;
+	readonly path: string;
+	readonly kind: "load" | "reload" | "unload";
+	readonly ok: boolean;
+	readonly durationMs: number;
+	readonly added: readonly string[];
+	readonly removed: readonly string[];
+	readonly changed: readonly string[];
+	/** The reload line and its diagnostics as `toolsmith dev` prints them (ANSI). */
+	readonly lines: readonly string[];
+	readonly diagnostics: readonly InspectorDiagnostic[];
+}
+
+export interface InspectorUpdate {
+	/** Ms since the call started. */
+	readonly atMs: number;
+	readonly rendered: RenderedView;
+	/** The partial result as the tool sent it: `{ content, details }`. */
+	readonly partial: Json;
+}
+
+export type CallStatus = "running" | "ok" | "error" | "aborted";
+
+export interface InspectorCall {
+	/** The call's id in this session (`call-1`, …), also the tool call id the tool sees. */
+	readonly id: string;
+	readonly tool: string;
+	readonly args: Json;
+	/** Epoch ms. */
+	readonly startedAt: number;
+	readonly status: CallStatus;
+	readonly durationMs?: number;
+	readonly renderedCall: RenderedView;
+	readonly renderedResult?: RenderedView;
+	/** The tool result message: `{ content, details, isError, … }` as the executor returned it. */
+	readonly result?: Json;
+	readonly updates: readonly InspectorUpdate[];
+	/** Whether "Save as fixture" will include it (false for aborted calls and calls made elsewhere). */
+	readonly recordable: boolean;
+}
+
+export interface InspectorState {
+	readonly cwd: string;
+	/** The env's kind (`node`, `memory`, …). */
+	readonly env: string;
+	readonly tools: readonly InspectorTool[];
+	/** Diagnostics of the last load of every extension, by file. */
+	readonly diagnostics: readonly InspectorDiagnostic[];
+	/** Reloads since the server started, oldest first (the last 200). */
+	readonly reloads: readonly InspectorReload[];
+	/** Calls since the server started, oldest first. */
+	readonly calls: readonly InspectorCall[];
+	/** The tools section of the system prompt for the active tools. */
+	readonly prompt: string;
+}
+
+/** The event stream. After a `reload` the page asks for `/api/state` again or uses `state`. */
+export type InspectorEvent =
+	| { readonly type: "hello"; readonly state: InspectorState }
+	| { readonly type: "reload"; readonly reload: InspectorReload; readonly state: InspectorState }
+	| { readonly type: "diagnostic"; readonly diagnostic: InspectorDiagnostic; readonly state: InspectorState }
+	| { readonly type: "call"; readonly call: InspectorCall }
+	| { readonly type: "update"; readonly id: string; readonly update: InspectorUpdate };
+
+export interface ValidateRequest {
+	readonly tool: string;
+	readonly args: Json;
+}
+
+export interface ValidationProblem {
+	/** JSON pointer of the field (`""` for the arguments as a whole). */
+	readonly path: string;
+	readonly message: string;
+}
+
+/** What the executor would do with the arguments: run the tool with `value`, or answer the model with `message`. */
+export type ValidateResponse =
+	| { readonly ok: true; readonly value: Json }
+	| { readonly ok: false; readonly message: string; readonly problems: readonly ValidationProblem[] };
+
+export interface CallRequest {
+	readonly tool: string;
+	readonly args: Json;
+	/** Columns the page shows; renderers get this width. Default 100. */
+	readonly width?: number;
+}
+
+export interface CallStarted {
+	readonly id: string;
+}
+
+export interface AbortRequest {
+	readonly id: string;
+}
+
+export interface ProviderView {
+	readonly provider: "openai-chat" | "openai-responses" | "anthropic" | "google";
+	/** The tool as the provider receives it (absent when the provider would reject it). */
+	readonly json?: Json;
+	/** Every rewrite of the schema, and why. */
+	readonly rewrites: readonly { readonly path: string; readonly kind: string; readonly message: string }[];
+	/** What the provider cannot take (then `json` is absent). */
+	readonly errors: readonly { readonly path: string; readonly kind: string; readonly message: string }[];
+	readonly nameOk: boolean;
+	readonly nameProblem?: string;
+}
+
+export interface ProvidersResponse {
+	readonly tool: string;
+	readonly providers: readonly ProviderView[];
+}
+
+export interface FixtureRequest {
+	/** The fixture's name (also its file name, made safe). Default `inspector-<date>`. */
+	readonly name?: string;
+}
+
+export interface FixtureResponse {
+	/** The file written, absolute. */
+	readonly path: string;
+	/** The same, as shown to the user. */
+	readonly displayPath: string;
+	/** How many calls it holds. */
+	readonly calls: number;
+	/** Calls left out (aborted, or made elsewhere) and files it could not capture. */
+	readonly warnings: readonly string[];
+	/** The command that replays it: `toolsmith test <file> --extensions <paths>`. */
+	readonly command: string;
+}
