@@ -192,7 +192,7 @@ function defaultAssetsDir(): string {
 	const found = candidates.find((dir) => existsSync(join(dir, "index.html")));
 	if (!found) {
 		throw new Error(
-			`The inspector page is not built (looked in ${candidates.join(" and ")}): run npm run build in the toolsmith repository.`,
+			`The inspector page is not built (looked in ${candidates.join(" and ")}): run npm run build (or node scripts/build-inspector.mjs) in the toolsmith repository.`,
 		);
 	}
 	return found;

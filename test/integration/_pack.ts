@@ -32,6 +32,8 @@ const TOOLSMITH: PackedPackage = {
 		"package-lock.json",
 		"tsconfig.json",
 		"tsup.config.ts",
+		// The inspector's page is bundled by this script after tsup.
+		"scripts/build-inspector.mjs",
 		"README.md",
 		"LICENSE",
 		"src",

@@ -97,6 +97,7 @@ function ToolList(props: {
 				data-testid="tool-item"
 				data-tool=${tool.name}
 				data-kind=${tool.kind}
+				data-mode=${tool.mode}
 				data-changed=${props.marked.has(tool.name) ? "true" : undefined}
 				data-diagnostics=${count}
 				role="button"

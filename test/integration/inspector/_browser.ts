@@ -5,7 +5,7 @@
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type Browser, type BrowserContext, chromium } from "playwright-core";
+import { type BrowserContext, chromium } from "playwright-core";
 
 const CANDIDATES = ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"];
 
@@ -20,17 +20,21 @@ export function findChromium(): { path: string } | { missing: string } {
 }
 
 export interface LaunchedBrowser {
-	readonly browser: Browser;
 	readonly context: BrowserContext;
 	close(): Promise<void>;
 }
 
-/** Headless Chromium with a fresh profile and no background traffic (the CI machine has no network). */
-export async function launchChromium(executablePath: string): Promise<LaunchedBrowser> {
+/** Headless Chromium with a fresh profile (`--user-data-dir`) and no background traffic (the CI machine has no network). */
+export async function launchChromium(
+	executablePath: string,
+	extraArgs: readonly string[] = [],
+): Promise<LaunchedBrowser> {
 	const profile = mkdtempSync(join(tmpdir(), "toolsmith-chromium-"));
-	const browser = await chromium.launch({
+	// A persistent context is how playwright takes a profile folder (--user-data-dir).
+	const context = await chromium.launchPersistentContext(profile, {
 		executablePath,
 		headless: true,
+		viewport: { width: 1280, height: 800 },
 		args: [
 			"--headless",
 			"--no-sandbox",
@@ -40,16 +44,13 @@ export async function launchChromium(executablePath: string): Promise<LaunchedBr
 			"--disable-background-networking",
 			"--disable-component-update",
 			"--disable-sync",
-			`--user-data-dir=${profile}`,
+			...extraArgs,
 		],
 	});
-	const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
 	return {
-		browser,
 		context,
 		async close() {
 			await context.close().catch(() => {});
-			await browser.close().catch(() => {});
 			rmSync(profile, { recursive: true, force: true });
 		},
 	};

@@ -29,7 +29,7 @@ beforeAll(async () => {
 	writeFileSync(join(assets, "index.html"), '<script type="module" src="app.js?token=__TOKEN__"></script>');
 	writeFileSync(join(assets, "app.js"), "export {};");
 	writeFileSync(join(assets, "app.css"), "body{}");
-	it_ = await startInspected({ assetsDir: assets });
+	it_ = await startInspected({ assetsDir: assets, extensions: ["hello.ts", "countdown.ts", "read-override.ts"] });
 });
 
 afterAll(async () => {
@@ -149,7 +149,11 @@ describe("the API", () => {
 		const state = (await (await fetch(it_.url("/api/state"))).json()) as InspectorState;
 		const hello = state.tools.find((t) => t.name === "hello");
 		expect(hello).toMatchObject({ kind: "extension", source: "tools/hello.ts", mode: "parallel" });
-		expect(state.tools.find((t) => t.name === "read")?.kind).toBe("builtin");
+		expect(state.tools.find((t) => t.name === "write")?.kind).toBe("builtin");
+		expect(state.tools.find((t) => t.name === "read")).toMatchObject({
+			kind: "override",
+			source: "tools/read-override.ts",
+		});
 		expect(state.prompt).toContain("hello");
 	});
 
@@ -236,7 +240,8 @@ describe("the API", () => {
 		expect(again.body.displayPath).toBe("test/fixtures/my-session-2.json");
 
 		const run = await runCli(["test", saved.body.path]);
-		expect(run.stderr).toBe("");
+		expect(run.stderr).toMatch(/^info .*read-override\.ts .*replaces the built-in/);
+		expect(run.stderr).not.toMatch(/^(error|warning)/m);
 		expect(run.code).toBe(0);
 		expect(run.stdout).toMatch(/pass .*my-session\.json\s+3\/3/);
 		expect(run.stdout).toMatch(/1 fixture passed/);

@@ -3,7 +3,7 @@
  * installed into a fresh ESM project, type-checked strictly with `skipLibCheck: false` under the
  * two module resolutions people use, imported and run by Node, and its bin started.
  */
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -226,5 +226,50 @@ describe.concurrent("in a fresh project", () => {
 		const help = await run(bin, ["--help"], consumer);
 		expect(help.code, transcript(help)).toBe(0);
 		expect(help.stdout).toMatch(/^Usage: toolsmith <command>/m);
+	});
+
+	it("serves the inspector's page from the tarball, offline, in a small footprint", async ({ expect }) => {
+		const { stdout } = await run("tar", ["-tvzf", await packToolsmith()], extracted);
+		const page = stdout
+			.split("\n")
+			.filter((line) => / package\/dist\/inspector\//.test(line))
+			.map((line) => ({ path: line.split(/\s+/).at(-1) ?? "", size: Number(line.split(/\s+/)[2]) }));
+		expect(page.map((f) => f.path).sort()).toEqual([
+			"package/dist/inspector/THIRD-PARTY-LICENSES.txt",
+			"package/dist/inspector/app.css",
+			"package/dist/inspector/app.js",
+			"package/dist/inspector/index.html",
+		]);
+		const total = page.filter((f) => !f.path.endsWith(".txt")).reduce((sum, f) => sum + f.size, 0);
+		// The page adds no runtime dependency; its budget is 150 kB unpacked (it is about 81 kB).
+		expect(total).toBeLessThan(150_000);
+		const html = await readFile(join(consumer, "node_modules/toolsmith-sdk/dist/inspector/index.html"), "utf8");
+		// Offline: nothing is fetched from anywhere but the page's own server.
+		expect(html).not.toMatch(/(src|href)="(https?:)?\/\//);
+
+		const bin = join(consumer, "node_modules", ".bin", "toolsmith");
+		const child = spawn(bin, ["inspect", "--env", "memory"], { cwd: consumer, env: { ...process.env, NO_COLOR: "1" } });
+		try {
+			const url = await new Promise<string>((resolve, reject) => {
+				let out = "";
+				const timer = setTimeout(() => reject(new Error(`no address printed: ${out}`)), 20_000);
+				child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+					out += chunk;
+					const match = /inspector (http:\/\/\S+)/.exec(out);
+					if (match) {
+						clearTimeout(timer);
+						resolve(match[1]!);
+					}
+				});
+			});
+			const index = await fetch(url);
+			expect(index.status).toBe(200);
+			const token = new URL(url).searchParams.get("token");
+			const script = await fetch(new URL(`/app.js?token=${token}`, url));
+			expect(script.status).toBe(200);
+			expect((await script.arrayBuffer()).byteLength).toBe(page.find((f) => f.path.endsWith("app.js"))?.size);
+		} finally {
+			child.kill("SIGTERM");
+		}
 	});
 });

@@ -1,0 +1,274 @@
+/**
+ * The inspector in a real browser: `toolsmith inspect` as a child process over copies of the demo
+ * tools, and headless Chromium (the system's, driven by playwright-core) on its page. Skipped, saying
+ * why, where no Chromium is installed; `TOOLSMITH_REQUIRE_BROWSER=1` makes that a failure.
+ * Writes a screenshot of the page to `.tmp/inspector.png` (and to `docs/images/inspector.png`, the
+ * README's, with `TOOLSMITH_UPDATE_SCREENSHOT=1`).
+ */
+
+import {
+	copyFileSync,
+	existsSync,
+	mkdirSync,
+	mkdtempSync,
+	readFileSync,
+	realpathSync,
+	rmSync,
+	writeFileSync,
+} from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { InspectorState } from "../../../src/inspector/protocol.js";
+import { repoRoot, runCli } from "../cli/_run.js";
+import { findChromium, type LaunchedBrowser, launchChromium } from "./_browser.js";
+import { type InspectProcess, startInspectCli } from "./_cli.js";
+
+const chromium = findChromium();
+if ("missing" in chromium && process.env.TOOLSMITH_REQUIRE_BROWSER === "1") {
+	throw new Error(`TOOLSMITH_REQUIRE_BROWSER=1 but ${chromium.missing}`);
+}
+const skipReason =
+	"missing" in chromium ? `the inspector's browser tests need Chromium: ${chromium.missing}` : undefined;
+if (skipReason) console.warn(`skipped: ${skipReason}`);
+
+let dir: string;
+let inspect: InspectProcess;
+let browser: LaunchedBrowser;
+let page: Page;
+
+/** The page's server, from the test's side. */
+const api = async (path: string): Promise<InspectorState> =>
+	(await (await fetch(`http://127.0.0.1:${inspect.port}${path}?token=${inspect.token}`)).json()) as InspectorState;
+
+async function selectTool(name: string): Promise<void> {
+	await page.getByTestId("tool-list").locator(`[data-testid="tool-item"][data-tool="${name}"]`).click();
+	await expect
+		.poll(() => page.locator('[data-testid="tool-item"][aria-current="true"]').getAttribute("data-tool"))
+		.toBe(name);
+}
+
+/** Click Call and wait for the new call to end; returns its id. */
+async function callAndWait(expected = "ok"): Promise<string> {
+	const before = await page.getByTestId("history-item").count();
+	await page.getByTestId("call-button").click();
+	await expect.poll(() => page.getByTestId("history-item").count()).toBe(before + 1);
+	const view = page.getByTestId("call-view");
+	await expect.poll(() => view.getAttribute("data-status"), { timeout: 10_000 }).toBe(expected);
+	return (await view.getAttribute("data-call-id")) ?? "";
+}
+
+describe.skipIf(skipReason !== undefined)("the inspector in Chromium", () => {
+	beforeAll(async () => {
+		dir = realpathSync(mkdtempSync(join(tmpdir(), "toolsmith-inspector-browser-")));
+		mkdirSync(join(dir, "tools"));
+		for (const name of ["hello.ts", "countdown.ts", "todo.ts"]) {
+			copyFileSync(join(repoRoot, "docs/examples", name), join(dir, "tools", name));
+		}
+		writeFileSync(join(dir, "notes.txt"), "a note\n");
+		inspect = await startInspectCli(["inspect", "tools"], { cwd: dir });
+		browser = await launchChromium((chromium as { path: string }).path, [
+			// DNS rebinding, played for real: this name resolves to the inspector's own address.
+			"--host-resolver-rules=MAP rebind.test 127.0.0.1",
+		]);
+		page = await browser.context.newPage();
+		const errors: string[] = [];
+		page.on("pageerror", (error) => errors.push(error.message));
+		await page.goto(inspect.url);
+		await page.waitForSelector('[data-testid="connection"][data-state="open"]');
+		if (errors.length > 0) throw new Error(`the page threw: ${errors.join("; ")}`);
+	}, 60_000);
+
+	afterAll(async () => {
+		await browser?.close();
+		await inspect?.stop();
+		if (dir) rmSync(dir, { recursive: true, force: true });
+	});
+
+	it("lists the tools with their source, mode and kind", async () => {
+		const hello = page.locator('[data-testid="tool-item"][data-tool="hello"]');
+		await expect.poll(() => hello.textContent()).toContain("tools/hello.ts");
+		expect(await hello.getAttribute("data-kind")).toBe("extension");
+		expect(await page.locator('[data-testid="tool-item"][data-tool="read"]').getAttribute("data-kind")).toBe("builtin");
+		expect(await page.locator('[data-testid="tool-item"][data-tool="countdown"]').getAttribute("data-mode")).toBe(
+			"parallel",
+		);
+		const todo = page.locator('[data-testid="tool-item"][data-tool="todo"]');
+		expect(await todo.getAttribute("data-mode")).toBe("sequential");
+		expect(await todo.textContent()).toContain("sequential");
+	});
+
+	it("fills the form for hello, calls it, and shows the rendered result and the raw JSON", async () => {
+		await selectTool("hello");
+		await page.locator('[data-field="/name"]').fill("Ada");
+		await expect.poll(() => page.getByTestId("validation").getAttribute("data-state")).toBe("ok");
+		await callAndWait();
+		const view = page.getByTestId("call-view");
+		expect(await view.getByTestId("rendered-result").innerText()).toContain("Hello, Ada.");
+		// The renderer's colour arrives as HTML, not as escape codes.
+		expect(await view.getByTestId("rendered-result").innerHTML()).not.toContain("\u001b");
+		expect(await view.getByTestId("rendered-call").innerText()).toContain("Ada");
+		const raw = JSON.parse(await view.getByTestId("raw-result").innerText());
+		expect(raw).toMatchObject({ content: [{ type: "text", text: "Hello, Ada." }], isError: false });
+		expect(JSON.parse(await view.getByTestId("details").innerText())).toEqual({ name: "Ada" });
+		expect(await view.getByTestId("duration").innerText()).toMatch(/\d+ ms/);
+
+		await page.getByTestId("raw-toggle").click();
+		expect(JSON.parse(await page.getByTestId("raw-json").inputValue())).toEqual({ name: "Ada" });
+		await page.getByTestId("raw-toggle").click();
+
+		await mkdir(".tmp");
+		const shot = await page.screenshot({ path: join(repoRoot, ".tmp", "inspector.png") });
+		if (process.env.TOOLSMITH_UPDATE_SCREENSHOT === "1") {
+			writeFileSync(join(repoRoot, "docs", "images", "inspector.png"), shot);
+		}
+	});
+
+	it("shows the validation error of an invalid value before any call", async () => {
+		await selectTool("countdown");
+		const calls = (await api("/api/state")).calls.length;
+		await page.locator('[data-field="/from"]').fill("500");
+		await expect.poll(() => page.getByTestId("validation").getAttribute("data-state")).toBe("error");
+		const problems = await page.getByTestId("validation-problem").allInnerTexts();
+		expect(problems.join("\n")).toMatch(/\/from.*100/);
+		await page.locator('[data-field="/from"]').fill("ten");
+		await expect
+			.poll(() => page.getByTestId("validation-problem").allInnerTexts())
+			.toEqual([expect.stringMatching(/\/from: expected integer.*"ten"/)]);
+		expect((await api("/api/state")).calls.length).toBe(calls);
+	});
+
+	it("aborts the countdown mid-run, with its partial updates shown as they came", async () => {
+		await selectTool("countdown");
+		await page.locator('[data-field="/from"]').fill("50");
+		await page.locator('[data-include="/intervalMs"]').check();
+		await page.locator('[data-field="/intervalMs"]').fill("100");
+		await expect.poll(() => page.getByTestId("validation").getAttribute("data-state")).toBe("ok");
+		await page.getByTestId("call-button").click();
+		const view = page.getByTestId("call-view");
+		await expect.poll(() => view.getAttribute("data-status")).toBe("running");
+		await expect.poll(() => view.getByTestId("update").count()).toBeGreaterThan(2);
+		expect(await view.getByTestId("live-partial").innerText()).toMatch(/\d+ to go/);
+		await page.getByTestId("abort-button").click();
+		await expect.poll(() => view.getAttribute("data-status")).toBe("aborted");
+		const updates = await view.getByTestId("update").count();
+		expect(updates).toBeGreaterThan(2);
+		expect(updates).toBeLessThan(50);
+	});
+
+	it("saves the session as a fixture that toolsmith test passes", async () => {
+		await selectTool("read");
+		await page.locator('[data-field="/path"]').fill("notes.txt");
+		await callAndWait();
+		await page.getByTestId("fixture-name").fill("from the browser");
+		await page.getByTestId("save-fixture").click();
+		const result = page.getByTestId("fixture-result");
+		await expect.poll(() => result.innerText()).toContain("test/fixtures/from-the-browser.json");
+		expect(await result.innerText()).toMatch(/aborted call of countdown/);
+		const file = join(dir, "test/fixtures/from-the-browser.json");
+		const fixture = JSON.parse(readFileSync(file, "utf8"));
+		expect(fixture.steps.map((s: { calls: { tool: string }[] }) => s.calls[0]?.tool)).toEqual(["hello", "read"]);
+		const run = await runCli(["test", file], { cwd: dir });
+		expect(run.stdout).toMatch(/1 fixture passed/);
+		expect(run.code).toBe(0);
+	});
+
+	it("answers with the new version after an edit on disk, without reloading the page", async () => {
+		await page.evaluate(() => {
+			(globalThis as unknown as { stillTheSamePage: boolean }).stillTheSamePage = true;
+		});
+		const file = join(dir, "tools", "hello.ts");
+		writeFileSync(file, readFileSync(file, "utf8").replace("`Hello, ", "`Howdy, "));
+		await expect
+			.poll(() => page.getByTestId("reload-line").last().innerText(), { timeout: 5_000 })
+			.toMatch(/reloaded tools\/hello\.ts in \d+ ms · ~hello/);
+		await selectTool("hello");
+		await page.locator('[data-field="/name"]').fill("Ada");
+		await callAndWait();
+		expect(await page.getByTestId("call-view").getByTestId("rendered-result").innerText()).toContain("Howdy, Ada.");
+		expect(await page.evaluate(() => (globalThis as unknown as { stillTheSamePage?: boolean }).stillTheSamePage)).toBe(
+			true,
+		);
+	});
+
+	it("shows a broken save's diagnostic with file:line:col and keeps the last good version callable", async () => {
+		const file = join(dir, "tools", "hello.ts");
+		const good = readFileSync(file, "utf8");
+		writeFileSync(file, `${good}\nexport const broken = ;\n`);
+		await expect
+			.poll(() => page.getByTestId("reload-line").last().innerText(), { timeout: 5_000 })
+			.toMatch(/reload failed tools\/hello\.ts/);
+		await expect
+			.poll(() => page.getByTestId("diagnostic").allInnerTexts())
+			.toEqual(expect.arrayContaining([expect.stringMatching(/error tools\/hello\.ts:\d+:\d+ /)]));
+		await selectTool("hello");
+		await page.locator('[data-field="/name"]').fill("Bo");
+		await callAndWait();
+		expect(await page.getByTestId("call-view").getByTestId("rendered-result").innerText()).toContain("Howdy, Bo.");
+		writeFileSync(file, good);
+		await expect.poll(() => page.getByTestId("diagnostic").count(), { timeout: 5_000 }).toBe(0);
+	});
+
+	it("refuses requests without the token, under a rebound host name and from a foreign origin (403)", async () => {
+		const bare = await page.context().newPage();
+		try {
+			const noToken = await bare.goto(`http://127.0.0.1:${inspect.port}/`);
+			expect(noToken?.status()).toBe(403);
+			const rebound = await bare.goto(`http://rebind.test:${inspect.port}/?token=${inspect.token}`);
+			expect(rebound?.status()).toBe(403);
+			expect(await bare.innerText("body")).toMatch(/Host \\"rebind\.test:\d+\\" is not this server/);
+
+			// A page of another origin that knows the token still cannot call a tool.
+			const foreign = await serveForeignPage(inspect.port, inspect.token);
+			try {
+				const calls = (await api("/api/state")).calls.length;
+				const answers: number[] = [];
+				bare.on("response", (response) => {
+					if (response.url().startsWith(`http://127.0.0.1:${inspect.port}/api/call`)) answers.push(response.status());
+				});
+				await bare.goto(foreign.url);
+				await expect.poll(() => bare.url()).toContain("/api/call");
+				await expect
+					.poll(() => bare.innerText("body"))
+					.toMatch(/Origin \\"http:\/\/localhost:\d+\\" is not this server/);
+				expect(answers.at(-1)).toBe(403);
+				expect((await api("/api/state")).calls.length).toBe(calls);
+				expect(existsSync(join(dir, "pwned"))).toBe(false);
+			} finally {
+				foreign.server.close();
+			}
+		} finally {
+			await bare.close();
+		}
+	});
+});
+
+async function mkdir(relativeDir: string): Promise<void> {
+	mkdirSync(join(repoRoot, relativeDir), { recursive: true });
+}
+
+/** A page on another port (another origin) that tries to call `bash` on the inspector with the token. */
+async function serveForeignPage(port: number, token: string): Promise<{ url: string; server: Server }> {
+	// A JSON request needs a CORS preflight, which the inspector refuses; a form posts without one
+	// (the classic cross-site request), and its answer is shown as the next page.
+	const target = `http://127.0.0.1:${port}/api/call?token=${token}`;
+	const script = `
+		fetch(${JSON.stringify(target)}, {
+			method: "POST",
+			headers: { "content-type": "application/json" },
+			body: JSON.stringify({ tool: "bash", args: { command: "touch pwned" } }),
+		})
+			.then((r) => "status " + r.status, (e) => "failed: " + e.message)
+			.then((text) => { document.title = "fetch " + text; document.forms[0].submit(); });`;
+	const form = `<form method="POST" enctype="text/plain" action="${target}"><input name='{"tool":"bash","args":{"command":"touch pwned"},"x":"' value='"}'></form>`;
+	const server = createServer((_req, res) => {
+		res.writeHead(200, { "content-type": "text/html" });
+		res.end(`<!doctype html><title>foreign</title><body>${form}<script>${script}</script></body>`);
+	});
+	await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+	const { port: own } = server.address() as AddressInfo;
+	return { url: `http://localhost:${own}/`, server };
+}
