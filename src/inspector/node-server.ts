@@ -44,6 +44,7 @@ import type {
 	InspectorReload,
 	InspectorState,
 	InspectorTool,
+	InspectorToolsState,
 	InspectorUpdate,
 	Json,
 	ProvidersResponse,
@@ -340,7 +341,7 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
 		};
 	};
 
-	const state = (): InspectorState => {
+	const toolsState = (): InspectorToolsState => {
 		let prompt: string;
 		try {
 			prompt = host.buildToolsPrompt();
@@ -352,11 +353,10 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
 			env: options.envKind,
 			tools: host.registry.snapshot().active.map(toolView),
 			diagnostics: allDiagnostics(),
-			reloads: [...reloads],
-			calls: [...calls],
 			prompt,
 		};
 	};
+	const state = (): InspectorState => ({ ...toolsState(), reloads: [...reloads], calls: [...calls] });
 
 	// The event streams.
 	const streams = new Set<ServerResponse>();
@@ -387,11 +387,11 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
 			};
 			reloads.push(reload);
 			if (reloads.length > MAX_RELOADS) reloads.shift();
-			broadcast({ type: "reload", reload, state: state() });
+			broadcast({ type: "reload", reload, state: toolsState() });
 		}),
 		host.on("diagnostic", (diagnostic: ExtensionDiagnostic) => {
 			remember(diagnostic);
-			broadcast({ type: "diagnostic", diagnostic: diagnosticView(diagnostic, cwd), state: state() });
+			broadcast({ type: "diagnostic", diagnostic: diagnosticView(diagnostic, cwd), state: toolsState() });
 		}),
 	];
 
@@ -405,11 +405,13 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
 		broadcast({ type: "call", call });
 	};
 
-	const startCall = (toolName: string, args: Json, width: number): CallStarted => {
-		const id = `call-${++callCounter}`;
-		const entry = host.registry.snapshot().active.find((t) => t.name === toolName);
-		const definition = entry?.definition;
-		const context = { toolCallId: id, cwd, args, width: width - 2 };
+	/**
+	 * A call's life on the page: shown as running now, its updates as they come, its end. `id` is the
+	 * page's; `toolCallId` the one the executor and the tool see.
+	 */
+	const trackCall = (id: string, toolCallId: string, toolName: string, args: Json, width: number) => {
+		const definition = host.registry.snapshot().active.find((t) => t.name === toolName)?.definition;
+		const context = { toolCallId, cwd, args, width: width - 2 };
 		const base = {
 			id,
 			tool: toolName,
@@ -419,38 +421,67 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
 			recordable: session.recorder !== undefined,
 		};
 		const updates: InspectorUpdate[] = [];
-		let current: InspectorCall = { ...base, status: "running", updates };
-		replaceCall(current);
+		replaceCall({ ...base, status: "running", updates });
+		const started = performance.now();
+		return {
+			onEvent(event: ToolExecutionEvent) {
+				if (event.type !== "tool_execution_update" || event.toolCallId !== toolCallId) return;
+				const update: InspectorUpdate = {
+					atMs: Math.round(performance.now() - started),
+					rendered: view(
+						renderToolResult(
+							definition,
+							event.partialResult,
+							{ expanded: true, isPartial: true },
+							ansiTheme,
+							width - 2,
+							context,
+						),
+					),
+					partial: toJson(event.partialResult),
+				};
+				updates.push(update);
+				if (updates.length > MAX_UPDATES) updates.shift();
+				broadcast({ type: "update", id, update });
+			},
+			end(message: ToolResultMessage | undefined, failure: string | undefined, aborted: boolean) {
+				const status = aborted ? "aborted" : message && !message.isError && !failure ? "ok" : "error";
+				const result = message
+					? { content: message.content, details: message.details }
+					: {
+							content: [{ type: "text" as const, text: failure ?? "the host returned no result" }],
+							details: undefined,
+						};
+				replaceCall({
+					...base,
+					status,
+					durationMs: Math.round(performance.now() - started),
+					updates,
+					renderedResult: view(
+						renderToolResult(definition, result, { expanded: true, isPartial: false }, ansiTheme, width - 2, {
+							...context,
+							isError: message?.isError ?? true,
+						}),
+					),
+					result: toJson(message ?? { content: result.content, isError: true }),
+					recordable: session.recorder !== undefined && !aborted && message !== undefined,
+				});
+			},
+		};
+	};
+
+	const startCall = (toolName: string, args: Json, width: number): CallStarted => {
+		const id = `call-${++callCounter}`;
+		const tracked = trackCall(id, id, toolName, args, width);
 		const controller = new AbortController();
 		running.set(id, controller);
-		const started = performance.now();
-		const onEvent = (event: ToolExecutionEvent) => {
-			if (event.type !== "tool_execution_update" || event.toolCallId !== id) return;
-			const update: InspectorUpdate = {
-				atMs: Math.round(performance.now() - started),
-				rendered: view(
-					renderToolResult(
-						definition,
-						event.partialResult,
-						{ expanded: true, isPartial: true },
-						ansiTheme,
-						width - 2,
-						context,
-					),
-				),
-				partial: toJson(event.partialResult),
-			};
-			updates.push(update);
-			if (updates.length > MAX_UPDATES) updates.shift();
-			broadcast({ type: "update", id, update });
-		};
 		void (async () => {
 			let message: ToolResultMessage | undefined;
 			let failure: string | undefined;
 			try {
 				const outcome = await session.execute(
 					[{ type: "toolCall", id, name: toolName, arguments: args }],
-					{ signal: controller.signal, onEvent },
+					{ signal: controller.signal, onEvent: tracked.onEvent },
 					"page",
 				);
 				message = outcome.results[0];
@@ -458,30 +489,33 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
 				failure = `the host failed to run the call: ${errorMessage(error)}`;
 			}
 			running.delete(id);
-			const durationMs = Math.round(performance.now() - started);
-			const aborted = controller.signal.aborted;
-			const status = aborted ? "aborted" : message && !message.isError && !failure ? "ok" : "error";
-			const result = message
-				? { content: message.content, details: message.details }
-				: { content: [{ type: "text" as const, text: failure ?? "the host returned no result" }], details: undefined };
-			current = {
-				...base,
-				status,
-				durationMs,
-				updates,
-				renderedResult: view(
-					renderToolResult(definition, result, { expanded: true, isPartial: false }, ansiTheme, width - 2, {
-						...context,
-						isError: message?.isError ?? true,
-					}),
-				),
-				result: toJson(message ?? { content: result.content, isError: true }),
-				recordable: session.recorder !== undefined && !aborted && message !== undefined,
-			};
-			replaceCall(current);
+			tracked.end(message, failure, controller.signal.aborted);
 		})();
 		return { id };
 	};
+
+	// Calls made at the `dev --ui` prompt show in the history too (they cannot be aborted from here).
+	let terminalCounter = 0;
+	unsubscribe.push(
+		session.onBatch((batch) => {
+			if (batch.origin !== "terminal") return undefined;
+			const tracked = batch.calls.map((call) => ({
+				call,
+				view: trackCall(`terminal-${++terminalCounter}`, call.id, call.name, toJson(call.arguments), 100),
+			}));
+			return {
+				onEvent: (event) => {
+					for (const t of tracked) t.view.onEvent(event);
+				},
+				end: (results, aborted) => {
+					for (const t of tracked) {
+						const message = results.find((r) => r.toolCallId === t.call.id);
+						t.view.end(message, message ? undefined : "the host returned no result", aborted);
+					}
+				},
+			};
+		}),
+	);
 
 	const saveFixture = async (name: string | undefined): Promise<FixtureResponse> => {
 		if (!session.recorder) throw new HttpError(409, "This inspector does not record its calls.");

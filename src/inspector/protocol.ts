@@ -114,11 +114,14 @@ export interface InspectorState {
 	readonly prompt: string;
 }
 
-/** The event stream. After a `reload` the page asks for `/api/state` again or uses `state`. */
+/** The part of the state a reload or a diagnostic changes (the calls and reloads are not resent). */
+export type InspectorToolsState = Pick<InspectorState, "cwd" | "env" | "tools" | "diagnostics" | "prompt">;
+
+/** The event stream: `hello` first (the whole state), then each change as it happens. */
 export type InspectorEvent =
 	| { readonly type: "hello"; readonly state: InspectorState }
-	| { readonly type: "reload"; readonly reload: InspectorReload; readonly state: InspectorState }
-	| { readonly type: "diagnostic"; readonly diagnostic: InspectorDiagnostic; readonly state: InspectorState }
+	| { readonly type: "reload"; readonly reload: InspectorReload; readonly state: InspectorToolsState }
+	| { readonly type: "diagnostic"; readonly diagnostic: InspectorDiagnostic; readonly state: InspectorToolsState }
 	| { readonly type: "call"; readonly call: InspectorCall }
 	| { readonly type: "update"; readonly id: string; readonly update: InspectorUpdate };
 

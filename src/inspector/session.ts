@@ -3,7 +3,8 @@
  * `toolsmith dev --ui`, the terminal) runs goes through `execute`, which runs it on the host and
  * reports it to the `RecordingEnv` the tools use, one fixture step per batch. Runtime-neutral.
  */
-import type { ToolCall } from "../contract/content.js";
+import type { ToolCall, ToolResultMessage } from "../contract/content.js";
+import type { ToolExecutionEvent } from "../contract/events.js";
 import type { ExecuteToolCallsConfig, ExecuteToolCallsResult } from "../exec/types.js";
 import type { ReplayFixture } from "../harness/fixture.js";
 import type { RecordingEnv } from "../harness/record.js";
@@ -22,6 +23,18 @@ interface Recorded {
 	overlapped: boolean;
 }
 
+/** A batch as a listener of `onBatch` hears of it. */
+export interface SessionBatch {
+	readonly origin: CallOrigin;
+	readonly calls: readonly ToolCall[];
+}
+
+/** What a listener follows of one batch: its executor events and its end. */
+export interface SessionBatchWatcher {
+	onEvent?(event: ToolExecutionEvent): void;
+	end?(results: readonly ToolResultMessage[], aborted: boolean): void;
+}
+
 /** What `InspectorSession.fixture` gives: the fixture, how many calls it holds, and what it left out. */
 export interface SessionFixture {
 	readonly fixture: ReplayFixture;
@@ -32,6 +45,7 @@ export interface SessionFixture {
 export class InspectorSession {
 	private readonly recorded: Recorded[] = [];
 	private readonly inFlight = new Set<Recorded>();
+	private readonly listeners = new Set<(batch: SessionBatch) => SessionBatchWatcher | undefined>();
 	/** `recordBatch` calls run one after another, so step `i` of the recorder is `recorded[i]`. */
 	private recording: Promise<void> = Promise.resolve();
 
@@ -42,6 +56,12 @@ export class InspectorSession {
 		/** The env the host's tools use, wrapped to record; without it, nothing is recorded. */
 		readonly recorder?: RecordingEnv,
 	) {}
+
+	/** Hear every batch from its start (the page shows the terminal's calls this way). Returns an unsubscribe function. */
+	onBatch(listener: (batch: SessionBatch) => SessionBatchWatcher | undefined): () => void {
+		this.listeners.add(listener);
+		return () => this.listeners.delete(listener);
+	}
 
 	/** Run a batch on the host and record it (never rejects when the host does not). */
 	async execute(
@@ -57,9 +77,49 @@ export class InspectorSession {
 		};
 		for (const other of this.inFlight) other.overlapped = true;
 		this.inFlight.add(entry);
+		const watchers: SessionBatchWatcher[] = [];
+		for (const listener of this.listeners) {
+			try {
+				const watcher = listener({ origin, calls: toolCalls });
+				if (watcher) watchers.push(watcher);
+			} catch {
+				// a listener is an observer
+			}
+		}
+		const own = options.onEvent;
+		const onEvent =
+			watchers.length === 0
+				? own
+				: (event: ToolExecutionEvent) => {
+						own?.(event);
+						for (const watcher of watchers) {
+							try {
+								watcher.onEvent?.(event);
+							} catch {
+								// an observer
+							}
+						}
+					};
+		const tell = (results: readonly ToolResultMessage[]) => {
+			for (const watcher of watchers) {
+				try {
+					watcher.end?.(results, entry.aborted);
+				} catch {
+					// an observer
+				}
+			}
+		};
 		try {
-			const outcome = await this.host.execute(toolCalls, options);
+			let outcome: ExecuteToolCallsResult;
+			try {
+				outcome = await this.host.execute(toolCalls, onEvent === own ? options : { ...options, onEvent });
+			} catch (error) {
+				entry.aborted = options.signal?.aborted === true;
+				tell([]);
+				throw error;
+			}
 			entry.aborted = options.signal?.aborted === true;
+			tell(outcome.results);
 			const recorder = this.recorder;
 			if (recorder) {
 				const step = this.recording.then(async () => {

@@ -9,6 +9,7 @@ import type {
 	InspectorReload,
 	InspectorState,
 	InspectorTool,
+	InspectorToolsState,
 	Json,
 } from "../protocol.js";
 
@@ -59,7 +60,7 @@ export function fromState(model: PageModel, state: InspectorState): PageModel {
 }
 
 /** The tools, diagnostics and prompt of `state`; the page's own reload log and calls stay. */
-function withTools(model: PageModel, state: InspectorState): PageModel {
+function withTools(model: PageModel, state: InspectorToolsState): PageModel {
 	return {
 		...model,
 		loaded: true,

@@ -42,6 +42,7 @@ describe("toolsmith CLI (child process)", () => {
 
 			Commands:
 			  dev             Try tools at a prompt while their extensions hot-reload
+			  inspect         Try tools in a local web page: forms, rendered results, live reload, fixtures
 			  new             Add a tool to this project: its source, a test and a replay fixture
 			  test            Replay fixture files against your tools and print a summary
 			  check           Run the conformance checks on the tools of extensions or an MCP server
@@ -85,10 +86,17 @@ describe("toolsmith CLI (child process)", () => {
 			      --cwd <dir>          Working folder the tools see (default: the current one)
 			      --watch, --no-watch  Reload extensions when their files change (on by default)
 			      --confine            Confine tools to the working folder: files outside it refused, bash in an OS sandbox
+			      --ui                 Also serve the web inspector (as toolsmith inspect does) beside the prompt
+			      --open               Open the page in the browser ($BROWSER, else the system's)
+			      --host <address>     Interface to serve the page on (default 127.0.0.1; any other needs --token)
+			      --port <port>        Port of the page (default: a free one)
+			      --token <token>      Session token the page's address carries (default: a random one; $TOOLSMITH_INSPECTOR_TOKEN), at least 16 characters
+			      --fixtures <dir>     Where Save as fixture writes (default: test/fixtures under --cwd)
 			  -h, --help               Show this help
 
 			Examples:
 			  toolsmith dev docs/examples
+			  toolsmith dev docs/examples --ui --open
 			  toolsmith dev ./my-tool.ts --env memory
 			  printf 'call hello {"name":"Ada"}\\n' | toolsmith dev docs/examples/hello.ts
 			"

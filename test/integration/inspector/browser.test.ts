@@ -27,6 +27,9 @@ import { repoRoot, runCli } from "../cli/_run.js";
 import { findChromium, type LaunchedBrowser, launchChromium } from "./_browser.js";
 import { type InspectProcess, startInspectCli } from "./_cli.js";
 
+/** A 1×1 PNG. */
+const PIXEL = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
+
 const chromium = findChromium();
 if ("missing" in chromium && process.env.TOOLSMITH_REQUIRE_BROWSER === "1") {
 	throw new Error(`TOOLSMITH_REQUIRE_BROWSER=1 but ${chromium.missing}`);
@@ -69,6 +72,22 @@ describe.skipIf(skipReason !== undefined)("the inspector in Chromium", () => {
 			copyFileSync(join(repoRoot, "docs/examples", name), join(dir, "tools", name));
 		}
 		writeFileSync(join(dir, "notes.txt"), "a note\n");
+		writeFileSync(
+			join(dir, "tools", "pixel.ts"),
+			`import { defineTool, type ExtensionAPI, Type } from "toolsmith-sdk";
+export default function (api: ExtensionAPI) {
+	api.registerTool(defineTool({
+		name: "pixel",
+		label: "Pixel",
+		description: "Returns a one-pixel PNG image.",
+		parameters: Type.Object({}),
+		async execute() {
+			return { content: [{ type: "text", text: "one pixel" }, { type: "image", mimeType: "image/png", data: ${JSON.stringify(PIXEL)} }], details: {} };
+		},
+	}));
+}
+`,
+		);
 		inspect = await startInspectCli(["inspect", "tools"], { cwd: dir });
 		browser = await launchChromium((chromium as { path: string }).path, [
 			// DNS rebinding, played for real: this name resolves to the inspector's own address.
@@ -127,6 +146,35 @@ describe.skipIf(skipReason !== undefined)("the inspector in Chromium", () => {
 		}
 	});
 
+	it("shows image content blocks as images, and re-runs a call from the history", async () => {
+		await selectTool("pixel");
+		const first = await callAndWait();
+		const image = page.getByTestId("call-view").getByTestId("content-blocks").locator("img");
+		expect(await image.getAttribute("src")).toBe(`data:image/png;base64,${PIXEL}`);
+		expect(await image.evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth)).toBe(1);
+		const before = await page.getByTestId("history-item").count();
+		await page.locator(`[data-testid="history-item"][data-call-id="${first}"]`).getByTestId("rerun").click();
+		await expect.poll(() => page.getByTestId("history-item").count()).toBe(before + 1);
+		await expect.poll(() => page.getByTestId("call-view").getAttribute("data-call-id")).not.toBe(first);
+		await expect.poll(() => page.getByTestId("call-view").getAttribute("data-status")).toBe("ok");
+		expect(await page.getByTestId("call-view").getByTestId("content-blocks").locator("img").count()).toBe(1);
+	});
+
+	it("shows the prompt section and each provider's JSON with its report", async () => {
+		await selectTool("countdown");
+		await page.getByTestId("tab-prompt").click();
+		const prompt = await page.getByTestId("prompt-view").innerText();
+		expect(prompt).toBe((await api("/api/state")).prompt);
+		expect(prompt).toContain("countdown");
+		await page.getByTestId("tab-providers").click();
+		const providers = page.getByTestId("providers-view").getByTestId("provider");
+		await expect.poll(() => providers.count()).toBe(4);
+		const anthropic = providers.and(page.locator('[data-provider="anthropic"]'));
+		const json = JSON.parse(await anthropic.getByTestId("provider-json").innerText());
+		expect(json).toMatchObject({ name: "countdown", input_schema: { type: "object" } });
+		await page.getByTestId("tab-call").click();
+	});
+
 	it("shows the validation error of an invalid value before any call", async () => {
 		await selectTool("countdown");
 		const calls = (await api("/api/state")).calls.length;
@@ -170,7 +218,12 @@ describe.skipIf(skipReason !== undefined)("the inspector in Chromium", () => {
 		expect(await result.innerText()).toMatch(/aborted call of countdown/);
 		const file = join(dir, "test/fixtures/from-the-browser.json");
 		const fixture = JSON.parse(readFileSync(file, "utf8"));
-		expect(fixture.steps.map((s: { calls: { tool: string }[] }) => s.calls[0]?.tool)).toEqual(["hello", "read"]);
+		expect(fixture.steps.map((s: { calls: { tool: string }[] }) => s.calls[0]?.tool)).toEqual([
+			"hello",
+			"pixel",
+			"pixel",
+			"read",
+		]);
 		const run = await runCli(["test", file], { cwd: dir });
 		expect(run.stdout).toMatch(/1 fixture passed/);
 		expect(run.code).toBe(0);

@@ -84,6 +84,13 @@ describe("toolsmith dev --ui", () => {
 		try {
 			dev.child.stdin.write('call hello {"name":"Terminal"}\n');
 			await dev.waitForOutput(/Hello, Terminal\./);
+			// The page's history shows the prompt's call too.
+			const state = (await (
+				await fetch(`http://127.0.0.1:${dev.port}/api/state?token=${dev.token}`)
+			).json()) as InspectorState;
+			expect(state.calls).toEqual([
+				expect.objectContaining({ id: "terminal-1", tool: "hello", status: "ok", args: { name: "Terminal" } }),
+			]);
 			const response = await fetch(`http://127.0.0.1:${dev.port}/api/fixture?token=${dev.token}`, {
 				method: "POST",
 				headers: { "content-type": "application/json" },
