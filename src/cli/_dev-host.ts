@@ -56,3 +56,20 @@ export const startExtensionHost: DevHostFactory = async ({ env, confine, wrapEnv
 	// The dev loop owns its process: an extension's stray error is a diagnostic, not the end of it.
 	return createExtensionHost({ ...options, env: executionEnv, catchStrayErrors: true });
 };
+
+/** The options that say which host `dev` and `inspect` start: the env, its folder, watching, confinement. */
+export const hostOptions = {
+	env: {
+		type: "string",
+		choices: ["node", "memory"],
+		default: "node",
+		description: "Run tools on the real disk and shell, or in an empty in-memory env",
+	},
+	cwd: { type: "string", valueName: "dir", description: "Working folder the tools see (default: the current one)" },
+	watch: { type: "boolean", default: true, description: "Reload extensions when their files change" },
+	confine: {
+		type: "boolean",
+		default: false,
+		description: "Confine tools to the working folder: files outside it refused, bash in an OS sandbox",
+	},
+} as const;

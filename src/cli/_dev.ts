@@ -21,7 +21,7 @@ import type { InspectorServer } from "../inspector/node-server.js";
 import { type RenderedBlock, renderToolCall, renderToolResult } from "../render/renderer.js";
 import { UsageError } from "./_args.js";
 import { CommandError, defineCommand, EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK } from "./_command.js";
-import { type DevHost, type DevHostFactory, startExtensionHost } from "./_dev-host.js";
+import { type DevHost, type DevHostFactory, hostOptions, startExtensionHost } from "./_dev-host.js";
 import { formatCommandList, formatToolsTable } from "./_format.js";
 import { followHostLog } from "./_host-log.js";
 import {
@@ -385,19 +385,7 @@ export function createDevCommand(factory: DevHostFactory = startExtensionHost) {
 			"Without paths only the built-in tools are loaded.",
 		].join("\n"),
 		options: {
-			env: {
-				type: "string",
-				choices: ["node", "memory"],
-				default: "node",
-				description: "Run tools on the real disk and shell, or in an empty in-memory env",
-			},
-			cwd: { type: "string", valueName: "dir", description: "Working folder the tools see (default: the current one)" },
-			watch: { type: "boolean", default: true, description: "Reload extensions when their files change" },
-			confine: {
-				type: "boolean",
-				default: false,
-				description: "Confine tools to the working folder: files outside it refused, bash in an OS sandbox",
-			},
+			...hostOptions,
 			ui: {
 				type: "boolean",
 				default: false,

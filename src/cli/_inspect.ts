@@ -15,7 +15,7 @@ import type { InspectorSession } from "../inspector/session.js";
 import { isLoopbackHostname } from "../mcp/_loopback.js";
 import { UsageError } from "./_args.js";
 import { CommandError, defineCommand, EXIT_OK } from "./_command.js";
-import { type DevHost, startExtensionHost } from "./_dev-host.js";
+import { type DevHost, hostOptions, startExtensionHost } from "./_dev-host.js";
 import { followHostLog } from "./_host-log.js";
 import type { CliIO } from "./_io.js";
 
@@ -189,19 +189,7 @@ export const inspectCommand = defineCommand({
 		"the terminal prompt.",
 	].join("\n"),
 	options: {
-		env: {
-			type: "string",
-			choices: ["node", "memory"],
-			default: "node",
-			description: "Run tools on the real disk and shell, or in an empty in-memory env",
-		},
-		cwd: { type: "string", valueName: "dir", description: "Working folder the tools see (default: the current one)" },
-		watch: { type: "boolean", default: true, description: "Reload extensions when their files change" },
-		confine: {
-			type: "boolean",
-			default: false,
-			description: "Confine tools to the working folder: files outside it refused, bash in an OS sandbox",
-		},
+		...hostOptions,
 		...inspectorOptions,
 	},
 	positionals: [{ name: "paths", variadic: true, description: "Extension files or folders to load" }],

@@ -6,7 +6,7 @@
  * refused with 403. Nothing here runs a command except a registered tool, through the executor.
  * Node-only.
  */
-import { randomBytes, timingSafeEqual } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
@@ -23,6 +23,7 @@ import { displayPath, formatDiagnostic, formatReload } from "../extensions/node-
 import type { ExtensionHost, ExtensionHostReady, ExtensionReloadEvent } from "../extensions/node-host.js";
 import type { RegistrySnapshot } from "../extensions/registry.js";
 import { isLoopbackHostname } from "../mcp/_loopback.js";
+import { RequestError, readJsonBody, sameSecret } from "../mcp/_node-request.js";
 import {
 	compatibilityReport,
 	type ProviderTool,
@@ -112,21 +113,6 @@ const SECURITY_HEADERS: Record<string, string> = {
 	"cache-control": "no-store",
 };
 
-class HttpError extends Error {
-	constructor(
-		readonly status: number,
-		message: string,
-	) {
-		super(message);
-	}
-}
-
-function same(a: string, b: string): boolean {
-	const left = Buffer.from(a);
-	const right = Buffer.from(b);
-	return left.length === right.length && timingSafeEqual(left, right);
-}
-
 function send(res: ServerResponse, status: number, body: string, type: string): void {
 	if (res.headersSent) return;
 	res.writeHead(status, { ...SECURITY_HEADERS, "content-type": type, "content-length": Buffer.byteLength(body) });
@@ -137,35 +123,14 @@ function sendJson(res: ServerResponse, status: number, value: unknown): void {
 	send(res, status, JSON.stringify(value), "application/json; charset=utf-8");
 }
 
+/** The body as JSON, sent as `application/json`. */
 function readJson(req: IncomingMessage): Promise<unknown> {
-	return new Promise((resolvePromise, reject) => {
-		const type = req.headers["content-type"] ?? "";
-		// A JSON content type makes a cross-site request a preflighted one, which this server never answers.
-		if (!/^application\/json\b/i.test(type)) {
-			reject(new HttpError(415, "Send the body as JSON (content-type: application/json)."));
-			req.resume();
-			return;
-		}
-		const chunks: Buffer[] = [];
-		let size = 0;
-		req.on("data", (chunk: Buffer) => {
-			size += chunk.length;
-			if (size > MAX_BODY_BYTES) {
-				reject(new HttpError(413, `The request body is over ${MAX_BODY_BYTES} bytes.`));
-				req.destroy();
-				return;
-			}
-			chunks.push(chunk);
-		});
-		req.on("error", reject);
-		req.on("end", () => {
-			try {
-				resolvePromise(JSON.parse(Buffer.concat(chunks).toString("utf8")) as unknown);
-			} catch (error) {
-				reject(new HttpError(400, `The request body is not JSON: ${errorMessage(error)}`));
-			}
-		});
-	});
+	// A JSON content type makes a cross-site request a preflighted one, which this server never answers.
+	if (!/^application\/json\b/i.test(req.headers["content-type"] ?? "")) {
+		req.resume();
+		return Promise.reject(new RequestError(415, "Send the body as JSON (content-type: application/json)."));
+	}
+	return readJsonBody(req, MAX_BODY_BYTES);
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -518,9 +483,9 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
 	);
 
 	const saveFixture = async (name: string | undefined): Promise<FixtureResponse> => {
-		if (!session.recorder) throw new HttpError(409, "This inspector does not record its calls.");
+		if (!session.recorder) throw new RequestError(409, "This inspector does not record its calls.");
 		if (session.recordedCalls() === 0) {
-			throw new HttpError(409, "Nothing to save yet: make a call first (aborted calls are left out).");
+			throw new RequestError(409, "Nothing to save yet: make a call first (aborted calls are left out).");
 		}
 		const base = safeFileName(name && name.trim() !== "" ? name : timestampName(new Date()));
 		let path = join(fixturesDir, `${base}.json`);
@@ -538,9 +503,9 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
 	};
 
 	const toolNamed = (name: unknown): ToolDefinition => {
-		if (typeof name !== "string") throw new HttpError(400, "Name the tool: { tool: <name> }.");
+		if (typeof name !== "string") throw new RequestError(400, "Name the tool: { tool: <name> }.");
 		const entry = host.registry.snapshot().active.find((t) => t.name === name);
-		if (!entry) throw new HttpError(404, `No active tool is named ${JSON.stringify(name)}.`);
+		if (!entry) throw new RequestError(404, `No active tool is named ${JSON.stringify(name)}.`);
 		return entry.definition;
 	};
 
@@ -568,17 +533,17 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
 		const target = new URL(req.url ?? "/", "http://localhost");
 		const hostHeader = req.headers.host ?? "";
 		if (!hosts.has(hostHeader))
-			throw new HttpError(403, `Forbidden: Host ${JSON.stringify(hostHeader)} is not this server.`);
+			throw new RequestError(403, `Forbidden: Host ${JSON.stringify(hostHeader)} is not this server.`);
 		const origin = req.headers.origin;
 		if (origin !== undefined && !origins.has(origin)) {
-			throw new HttpError(403, `Forbidden: Origin ${JSON.stringify(origin)} is not this server.`);
+			throw new RequestError(403, `Forbidden: Origin ${JSON.stringify(origin)} is not this server.`);
 		}
 		const header = req.headers["x-toolsmith-token"];
 		const given = target.searchParams.get("token") ?? (Array.isArray(header) ? header[0] : header) ?? "";
-		if (!same(given, token)) {
-			throw new HttpError(403, "Forbidden: open the address toolsmith printed, with its token.");
+		if (!sameSecret(given, token)) {
+			throw new RequestError(403, "Forbidden: open the address toolsmith printed, with its token.");
 		}
-		if (closed) throw new HttpError(503, "The inspector is shutting down.");
+		if (closed) throw new RequestError(503, "The inspector is shutting down.");
 		const route = `${req.method ?? "GET"} ${target.pathname}`;
 		switch (route) {
 			case "GET /":
@@ -609,12 +574,12 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
 			}
 			case "POST /api/validate": {
 				const body = await readJson(req);
-				if (!isRecord(body)) throw new HttpError(400, "Send { tool, args }.");
+				if (!isRecord(body)) throw new RequestError(400, "Send { tool, args }.");
 				return sendJson(res, 200, validateForTool(toolNamed(body.tool), body.args));
 			}
 			case "POST /api/call": {
 				const body = await readJson(req);
-				if (!isRecord(body) || typeof body.tool !== "string") throw new HttpError(400, "Send { tool, args }.");
+				if (!isRecord(body) || typeof body.tool !== "string") throw new RequestError(400, "Send { tool, args }.");
 				const width =
 					typeof body.width === "number" && Number.isFinite(body.width)
 						? Math.min(400, Math.max(20, Math.floor(body.width)))
@@ -645,7 +610,7 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
 			}
 			default:
 				if (target.pathname === "/favicon.ico") return send(res, 204, "", "text/plain");
-				throw new HttpError(
+				throw new RequestError(
 					target.pathname.startsWith("/api/") || target.pathname === "/" ? 405 : 404,
 					`No ${route} here.`,
 				);
@@ -654,7 +619,7 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
 
 	http.on("request", (req: IncomingMessage, res: ServerResponse) => {
 		handle(req, res).catch((error: unknown) => {
-			const status = error instanceof HttpError ? error.status : 500;
+			const status = error instanceof RequestError ? error.status : 500;
 			sendJson(res, status, { error: status === 500 ? `Internal error: ${errorMessage(error)}` : errorMessage(error) });
 		});
 	});

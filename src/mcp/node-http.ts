@@ -3,13 +3,14 @@
  * `createMcpServer` per client session, behind the checks a local server needs: the `Host` and
  * `Origin` headers against DNS rebinding, and an optional bearer token. Node-only.
  */
-import { randomUUID, timingSafeEqual } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import { errorMessage } from "../contract/errors.js";
 import { isLoopbackHostname } from "./_loopback.js";
+import { readJsonBody, sameSecret } from "./_node-request.js";
 import { createMcpServer, type McpServerOptions, type ToolsmithMcpServer } from "./node-server.js";
 
 /** Largest request body accepted, in bytes (a bigger one is answered with 413). */
@@ -40,41 +41,10 @@ export interface McpHttpEndpoint {
 	close(): Promise<void>;
 }
 
-function same(a: string, b: string): boolean {
-	const left = Buffer.from(a);
-	const right = Buffer.from(b);
-	return left.length === right.length && timingSafeEqual(left, right);
-}
-
 function refuse(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
 	if (res.headersSent) return;
 	res.writeHead(status, { "content-type": "application/json", ...headers });
 	res.end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }));
-}
-
-/** The body as JSON; rejects with an HTTP status and a message. */
-function readJson(req: IncomingMessage): Promise<unknown> {
-	return new Promise((resolve, reject) => {
-		const chunks: Buffer[] = [];
-		let size = 0;
-		req.on("data", (chunk: Buffer) => {
-			size += chunk.length;
-			if (size > MCP_HTTP_MAX_BODY_BYTES) {
-				reject(Object.assign(new Error(`The request body is over ${MCP_HTTP_MAX_BODY_BYTES} bytes.`), { status: 413 }));
-				req.destroy();
-				return;
-			}
-			chunks.push(chunk);
-		});
-		req.on("error", reject);
-		req.on("end", () => {
-			try {
-				resolve(JSON.parse(Buffer.concat(chunks).toString("utf8")) as unknown);
-			} catch (error) {
-				reject(Object.assign(new Error(`The request body is not JSON: ${errorMessage(error)}`), { status: 400 }));
-			}
-		});
-	});
 }
 
 function isInitialize(body: unknown): boolean {
@@ -140,7 +110,7 @@ export async function serveMcpOverHttp(options: McpHttpServeOptions): Promise<Mc
 		}
 		if (token) {
 			const given = /^Bearer\s+(.+)$/i.exec(req.headers.authorization ?? "")?.[1]?.trim() ?? "";
-			if (!same(given, token)) {
+			if (!sameSecret(given, token)) {
 				return refuse(res, 401, "Unauthorized: send Authorization: Bearer <token>.", {
 					"www-authenticate": 'Bearer realm="toolsmith"',
 				});
@@ -152,7 +122,7 @@ export async function serveMcpOverHttp(options: McpHttpServeOptions): Promise<Mc
 		if (req.method === "POST") {
 			let body: unknown;
 			try {
-				body = await readJson(req);
+				body = await readJsonBody(req, MCP_HTTP_MAX_BODY_BYTES);
 			} catch (error) {
 				const status = (error as { status?: number }).status ?? 400;
 				return refuse(res, status, errorMessage(error));
