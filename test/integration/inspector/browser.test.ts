@@ -229,6 +229,44 @@ export default function (api: ExtensionAPI) {
 		expect(run.code).toBe(0);
 	});
 
+	it("fills enums, arrays of nested objects and optional fields (edit, todo) and sends what the form shows", async () => {
+		await selectTool("todo");
+		await page.locator('[data-field="/action"]').selectOption("add");
+		await page.locator('[data-field="/text"]').fill("water the plants");
+		await expect.poll(() => page.getByTestId("validation").getAttribute("data-state")).toBe("ok");
+		await page.getByTestId("raw-toggle").click();
+		expect(JSON.parse(await page.getByTestId("raw-json").inputValue())).toEqual({
+			action: "add",
+			text: "water the plants",
+		});
+		await page.getByTestId("raw-toggle").click();
+		await callAndWait();
+		expect(await page.getByTestId("call-view").getByTestId("content-blocks").innerText()).toContain(
+			"[ ] #1 water the plants",
+		);
+
+		await selectTool("edit");
+		await page.locator('[data-field="/path"]').fill("notes.txt");
+		// `edits` needs one item at least, so the form starts with one.
+		expect(await page.locator("[data-remove]").count()).toBe(1);
+		await page.locator('[data-add="/edits"]').click();
+		await expect.poll(() => page.locator("[data-remove]").count()).toBe(2);
+		await page.locator('[data-field="/edits/0/oldText"]').fill("a note");
+		await page.locator('[data-field="/edits/0/newText"]').fill("an edited note");
+		await page.locator('[data-field="/edits/1/oldText"]').fill("to be removed");
+		await page.locator('[data-remove="/edits/1"]').click();
+		await expect.poll(() => page.locator("[data-remove]").count()).toBe(1);
+		await expect.poll(() => page.getByTestId("validation").getAttribute("data-state")).toBe("ok");
+		await page.getByTestId("raw-toggle").click();
+		expect(JSON.parse(await page.getByTestId("raw-json").inputValue())).toEqual({
+			path: "notes.txt",
+			edits: [{ oldText: "a note", newText: "an edited note" }],
+		});
+		await page.getByTestId("raw-toggle").click();
+		await callAndWait();
+		expect(readFileSync(join(dir, "notes.txt"), "utf8")).toBe("an edited note\n");
+	});
+
 	it("answers with the new version after an edit on disk, without reloading the page", async () => {
 		await page.evaluate(() => {
 			(globalThis as unknown as { stillTheSamePage: boolean }).stillTheSamePage = true;
