@@ -125,18 +125,24 @@ function Control(props: {
 				${parses ? null : html`<span class="note">not JSON: sent as a string</span>`}
 			</span>`;
 		}
-		case "boolean":
-			return html`<input
-				id=${id}
-				type="checkbox"
-				class="bool"
-				data-field=${pointer}
-				checked=${value.kind === "boolean" && value.checked}
-				onChange=${(event: Event) => {
-					const checked = (event.currentTarget as HTMLInputElement).checked;
-					ctx.edit((root, current) => setChecked(root, current, pointer, checked));
-				}}
-			/>`;
+		case "boolean": {
+			const checked = value.kind === "boolean" && value.checked;
+			// Labelled with the value it sends, so it is not mistaken for an optional field's include box.
+			return html`<label class="bool-value">
+				<input
+					id=${id}
+					type="checkbox"
+					class="bool"
+					data-field=${pointer}
+					checked=${checked}
+					onChange=${(event: Event) => {
+						const next = (event.currentTarget as HTMLInputElement).checked;
+						ctx.edit((root, current) => setChecked(root, current, pointer, next));
+					}}
+				/>
+				<code>${checked ? "true" : "false"}</code>
+			</label>`;
+		}
 		case "enum": {
 			const index = value.kind === "enum" ? value.index : -1;
 			const placeholder = !inArray || index < 0;

@@ -229,17 +229,27 @@ export default function (api: ExtensionAPI) {
 		expect(run.code).toBe(0);
 	});
 
-	it("fills enums, arrays of nested objects and optional fields (edit, todo) and sends what the form shows", async () => {
+	it("fills booleans, enums, arrays of nested objects and optional fields and sends what the form shows", async () => {
+		const rawArgs = async () => {
+			await page.getByTestId("raw-toggle").click();
+			const value = JSON.parse(await page.getByTestId("raw-json").inputValue());
+			await page.getByTestId("raw-toggle").click();
+			return value;
+		};
+		await selectTool("hello");
+		await page.locator('[data-field="/name"]').fill("Ada");
+		await page.locator('[data-field="/excited"]').check();
+		// Setting an optional field includes it.
+		expect(await page.locator('[data-include="/excited"]').isChecked()).toBe(true);
+		expect(await rawArgs()).toEqual({ name: "Ada", excited: true });
+		await page.locator('[data-include="/excited"]').uncheck();
+		expect(await rawArgs()).toEqual({ name: "Ada" });
+
 		await selectTool("todo");
 		await page.locator('[data-field="/action"]').selectOption("add");
 		await page.locator('[data-field="/text"]').fill("water the plants");
 		await expect.poll(() => page.getByTestId("validation").getAttribute("data-state")).toBe("ok");
-		await page.getByTestId("raw-toggle").click();
-		expect(JSON.parse(await page.getByTestId("raw-json").inputValue())).toEqual({
-			action: "add",
-			text: "water the plants",
-		});
-		await page.getByTestId("raw-toggle").click();
+		expect(await rawArgs()).toEqual({ action: "add", text: "water the plants" });
 		await callAndWait();
 		expect(await page.getByTestId("call-view").getByTestId("content-blocks").innerText()).toContain(
 			"[ ] #1 water the plants",
@@ -257,12 +267,7 @@ export default function (api: ExtensionAPI) {
 		await page.locator('[data-remove="/edits/1"]').click();
 		await expect.poll(() => page.locator("[data-remove]").count()).toBe(1);
 		await expect.poll(() => page.getByTestId("validation").getAttribute("data-state")).toBe("ok");
-		await page.getByTestId("raw-toggle").click();
-		expect(JSON.parse(await page.getByTestId("raw-json").inputValue())).toEqual({
-			path: "notes.txt",
-			edits: [{ oldText: "a note", newText: "an edited note" }],
-		});
-		await page.getByTestId("raw-toggle").click();
+		expect(await rawArgs()).toEqual({ path: "notes.txt", edits: [{ oldText: "a note", newText: "an edited note" }] });
 		await callAndWait();
 		expect(readFileSync(join(dir, "notes.txt"), "utf8")).toBe("an edited note\n");
 	});
