@@ -520,22 +520,22 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
 	const port = (http.address() as AddressInfo).port;
 	const urlHost = hostname.includes(":") && !hostname.startsWith("[") ? `[${hostname}]` : hostname;
 	const url = `http://${urlHost}:${port}/?token=${token}`;
-	// DNS rebinding: a foreign page that resolves its own name to this address still sends its own Host.
-	const hosts = new Set(
-		(isLoopbackHostname(hostname) ? ["127.0.0.1", "localhost", "[::1]", urlHost] : [urlHost]).map(
-			(h) => `${h}:${port}`,
-		),
-	);
-	const origins = new Set([...hosts].map((h) => `http://${h}`));
+	// DNS rebinding: a foreign page that resolves its own name to this address still sends its own
+	// Host. On loopback only this machine's names for it are accepted. Bound to another interface,
+	// the server is reached under names it cannot know (its LAN address, a host name): any Host
+	// goes, the token guards it, and an Origin must still be the page's own.
+	const loopback = isLoopbackHostname(hostname);
+	const hosts = new Set(["127.0.0.1", "localhost", "[::1]", urlHost].map((h) => `${h}:${port}`));
 	let closed = false;
 
 	const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
 		const target = new URL(req.url ?? "/", "http://localhost");
 		const hostHeader = req.headers.host ?? "";
-		if (!hosts.has(hostHeader))
+		if (loopback ? !hosts.has(hostHeader) : hostHeader === "") {
 			throw new RequestError(403, `Forbidden: Host ${JSON.stringify(hostHeader)} is not this server.`);
+		}
 		const origin = req.headers.origin;
-		if (origin !== undefined && !origins.has(origin)) {
+		if (origin !== undefined && origin !== `http://${hostHeader}`) {
 			throw new RequestError(403, `Forbidden: Origin ${JSON.stringify(origin)} is not this server.`);
 		}
 		const header = req.headers["x-toolsmith-token"];

@@ -129,6 +129,31 @@ describe("requests are refused without the token, with a foreign Host or Origin"
 		expect(response.status).toBe(415);
 	});
 
+	it("on another interface, takes any Host with the token but still no foreign Origin", async () => {
+		const token = "a-token-for-the-network-1";
+		const open = await startInspector({
+			host: it_.host,
+			session: new InspectorSession(it_.host),
+			cwd: it_.dir,
+			envKind: "node",
+			extensionPaths: [],
+			hostname: "0.0.0.0",
+			token,
+			assetsDir: assets,
+		});
+		try {
+			const asLan = { host: `192.0.2.7:${open.port}` };
+			expect((await rawRequest(open.port, `/api/state?token=${token}`, asLan)).status).toBe(200);
+			expect((await rawRequest(open.port, "/api/state", asLan)).status).toBe(403);
+			const sameOrigin = { ...asLan, origin: `http://192.0.2.7:${open.port}` };
+			expect((await rawRequest(open.port, `/api/state?token=${token}`, sameOrigin)).status).toBe(200);
+			const foreign = { ...asLan, origin: "http://evil.example" };
+			expect((await rawRequest(open.port, `/api/state?token=${token}`, foreign)).status).toBe(403);
+		} finally {
+			await open.close();
+		}
+	});
+
 	it("will not listen on another interface without a token", async () => {
 		await expect(
 			startInspector({
