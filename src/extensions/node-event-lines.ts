@@ -29,16 +29,21 @@ export function formatDiagnostic(
 ): string {
 	const role = diagnostic.severity === "error" ? "error" : diagnostic.severity === "warning" ? "warning" : "muted";
 	let where = "";
+	let message = diagnostic.message;
 	if (diagnostic.path) {
-		where = displayPath(diagnostic.path, cwd);
+		let position = "";
 		if (diagnostic.line !== undefined) {
-			where += `:${diagnostic.line}`;
-			if (diagnostic.column !== undefined) where += `:${diagnostic.column}`;
+			position += `:${diagnostic.line}`;
+			if (diagnostic.column !== undefined) position += `:${diagnostic.column}`;
 		}
-		where += " ";
+		where = `${displayPath(diagnostic.path, cwd)}${position} `;
+		// A message that starts with the same place (a syntax error's does, for readers of the bare
+		// message) would say it twice: the line gives it once, as typed from the cwd.
+		const absolute = `${diagnostic.path}${position} `;
+		if (position !== "" && message.startsWith(absolute)) message = message.slice(absolute.length);
 	}
 	const code = diagnostic.code ? theme.fg("muted", ` [${diagnostic.code}]`) : "";
-	return `${theme.fg(role, diagnostic.severity)} ${where}${diagnostic.message}${code}`;
+	return `${theme.fg(role, diagnostic.severity)} ${where}${message}${code}`;
 }
 
 function changeList(event: ExtensionReloadEvent, theme: Theme): string {

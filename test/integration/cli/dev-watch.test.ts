@@ -64,7 +64,7 @@ describe("toolsmith dev with watching (child process)", () => {
 			  sunny v2
 			✓ ok · N ms
 			reload failed weather.ts in N ms · the previous version stays active
-			  error weather.ts:L:C <tmp>/weather.ts:L:C does not parse: Unexpected token. The extension was not loaded. [E_SYNTAX]
+			  error weather.ts:L:C does not parse: Unexpected token. The extension was not loaded. [E_SYNTAX]
 			> call current
 			current
 			  sunny v2

@@ -48,6 +48,22 @@ describe("paths and diagnostics", () => {
 		);
 		expect(formatDiagnostic({ severity: "warning", message: "loose" }, "/w", plainTheme)).toBe("warning loose");
 	});
+
+	it("says the place once when the message starts with it (a syntax error's does)", () => {
+		const where = { severity: "error", path: "/w/a.ts", line: 3, column: 7, code: "E_SYNTAX" } as const;
+		const d = { ...where, message: "/w/a.ts:3:7 does not parse: Unexpected token." };
+		expect(formatDiagnostic(d, "/w", plainTheme)).toBe("error a.ts:3:7 does not parse: Unexpected token. [E_SYNTAX]");
+		// Another place at the start (an imported module's) stays: it is not the one the line gives.
+		const other = { ...where, message: "/w/lib.ts:1:1 does not parse: x." };
+		expect(formatDiagnostic(other, "/w", plainTheme)).toBe(
+			"error a.ts:3:7 /w/lib.ts:1:1 does not parse: x. [E_SYNTAX]",
+		);
+		// A message naming the file without the position is left alone.
+		const plain = { ...where, message: "/w/a.ts threw while its module was evaluated." };
+		expect(formatDiagnostic(plain, "/w", plainTheme)).toBe(
+			"error a.ts:3:7 /w/a.ts threw while its module was evaluated. [E_SYNTAX]",
+		);
+	});
 });
 
 describe("shouldUseColor", () => {
