@@ -283,7 +283,8 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
 	for (const diagnostic of ready.diagnostics) remember(diagnostic);
 	const reloads: InspectorReload[] = [];
 	const calls: InspectorCall[] = [];
-	const running = new Map<string, AbortController>();
+	/** How to abort each call that runs now, by its id on the page. */
+	const running = new Map<string, () => void>();
 	let callCounter = 0;
 
 	const allDiagnostics = (): InspectorDiagnostic[] =>
@@ -439,7 +440,7 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
 		const id = `call-${++callCounter}`;
 		const tracked = trackCall(id, id, toolName, args, width);
 		const controller = new AbortController();
-		running.set(id, controller);
+		running.set(id, () => controller.abort());
 		void (async () => {
 			let message: ToolResultMessage | undefined;
 			let failure: string | undefined;
@@ -459,21 +460,23 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
 		return { id };
 	};
 
-	// Calls made at the `dev --ui` prompt show in the history too (they cannot be aborted from here).
+	// Calls made at the `dev --ui` prompt show in the history too; Abort on the page aborts their batch.
 	let terminalCounter = 0;
 	unsubscribe.push(
 		session.onBatch((batch) => {
 			if (batch.origin !== "terminal") return undefined;
-			const tracked = batch.calls.map((call) => ({
-				call,
-				view: trackCall(`terminal-${++terminalCounter}`, call.id, call.name, toJson(call.arguments), 100),
-			}));
+			const tracked = batch.calls.map((call) => {
+				const id = `terminal-${++terminalCounter}`;
+				running.set(id, batch.abort);
+				return { id, call, view: trackCall(id, call.id, call.name, toJson(call.arguments), 100) };
+			});
 			return {
 				onEvent: (event) => {
 					for (const t of tracked) t.view.onEvent(event);
 				},
 				end: (results, aborted) => {
 					for (const t of tracked) {
+						running.delete(t.id);
 						const message = results.find((r) => r.toolCallId === t.call.id);
 						t.view.end(message, message ? undefined : "the host returned no result", aborted);
 					}
@@ -589,9 +592,9 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
 			case "POST /api/abort": {
 				const body = await readJson(req);
 				const id = isRecord(body) && typeof body.id === "string" ? body.id : "";
-				const controller = running.get(id);
-				controller?.abort();
-				return sendJson(res, 200, { aborted: controller !== undefined });
+				const abort = running.get(id);
+				abort?.();
+				return sendJson(res, 200, { aborted: abort !== undefined });
 			}
 			case "GET /api/providers": {
 				const definition = toolNamed(target.searchParams.get("tool"));
@@ -634,7 +637,7 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
 				closed = true;
 				clearInterval(heartbeat);
 				for (const off of unsubscribe) off();
-				for (const controller of running.values()) controller.abort();
+				for (const abort of running.values()) abort();
 				for (const res of streams) res.end();
 				streams.clear();
 				await new Promise<void>((resolvePromise) => {

@@ -27,6 +27,8 @@ interface Recorded {
 export interface SessionBatch {
 	readonly origin: CallOrigin;
 	readonly calls: readonly ToolCall[];
+	/** Abort the batch (its signal, whatever signal the caller gave). */
+	abort(): void;
 }
 
 /** What a listener follows of one batch: its executor events and its end. */
@@ -78,9 +80,21 @@ export class InspectorSession {
 		for (const other of this.inFlight) other.overlapped = true;
 		this.inFlight.add(entry);
 		const watchers: SessionBatchWatcher[] = [];
+		// Listeners may abort the batch (the page's Abort on a call made at the prompt): the batch
+		// runs on a signal of its own, aborted with the caller's.
+		let controller: AbortController | undefined;
+		const abort = () => {
+			controller?.abort();
+		};
+		if (this.listeners.size > 0) {
+			controller = new AbortController();
+			const callerSignal = options.signal;
+			if (callerSignal?.aborted) controller.abort();
+			else callerSignal?.addEventListener("abort", abort, { once: true });
+		}
 		for (const listener of this.listeners) {
 			try {
-				const watcher = listener({ origin, calls: toolCalls });
+				const watcher = listener({ origin, calls: toolCalls, abort });
 				if (watcher) watchers.push(watcher);
 			} catch {
 				// a listener is an observer
@@ -112,13 +126,18 @@ export class InspectorSession {
 		try {
 			let outcome: ExecuteToolCallsResult;
 			try {
-				outcome = await this.host.execute(toolCalls, onEvent === own ? options : { ...options, onEvent });
+				outcome = await this.host.execute(
+					toolCalls,
+					controller ? { ...options, onEvent, signal: controller.signal } : options,
+				);
 			} catch (error) {
-				entry.aborted = options.signal?.aborted === true;
+				entry.aborted = (controller?.signal ?? options.signal)?.aborted === true;
 				tell([]);
 				throw error;
+			} finally {
+				options.signal?.removeEventListener("abort", abort);
 			}
-			entry.aborted = options.signal?.aborted === true;
+			entry.aborted = (controller?.signal ?? options.signal)?.aborted === true;
 			tell(outcome.results);
 			const recorder = this.recorder;
 			if (recorder) {

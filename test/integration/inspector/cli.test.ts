@@ -15,6 +15,7 @@ let dir: string;
 beforeAll(() => {
 	dir = realpathSync(mkdtempSync(join(tmpdir(), "toolsmith-inspect-cli-")));
 	cpSync(join(repoRoot, "docs/examples/hello.ts"), join(dir, "hello.ts"));
+	cpSync(join(repoRoot, "docs/examples/countdown.ts"), join(dir, "countdown.ts"));
 });
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -79,8 +80,10 @@ describe("toolsmith inspect", () => {
 });
 
 describe("toolsmith dev --ui", () => {
-	it("serves the page beside the prompt and records the terminal's calls for the fixture", async () => {
-		const dev = await startInspectCli(["dev", "hello.ts", "--ui", "--fixtures", "fixtures"], { cwd: dir });
+	it("serves the page beside the prompt, shows the prompt's calls, aborts them, and records them for the fixture", async () => {
+		const dev = await startInspectCli(["dev", "hello.ts", "countdown.ts", "--ui", "--fixtures", "fixtures"], {
+			cwd: dir,
+		});
 		try {
 			dev.child.stdin.write('call hello {"name":"Terminal"}\n');
 			await dev.waitForOutput(/Hello, Terminal\./);
@@ -91,6 +94,21 @@ describe("toolsmith dev --ui", () => {
 			expect(state.calls).toEqual([
 				expect.objectContaining({ id: "terminal-1", tool: "hello", status: "ok", args: { name: "Terminal" } }),
 			]);
+
+			// A long call made at the prompt can be aborted from the page.
+			dev.child.stdin.write('call countdown {"from":50,"intervalMs":100}\n');
+			const api = (path: string, body?: unknown) =>
+				fetch(`http://127.0.0.1:${dev.port}${path}?token=${dev.token}`, {
+					...(body === undefined
+						? {}
+						: { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) }),
+				}).then((r) => r.json());
+			await expect
+				.poll(async () => ((await api("/api/state")) as InspectorState).calls.at(-1)?.updates.length ?? 0)
+				.toBeGreaterThan(1);
+			expect(await api("/api/abort", { id: "terminal-2" })).toEqual({ aborted: true });
+			await expect.poll(async () => ((await api("/api/state")) as InspectorState).calls.at(-1)?.status).toBe("aborted");
+			await dev.waitForOutput(/Countdown aborted/);
 			const response = await fetch(`http://127.0.0.1:${dev.port}/api/fixture?token=${dev.token}`, {
 				method: "POST",
 				headers: { "content-type": "application/json" },
@@ -100,6 +118,7 @@ describe("toolsmith dev --ui", () => {
 			expect(response.status).toBe(200);
 			expect(saved.displayPath).toBe("fixtures/from-terminal.json");
 			expect(saved.warnings).toContain("1 call from the terminal included");
+			expect(saved.warnings.join("\n")).toMatch(/left out an aborted call of countdown/);
 			const run = await runCli(["test", saved.path], { cwd: dir });
 			expect(run.code).toBe(0);
 			dev.child.stdin.write("exit\n");
