@@ -342,6 +342,51 @@ export default function (api: ExtensionAPI) {
 	});
 });
 
+describe.skipIf(skipReason !== undefined)("the inspector's page across a restart of its server", () => {
+	it("shows the connection lost, then reconnects to the new server on the same address and takes its state", async () => {
+		const folder = realpathSync(mkdtempSync(join(tmpdir(), "toolsmith-inspector-restart-")));
+		copyFileSync(join(repoRoot, "docs/examples/hello.ts"), join(folder, "hello.ts"));
+		const token = "a-token-that-survives-restarts";
+		let first: InspectProcess | undefined = await startInspectCli(["inspect", "hello.ts", "--token", token], {
+			cwd: folder,
+		});
+		let second: InspectProcess | undefined;
+		const launched = await launchChromium((chromium as { path: string }).path);
+		try {
+			const tab = await launched.context.newPage();
+			await tab.goto(first.url);
+			await tab.waitForSelector('[data-testid="connection"][data-state="open"]');
+			await tab.locator('[data-testid="tool-item"][data-tool="hello"]').click();
+			await tab.locator('[data-field="/name"]').fill("Ada");
+			await tab.getByTestId("call-button").click();
+			await expect.poll(() => tab.getByTestId("history-item").count()).toBe(1);
+
+			expect(await first.stop()).toBe(0);
+			first = undefined;
+			await expect.poll(() => tab.getByTestId("connection").getAttribute("data-state")).toBe("closed");
+
+			second = await startInspectCli(
+				["inspect", "hello.ts", "--token", token, "--port", String(new URL(tab.url()).port)],
+				{
+					cwd: folder,
+				},
+			);
+			await expect
+				.poll(() => tab.getByTestId("connection").getAttribute("data-state"), { timeout: 15_000 })
+				.toBe("open");
+			// The new server's state replaces the old one: a fresh session has no calls.
+			await expect.poll(() => tab.getByTestId("history-item").count()).toBe(0);
+			await tab.getByTestId("call-button").click();
+			await expect.poll(() => tab.getByTestId("history-item").count()).toBe(1);
+		} finally {
+			await launched.close();
+			await first?.stop();
+			await second?.stop();
+			rmSync(folder, { recursive: true, force: true });
+		}
+	});
+});
+
 async function mkdir(relativeDir: string): Promise<void> {
 	mkdirSync(join(repoRoot, relativeDir), { recursive: true });
 }
