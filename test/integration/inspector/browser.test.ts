@@ -178,10 +178,12 @@ export default function (api: ExtensionAPI) {
 	it("shows the validation error of an invalid value before any call", async () => {
 		await selectTool("countdown");
 		const calls = (await api("/api/state")).calls.length;
+		// The empty form is already invalid (from is missing): wait for the problem of this value.
 		await page.locator('[data-field="/from"]').fill("500");
-		await expect.poll(() => page.getByTestId("validation").getAttribute("data-state")).toBe("error");
-		const problems = await page.getByTestId("validation-problem").allInnerTexts();
-		expect(problems.join("\n")).toMatch(/\/from.*100/);
+		await expect
+			.poll(async () => (await page.getByTestId("validation-problem").allInnerTexts()).join("\n"))
+			.toMatch(/\/from.*100/);
+		expect(await page.getByTestId("validation").getAttribute("data-state")).toBe("error");
 		await page.locator('[data-field="/from"]').fill("ten");
 		await expect
 			.poll(() => page.getByTestId("validation-problem").allInnerTexts())
