@@ -20,12 +20,20 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Type } from "@sinclair/typebox";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { InspectorState } from "../../../src/inspector/protocol.js";
+import { compatibilityReport } from "../../../src/providers/tools.js";
+import { TOOL_PROVIDERS } from "../../../src/providers/types.js";
 import { repoRoot, runCli } from "../cli/_run.js";
 import { findChromium, type LaunchedBrowser, launchChromium } from "./_browser.js";
 import { type InspectProcess, startInspectCli } from "./_cli.js";
+
+/** The pixel tool's parameters: a union of literals, which some providers need rewritten. */
+const PIXEL_PARAMETERS =
+	'Type.Object({ size: Type.Optional(Type.Union([Type.Literal("small"), Type.Literal("large")])) })';
+const pixelSchema = Type.Object({ size: Type.Optional(Type.Union([Type.Literal("small"), Type.Literal("large")])) });
 
 /** A 1×1 PNG. */
 const PIXEL = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
@@ -80,7 +88,7 @@ export default function (api: ExtensionAPI) {
 		name: "pixel",
 		label: "Pixel",
 		description: "Returns a one-pixel PNG image.",
-		parameters: Type.Object({}),
+		parameters: ${PIXEL_PARAMETERS},
 		async execute() {
 			return { content: [{ type: "text", text: "one pixel" }, { type: "image", mimeType: "image/png", data: ${JSON.stringify(PIXEL)} }], details: {} };
 		},
@@ -172,18 +180,36 @@ export default function (api: ExtensionAPI) {
 		const anthropic = providers.and(page.locator('[data-provider="anthropic"]'));
 		const json = JSON.parse(await anthropic.getByTestId("provider-json").innerText());
 		expect(json).toMatchObject({ name: "countdown", input_schema: { type: "object" } });
+
+		// The rewrite report, provider by provider, as the library computes it for the same schema.
+		await page.getByTestId("tab-call").click();
+		await selectTool("pixel");
+		await page.getByTestId("tab-providers").click();
+		await expect.poll(() => page.getByTestId("providers-view").getByTestId("provider").count()).toBe(4);
+		let rewritten = 0;
+		for (const provider of TOOL_PROVIDERS) {
+			const expected = compatibilityReport([{ name: "pixel", description: "", parameters: pixelSchema }], provider)[0]!;
+			const shown = await page
+				.locator(`[data-testid="provider"][data-provider="${provider}"]`)
+				.getByTestId("rewrites")
+				.innerText();
+			for (const rewrite of expected.rewrites) expect(shown).toContain(rewrite.kind);
+			if (expected.rewrites.length === 0) expect(shown).toMatch(/No rewrites/);
+			rewritten += expected.rewrites.length;
+		}
+		expect(rewritten).toBeGreaterThan(0);
 		await page.getByTestId("tab-call").click();
 	});
 
 	it("shows the validation error of an invalid value before any call", async () => {
 		await selectTool("countdown");
 		const calls = (await api("/api/state")).calls.length;
-		// The empty form is already invalid (from is missing): wait for the problem of this value.
+		// The empty form is already invalid (from is missing, and its problem names the bounds too):
+		// wait for the problem of this value, with the state it came with.
 		await page.locator('[data-field="/from"]').fill("500");
-		await expect
-			.poll(async () => (await page.getByTestId("validation-problem").allInnerTexts()).join("\n"))
-			.toMatch(/\/from.*100/);
-		expect(await page.getByTestId("validation").getAttribute("data-state")).toBe("error");
+		const verdict = async () =>
+			`${await page.getByTestId("validation").getAttribute("data-state")} ${(await page.getByTestId("validation-problem").allInnerTexts()).join("\n")}`;
+		await expect.poll(verdict).toMatch(/^error .*\/from: .*100.*received 500/s);
 		await page.locator('[data-field="/from"]').fill("ten");
 		await expect
 			.poll(() => page.getByTestId("validation-problem").allInnerTexts())
