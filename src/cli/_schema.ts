@@ -1,14 +1,7 @@
 /** `toolsmith schema`: tools in a provider's wire format plus the report of what the provider changes. */
 import type { Theme } from "../contract/render.js";
 import { formatDiagnostic } from "../extensions/node-event-lines.js";
-import {
-	compatibilityReport,
-	type ProviderTool,
-	toAnthropicTools,
-	toGoogleTools,
-	toOpenAIChatTools,
-	toOpenAIResponsesTools,
-} from "../providers/tools.js";
+import { compatibilityReport, toProviderTools } from "../providers/tools.js";
 import type { ToolProvider } from "../providers/types.js";
 import { EXIT_FAILURE, EXIT_OK } from "./_command.js";
 import type { CliIO } from "./_io.js";
@@ -23,21 +16,15 @@ export interface SchemaRun {
 	readonly theme: Theme;
 }
 
-function convert(tools: readonly ProviderTool[], provider: ToolProvider, strict: boolean): unknown {
-	const options = { invalid: "omit" as const };
-	if (provider === "openai-chat") return toOpenAIChatTools(tools, { ...options, strict });
-	if (provider === "openai-responses") return toOpenAIResponsesTools(tools, { ...options, strict });
-	if (provider === "anthropic") return toAnthropicTools(tools, options);
-	return toGoogleTools(tools, options);
-}
-
 export async function runSchema(run: SchemaRun): Promise<number> {
 	const { io, theme, provider } = run;
 	const loaded = await loadToolsForCommand(run.paths, io.cwd);
 	const failedLoad = loaded.diagnostics.some((d) => d.severity === "error");
 	for (const diagnostic of loaded.diagnostics) io.stderr.write(`${formatDiagnostic(diagnostic, io.cwd, theme)}\n`);
 	const tools = loaded.tools.map((t) => t.definition);
-	io.stdout.write(`${JSON.stringify(convert(tools, provider, run.strict), null, 2)}\n`);
+	io.stdout.write(
+		`${JSON.stringify(toProviderTools(tools, provider, { invalid: "omit", strict: run.strict }), null, 2)}\n`,
+	);
 
 	const report = compatibilityReport(tools, provider, { strict: run.strict });
 	const rejected = report.filter((r) => !r.ok);

@@ -10,7 +10,6 @@ import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { ToolResultMessage } from "../contract/content.js";
@@ -23,15 +22,8 @@ import { displayPath, formatDiagnostic, formatReload } from "../extensions/node-
 import type { ExtensionHost, ExtensionHostReady, ExtensionReloadEvent } from "../extensions/node-host.js";
 import type { RegistrySnapshot } from "../extensions/registry.js";
 import { isLoopbackHostname } from "../mcp/_loopback.js";
-import { RequestError, readJsonBody, sameSecret } from "../mcp/_node-request.js";
-import {
-	compatibilityReport,
-	type ProviderTool,
-	toAnthropicTools,
-	toGoogleTools,
-	toOpenAIChatTools,
-	toOpenAIResponsesTools,
-} from "../providers/tools.js";
+import { listen, RequestError, readJsonBody, sameSecret } from "../mcp/_node-request.js";
+import { compatibilityReport, type ProviderTool, toProviderTools } from "../providers/tools.js";
 import { TOOL_PROVIDERS, type ToolProvider } from "../providers/types.js";
 import { type RenderedBlock, renderToolCall, renderToolResult } from "../render/renderer.js";
 import { ansiTheme, plainTheme } from "../render/theme.js";
@@ -59,10 +51,12 @@ import type { InspectorSession } from "./session.js";
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
 /** Reloads kept for the page. */
 const MAX_RELOADS = 200;
-/** Partial updates kept per call (the latest ones; the page is told how many were dropped). */
+/** Partial updates kept per call (the latest ones). */
 const MAX_UPDATES = 500;
 /** Calls kept in the history. */
 const MAX_CALLS = 500;
+/** Columns renderers get when the page does not say (and for calls made at the `dev --ui` prompt). */
+const DEFAULT_WIDTH = 100;
 
 /** What the inspector uses of an extension host (`toolsmith dev`'s host fits as it is). */
 export interface InspectorHost extends Pick<ExtensionHost, "ready" | "buildToolsPrompt" | "on"> {
@@ -113,7 +107,7 @@ const SECURITY_HEADERS: Record<string, string> = {
 	"cache-control": "no-store",
 };
 
-function send(res: ServerResponse, status: number, body: string, type: string): void {
+function send(res: ServerResponse, status: number, body: string | Buffer, type: string): void {
 	if (res.headersSent) return;
 	res.writeHead(status, { ...SECURITY_HEADERS, "content-type": type, "content-length": Buffer.byteLength(body) });
 	res.end(body);
@@ -207,14 +201,7 @@ export function validateForTool(tool: ToolDefinition, args: unknown): ValidateRe
 
 function providerView(tool: ProviderTool, provider: ToolProvider): ProviderView {
 	const [report] = compatibilityReport([tool], provider);
-	const options = { invalid: "omit" } as const;
-	let json: Json | undefined;
-	if (report?.ok) {
-		if (provider === "openai-chat") json = toJson(toOpenAIChatTools([tool], options)[0]);
-		else if (provider === "openai-responses") json = toJson(toOpenAIResponsesTools([tool], options)[0]);
-		else if (provider === "anthropic") json = toJson(toAnthropicTools([tool], options)[0]);
-		else json = toJson(toGoogleTools([tool], options)[0]);
-	}
+	const json = report?.ok ? toJson(toProviderTools([tool], provider, { invalid: "omit" })[0]) : undefined;
 	return {
 		provider,
 		...(json !== undefined ? { json } : {}),
@@ -375,8 +362,11 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
 	 * A call's life on the page: shown as running now, its updates as they come, its end. `id` is the
 	 * page's; `toolCallId` the one the executor and the tool see.
 	 */
+	const activeDefinition = (name: string): ToolDefinition | undefined =>
+		host.registry.snapshot().active.find((t) => t.name === name)?.definition;
+
 	const trackCall = (id: string, toolCallId: string, toolName: string, args: Json, width: number) => {
-		const definition = host.registry.snapshot().active.find((t) => t.name === toolName)?.definition;
+		const definition = activeDefinition(toolName);
 		const context = { toolCallId, cwd, args, width: width - 2 };
 		const base = {
 			id,
@@ -468,7 +458,7 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
 			const tracked = batch.calls.map((call) => {
 				const id = `terminal-${++terminalCounter}`;
 				running.set(id, batch.abort);
-				return { id, call, view: trackCall(id, call.id, call.name, toJson(call.arguments), 100) };
+				return { id, call, view: trackCall(id, call.id, call.name, toJson(call.arguments), DEFAULT_WIDTH) };
 			});
 			return {
 				onEvent: (event) => {
@@ -507,21 +497,13 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
 
 	const toolNamed = (name: unknown): ToolDefinition => {
 		if (typeof name !== "string") throw new RequestError(400, "Name the tool: { tool: <name> }.");
-		const entry = host.registry.snapshot().active.find((t) => t.name === name);
-		if (!entry) throw new RequestError(404, `No active tool is named ${JSON.stringify(name)}.`);
-		return entry.definition;
+		const definition = activeDefinition(name);
+		if (!definition) throw new RequestError(404, `No active tool is named ${JSON.stringify(name)}.`);
+		return definition;
 	};
 
 	const http = createServer();
-	await new Promise<void>((resolvePromise, reject) => {
-		http.once("error", reject);
-		http.listen(options.port ?? 0, hostname, () => {
-			http.off("error", reject);
-			resolvePromise();
-		});
-	});
-	const port = (http.address() as AddressInfo).port;
-	const urlHost = hostname.includes(":") && !hostname.startsWith("[") ? `[${hostname}]` : hostname;
+	const { port, urlHost } = await listen(http, options.port ?? 0, hostname);
 	const url = `http://${urlHost}:${port}/?token=${token}`;
 	// DNS rebinding: a foreign page that resolves its own name to this address still sends its own
 	// Host. On loopback only this machine's names for it are accepted. Bound to another interface,
@@ -555,10 +537,7 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
 			case "GET /app.js":
 			case "GET /app.css": {
 				const asset = assets.get(target.pathname)!;
-				if (res.headersSent) return;
-				res.writeHead(200, { ...SECURITY_HEADERS, "content-type": asset.type, "content-length": asset.body.length });
-				res.end(asset.body);
-				return;
+				return send(res, 200, asset.body, asset.type);
 			}
 			case "GET /api/state":
 				return sendJson(res, 200, state());
@@ -586,7 +565,7 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
 				const width =
 					typeof body.width === "number" && Number.isFinite(body.width)
 						? Math.min(400, Math.max(20, Math.floor(body.width)))
-						: 100;
+						: DEFAULT_WIDTH;
 				return sendJson(res, 200, startCall(body.tool, toJson(body.args ?? {}), width));
 			}
 			case "POST /api/abort": {
@@ -612,7 +591,6 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
 				return sendJson(res, 200, await saveFixture(name));
 			}
 			default:
-				if (target.pathname === "/favicon.ico") return send(res, 204, "", "text/plain");
 				throw new RequestError(
 					target.pathname.startsWith("/api/") || target.pathname === "/" ? 405 : 404,
 					`No ${route} here.`,

@@ -1,9 +1,10 @@
 /**
- * What the loopback HTTP servers (`serveMcpOverHttp`, the inspector) need of a request: its body
- * as JSON within a size limit, and a secret compared in constant time (Node only).
+ * What the loopback HTTP servers (`serveMcpOverHttp`, the inspector) share: listening, and of a
+ * request its body as JSON within a size limit and a secret compared in constant time (Node only).
  */
 import { timingSafeEqual } from "node:crypto";
-import type { IncomingMessage } from "node:http";
+import type { IncomingMessage, Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { errorMessage } from "../contract/errors.js";
 
 /** A request that cannot be served, with the HTTP status to answer. */
@@ -46,4 +47,24 @@ export function readJsonBody(req: IncomingMessage, maxBytes: number): Promise<un
 			}
 		});
 	});
+}
+
+/**
+ * Listen on `hostname` and `port` (0: a free one). Resolves with the port bound and the host as a
+ * URL spells it (an IPv6 address in brackets); rejects when the port cannot be bound.
+ */
+export async function listen(
+	server: Server,
+	port: number,
+	hostname: string,
+): Promise<{ port: number; urlHost: string }> {
+	await new Promise<void>((resolve, reject) => {
+		server.once("error", reject);
+		server.listen(port, hostname, () => {
+			server.off("error", reject);
+			resolve();
+		});
+	});
+	const urlHost = hostname.includes(":") && !hostname.startsWith("[") ? `[${hostname}]` : hostname;
+	return { port: (server.address() as AddressInfo).port, urlHost };
 }

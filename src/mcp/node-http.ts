@@ -5,12 +5,11 @@
  */
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import { errorMessage } from "../contract/errors.js";
 import { isLoopbackHostname } from "./_loopback.js";
-import { readJsonBody, sameSecret } from "./_node-request.js";
+import { listen, readJsonBody, sameSecret } from "./_node-request.js";
 import { createMcpServer, type McpServerOptions, type ToolsmithMcpServer } from "./node-server.js";
 
 /** Largest request body accepted, in bytes (a bigger one is answered with 413). */
@@ -78,15 +77,7 @@ export async function serveMcpOverHttp(options: McpHttpServeOptions): Promise<Mc
 	let closed = false;
 
 	const http = createServer();
-	await new Promise<void>((resolve, reject) => {
-		http.once("error", reject);
-		http.listen(options.port ?? 0, hostname, () => {
-			http.off("error", reject);
-			resolve();
-		});
-	});
-	const port = (http.address() as AddressInfo).port;
-	const urlHost = hostname.includes(":") && !hostname.startsWith("[") ? `[${hostname}]` : hostname;
+	const { port, urlHost } = await listen(http, options.port ?? 0, hostname);
 	const url = `http://${urlHost}:${port}${path}`;
 
 	// A browser page on another site (DNS rebinding) sends its own Host or Origin: refuse those.

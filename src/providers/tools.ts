@@ -194,6 +194,18 @@ export function toGoogleTools(tools: readonly ProviderTool[], options?: ConvertT
 	return declarations.length > 0 ? [{ functionDeclarations: declarations }] : [];
 }
 
+/** The tools in `provider`'s format: the converter of that provider (`strict` counts for OpenAI only). */
+export function toProviderTools(
+	tools: readonly ProviderTool[],
+	provider: ToolProvider,
+	options?: ConvertToolsOptions & { readonly strict?: boolean },
+): OpenAIChatTool[] | OpenAIResponsesTool[] | AnthropicTool[] | GoogleTools[] {
+	if (provider === "openai-chat") return toOpenAIChatTools(tools, options);
+	if (provider === "openai-responses") return toOpenAIResponsesTools(tools, options);
+	if (provider === "anthropic") return toAnthropicTools(tools, options);
+	return toGoogleTools(tools, options);
+}
+
 /**
  * How every tool fares with `provider`: the name verdict, each lossy rewrite and each error.
  * Never throws; use it to show authors what a provider will see.

@@ -46,17 +46,7 @@ export const MAX_RELOADS = 200;
 
 /** The model after a full state (`hello`, `GET /api/state`). */
 export function fromState(model: PageModel, state: InspectorState): PageModel {
-	return {
-		...model,
-		loaded: true,
-		cwd: state.cwd,
-		env: state.env,
-		tools: state.tools,
-		diagnostics: state.diagnostics,
-		prompt: state.prompt,
-		reloads: state.reloads.slice(-MAX_RELOADS),
-		calls: state.calls,
-	};
+	return { ...withTools(model, state), reloads: state.reloads.slice(-MAX_RELOADS), calls: state.calls };
 }
 
 /** The tools, diagnostics and prompt of `state`; the page's own reload log and calls stay. */
