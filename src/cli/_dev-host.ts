@@ -1,12 +1,16 @@
 /**
  * Types of the host the `dev` loop drives: the part of the extension host (`createExtensionHost`)
- * the loop uses, so tests can drive it with a fake, and the factory of the real one, which imports
- * the host and the envs only when a command starts it.
+ * the loop uses, so tests can drive it with a fake; the factory of the real one, which imports the
+ * host and the envs only when a command starts it; and how `dev` and `inspect` start it.
  */
+import { errorMessage } from "../contract/errors.js";
+import type { Theme } from "../contract/render.js";
 import type { ExecutionEnv } from "../env/types.js";
-import type { ExtensionHost, ExtensionHostOptions } from "../extensions/node-host.js";
+import type { ExtensionHost, ExtensionHostOptions, ExtensionHostReady } from "../extensions/node-host.js";
 import type { RegistrySnapshot } from "../extensions/registry.js";
 import type { ExtensionRuntime } from "../extensions/runtime.js";
+import { CommandError } from "./_command.js";
+import type { CliOutput } from "./_io.js";
 
 /**
  * What `toolsmith dev` uses of an `ExtensionHost` (`registry` and `runtime` narrowed to the one
@@ -36,6 +40,25 @@ export interface DevHostOptions extends Pick<ExtensionHostOptions, "paths" | "wa
 
 /** Starts the host for `toolsmith dev`. Rejects when the host cannot start at all. */
 export type DevHostFactory = (options: DevHostOptions) => Promise<DevHost>;
+
+/** The host from `factory`, once ready; a `CommandError` when it cannot start. */
+export async function startHost(
+	factory: DevHostFactory,
+	options: DevHostOptions,
+): Promise<{ host: DevHost; ready: ExtensionHostReady }> {
+	try {
+		const host = await factory(options);
+		return { host, ready: await host.ready };
+	} catch (error) {
+		throw new CommandError(`could not start the host: ${errorMessage(error)}`);
+	}
+}
+
+/** The host's log lines (`[warning] …`) on `out`, styled by level. */
+export function hostLogTo(out: CliOutput, theme: Theme): NonNullable<DevHostOptions["log"]> {
+	return ({ level, message }) =>
+		out.write(`${theme.fg(level === "info" ? "muted" : level, `[${level}]`)} ${message}\n`);
+}
 
 /**
  * The extension host over the env asked for. It and the envs are imported when a command starts it, not when

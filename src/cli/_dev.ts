@@ -11,27 +11,25 @@ import { errorMessage } from "../contract/errors.js";
 import type { ToolExecutionEvent } from "../contract/events.js";
 import type { Theme } from "../contract/render.js";
 import type { AgentToolResult } from "../contract/tool.js";
-import type { ExecutionEnv } from "../env/types.js";
 import type { RegisteredCommand } from "../extensions/api.js";
 import { displayPath, formatDiagnostic } from "../extensions/node-event-lines.js";
 import type { ExtensionHostReady } from "../extensions/node-host.js";
 import type { ToolEntry } from "../extensions/registry.js";
-import type { RecordingEnv } from "../harness/record.js";
 import type { InspectorServer } from "../inspector/node-server.js";
 import { type RenderedBlock, renderToolCall, renderToolResult } from "../render/renderer.js";
 import { UsageError } from "./_args.js";
-import { CommandError, defineCommand, EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK } from "./_command.js";
-import { type DevHost, type DevHostFactory, hostOptions, startExtensionHost } from "./_dev-host.js";
+import { defineCommand, EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK } from "./_command.js";
+import {
+	type DevHost,
+	type DevHostFactory,
+	hostLogTo,
+	hostOptions,
+	startExtensionHost,
+	startHost,
+} from "./_dev-host.js";
 import { formatCommandList, formatToolsTable } from "./_format.js";
 import { followHostLog } from "./_host-log.js";
-import {
-	inspectorLine,
-	inspectorOptions,
-	inspectorSettings,
-	openInBrowser,
-	recordedHost,
-	startInspectorFor,
-} from "./_inspect.js";
+import { inspectorLine, inspectorOptions, inspectorSettings, openPageIfAsked, startHostWithPage } from "./_inspect.js";
 import { type CliIO, outputWidth } from "./_io.js";
 
 export const REPL_HELP = `Commands:
@@ -406,49 +404,21 @@ export function createDevCommand(factory: DevHostFactory = startExtensionHost) {
 			const uiOnly = Object.keys(inspectorOptions).filter((name) => given.has(name));
 			if (!options.ui && uiOnly.length > 0) throw new UsageError(`--${uiOnly[0]} applies to the page: add --ui`);
 			const settings = options.ui ? inspectorSettings(options, io) : undefined;
-			let recorder: RecordingEnv | undefined;
-			let recordingEnv: typeof import("../harness/record.js").recordingEnv | undefined;
-			if (settings) ({ recordingEnv } = await import("../harness/record.js"));
+			const hostRequest = {
+				paths,
+				env: options.env === "memory" ? ("memory" as const) : ("node" as const),
+				cwd,
+				watch: options.watch,
+				confine: options.confine,
+				log: hostLogTo(io.stdout, theme),
+			};
 			let host: DevHost;
 			let ready: ExtensionHostReady;
-			try {
-				host = await factory({
-					...(recordingEnv
-						? {
-								wrapEnv: (env: ExecutionEnv) => {
-									recorder = recordingEnv(env);
-									return recorder;
-								},
-							}
-						: {}),
-					paths,
-					env: options.env === "memory" ? "memory" : "node",
-					cwd,
-					watch: options.watch,
-					confine: options.confine,
-					log: ({ level, message }) =>
-						io.stdout.write(`${theme.fg(level === "info" ? "muted" : level, `[${level}]`)} ${message}\n`),
-				});
-				ready = await host.ready;
-			} catch (error) {
-				throw new CommandError(`could not start the host: ${errorMessage(error)}`);
-			}
 			let page: InspectorServer | undefined;
 			if (settings) {
-				const inner = host;
-				let started: Awaited<ReturnType<typeof startInspectorFor>>;
-				try {
-					started = await startInspectorFor(inner, recorder, settings, { cwd, envKind: options.env, paths });
-				} catch (error) {
-					await inner.close();
-					throw error;
-				}
-				page = started.server;
-				const server = started.server;
-				host = recordedHost(inner, started.session, async () => {
-					await server.close();
-					await inner.close();
-				});
+				({ host, ready, server: page } = await startHostWithPage(factory, hostRequest, settings, options.env));
+			} else {
+				({ host, ready } = await startHost(factory, hostRequest));
 			}
 			const { diagnostics, watching } = ready;
 			const interactive = io.stdin.isTTY === true && io.stdout.isTTY === true;
@@ -465,10 +435,9 @@ export function createDevCommand(factory: DevHostFactory = startExtensionHost) {
 			for (const diagnostic of diagnostics) {
 				io.stdout.write(`${formatDiagnostic(diagnostic, io.cwd, theme)}\n`);
 			}
-			if (page) io.stdout.write(`${inspectorLine(page, theme)}\n`);
-			if (page && settings?.open) {
-				const problem = await openInBrowser(page.url, io.env);
-				if (problem) io.stderr.write(`could not open a browser (${problem}): open the address above yourself\n`);
+			if (page && settings) {
+				io.stdout.write(`${inspectorLine(page, theme)}\n`);
+				await openPageIfAsked(page, settings, io);
 			}
 			let status = "";
 			if (paths.length > 0 && watching) status = `watching ${paths.length} path${paths.length === 1 ? "" : "s"} · `;

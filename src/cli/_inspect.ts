@@ -9,13 +9,22 @@ import { errorMessage } from "../contract/errors.js";
 import type { Theme } from "../contract/render.js";
 import type { ExecutionEnv } from "../env/types.js";
 import { displayPath, formatDiagnostic } from "../extensions/node-event-lines.js";
+import type { ExtensionHostReady } from "../extensions/node-host.js";
 import type { RecordingEnv } from "../harness/record.js";
 import type { InspectorServer } from "../inspector/node-server.js";
 import type { InspectorSession } from "../inspector/session.js";
 import { isLoopbackHostname } from "../mcp/_loopback.js";
 import { UsageError } from "./_args.js";
 import { CommandError, defineCommand, EXIT_OK } from "./_command.js";
-import { type DevHost, hostOptions, startExtensionHost } from "./_dev-host.js";
+import {
+	type DevHost,
+	type DevHostFactory,
+	type DevHostOptions,
+	hostLogTo,
+	hostOptions,
+	startExtensionHost,
+	startHost,
+} from "./_dev-host.js";
 import { followHostLog } from "./_host-log.js";
 import type { CliIO } from "./_io.js";
 
@@ -99,10 +108,7 @@ export function inspectorSettings(
  * its argument), else `open` (macOS), `start` (Windows) or `xdg-open`. Resolves to an error message
  * when nothing could be started.
  */
-export function openInBrowser(
-	url: string,
-	env: Readonly<Record<string, string | undefined>>,
-): Promise<string | undefined> {
+function openInBrowser(url: string, env: Readonly<Record<string, string | undefined>>): Promise<string | undefined> {
 	const browser = env.BROWSER?.trim();
 	const [command, args] = browser
 		? [browser, [url]]
@@ -126,7 +132,7 @@ export function openInBrowser(
 }
 
 /** A host's execute routed through the session, so what the terminal runs is recorded too. */
-export function recordedHost(host: DevHost, session: InspectorSession, close: () => Promise<void>): DevHost {
+function recordedHost(host: DevHost, session: InspectorSession, close: () => Promise<void>): DevHost {
 	return {
 		ready: host.ready,
 		registry: host.registry,
@@ -140,34 +146,58 @@ export function recordedHost(host: DevHost, session: InspectorSession, close: ()
 	};
 }
 
-/** Start the inspector over a ready host; the server and session are closed by the caller. */
-export async function startInspectorFor(
-	host: DevHost,
-	recorder: RecordingEnv | undefined,
+/**
+ * The host `dev --ui` and `inspect` run: its env wrapped to record (for Save as fixture), the page
+ * served over it, every batch run through the page's session. Its `close` closes the page first.
+ * A `CommandError` when the host or the page cannot start (the host is closed then).
+ */
+export async function startHostWithPage(
+	factory: DevHostFactory,
+	options: Omit<DevHostOptions, "wrapEnv">,
 	settings: InspectorSettings,
-	context: { readonly cwd: string; readonly envKind: string; readonly paths: readonly string[] },
-): Promise<{ server: InspectorServer; session: InspectorSession }> {
-	const [{ startInspector }, { InspectorSession }] = await Promise.all([
+	envKind: string,
+): Promise<{ host: DevHost; ready: ExtensionHostReady; server: InspectorServer }> {
+	const [{ recordingEnv }, { startInspector }, { InspectorSession }] = await Promise.all([
+		import("../harness/record.js"),
 		import("../inspector/node-server.js"),
 		import("../inspector/session.js"),
 	]);
-	const session = new InspectorSession(host, recorder);
+	let recorder: RecordingEnv | undefined;
+	const wrapEnv = (env: ExecutionEnv) => {
+		recorder = recordingEnv(env);
+		return recorder;
+	};
+	const { host: inner, ready } = await startHost(factory, { ...options, wrapEnv });
+	const session = new InspectorSession(inner, recorder);
+	let server: InspectorServer;
 	try {
-		const server = await startInspector({
-			host,
+		server = await startInspector({
+			host: inner,
 			session,
-			cwd: context.cwd,
-			envKind: context.envKind,
-			extensionPaths: context.paths,
+			cwd: options.cwd,
+			envKind,
+			extensionPaths: options.paths,
 			hostname: settings.hostname,
 			port: settings.port,
 			...(settings.token !== undefined ? { token: settings.token } : {}),
 			...(settings.fixturesDir !== undefined ? { fixturesDir: settings.fixturesDir } : {}),
 		});
-		return { server, session };
 	} catch (error) {
+		await inner.close();
 		throw new CommandError(`could not start the inspector: ${errorMessage(error)}`);
 	}
+	const host = recordedHost(inner, session, async () => {
+		await server.close();
+		await inner.close();
+	});
+	return { host, ready, server };
+}
+
+/** `--open`: the page in a browser; a line on stderr when none could be started. */
+export async function openPageIfAsked(server: InspectorServer, settings: InspectorSettings, io: CliIO): Promise<void> {
+	if (!settings.open) return;
+	const problem = await openInBrowser(server.url, io.env);
+	if (problem) io.stderr.write(`could not open a browser (${problem}): open the address above yourself\n`);
 }
 
 /** The line that gives the page's address (and what to do with it). */
@@ -202,38 +232,19 @@ export const inspectCommand = defineCommand({
 		const settings = inspectorSettings(options, io);
 		const cwd = resolve(io.cwd, options.cwd ?? ".");
 		const paths = positionals.map((p) => resolve(io.cwd, p));
-		const { recordingEnv } = await import("../harness/record.js");
-		let recorder: RecordingEnv | undefined;
-		let host: DevHost;
-		try {
-			host = await startExtensionHost({
+		const { host, ready, server } = await startHostWithPage(
+			startExtensionHost,
+			{
 				paths,
 				env: options.env === "memory" ? "memory" : "node",
 				cwd,
 				watch: options.watch,
 				confine: options.confine,
-				wrapEnv: (env: ExecutionEnv) => {
-					recorder = recordingEnv(env);
-					return recorder;
-				},
-				log: ({ level, message }) =>
-					io.stdout.write(`${theme.fg(level === "info" ? "muted" : level, `[${level}]`)} ${message}\n`),
-			});
-		} catch (error) {
-			throw new CommandError(`could not start the host: ${errorMessage(error)}`);
-		}
-		const ready = await host.ready;
-		let server: InspectorServer;
-		try {
-			({ server } = await startInspectorFor(host, recorder, settings, {
-				cwd,
-				envKind: options.env,
-				paths,
-			}));
-		} catch (error) {
-			await host.close();
-			throw error;
-		}
+				log: hostLogTo(io.stdout, theme),
+			},
+			settings,
+			options.env,
+		);
 		const hostLog = followHostLog(host, {
 			cwd: io.cwd,
 			theme,
@@ -252,10 +263,7 @@ export const inspectCommand = defineCommand({
 			offInterrupt();
 			offTerminate?.();
 			hostLog.stop();
-			(async () => {
-				await server.close();
-				await host.close();
-			})().finally(resolveStopped);
+			host.close().finally(resolveStopped);
 		};
 		const offInterrupt = io.onInterrupt(() => stop("SIGINT"));
 		const offTerminate = io.onTerminate?.(() => stop("SIGTERM"));
@@ -265,10 +273,7 @@ export const inspectCommand = defineCommand({
 		);
 		for (const diagnostic of ready.diagnostics) io.stdout.write(`${formatDiagnostic(diagnostic, io.cwd, theme)}\n`);
 		io.stdout.write(`${inspectorLine(server, theme)}\n`);
-		if (settings.open) {
-			const problem = await openInBrowser(server.url, io.env);
-			if (problem) io.stderr.write(`could not open a browser (${problem}): open the address above yourself\n`);
-		}
+		await openPageIfAsked(server, settings, io);
 		await stopped;
 		return EXIT_OK;
 	},
