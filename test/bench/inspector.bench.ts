@@ -13,7 +13,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { chromium } from "playwright-core";
+import { findChromium, launchChromium } from "../integration/inspector/_browser.js";
 import { finish, percentile, reportValue } from "./_measure.js";
 
 const EDITS = 30;
@@ -27,9 +27,9 @@ while (!existsSync(join(repo, "docs/examples/hello.ts"))) {
 	if (dirname(repo) === repo) throw new Error("run this benchmark inside the toolsmith repository");
 	repo = dirname(repo);
 }
-const browserPath = ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"].find(existsSync);
-if (!browserPath) {
-	console.log("SKIP  inspector: no Chromium installed (apt-get install chromium)");
+const chromium = findChromium();
+if ("missing" in chromium) {
+	console.log(`SKIP  inspector: ${chromium.missing}`);
 	process.exit(0);
 }
 
@@ -56,21 +56,8 @@ const url = await new Promise<string>((resolve, reject) => {
 	});
 });
 
-const profile = mkdtempSync(join(tmpdir(), "toolsmith-bench-chromium-"));
-const context = await chromium.launchPersistentContext(profile, {
-	executablePath: browserPath,
-	headless: true,
-	args: [
-		"--no-sandbox",
-		"--disable-gpu",
-		"--disable-quic",
-		"--no-first-run",
-		"--disable-background-networking",
-		"--disable-component-update",
-		"--disable-sync",
-	],
-});
-const page = await context.newPage();
+const browser = await launchChromium(chromium.path);
+const page = await browser.context.newPage();
 await page.goto(url);
 await page.waitForSelector('[data-testid="connection"][data-state="open"]');
 
@@ -104,9 +91,8 @@ try {
 		await page.waitForSelector('[data-testid="tool-item"][data-tool="hello"]:not([data-changed])', { timeout: 10_000 });
 	}
 } finally {
-	await context.close();
+	await browser.close();
 	child.kill("SIGTERM");
-	rmSync(profile, { recursive: true, force: true });
 	rmSync(dir, { recursive: true, force: true });
 }
 

@@ -15,17 +15,23 @@ export interface CliRun {
 	readonly stderr: string;
 }
 
+/** The CLI's environment: this process's, without colour settings, with `overrides` (`undefined` unsets). */
+function cliEnv(overrides: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
+	const env: Record<string, string | undefined> = { ...process.env, NO_COLOR: undefined, FORCE_COLOR: undefined };
+	Object.assign(env, overrides);
+	for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key];
+	return env as NodeJS.ProcessEnv;
+}
+
 export function runCli(
 	args: readonly string[],
 	options: { env?: Record<string, string | undefined>; input?: string; cwd?: string } = {},
 ): Promise<CliRun> {
-	const env: Record<string, string | undefined> = { ...process.env, NO_COLOR: undefined, FORCE_COLOR: undefined };
-	Object.assign(env, options.env);
-	for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key];
+	const env = cliEnv(options.env);
 	return new Promise((resolvePromise, reject) => {
 		const child = spawn(process.execPath, [jitiCli, cliEntry, ...args], {
 			cwd: options.cwd ?? root,
-			env: env as NodeJS.ProcessEnv,
+			env,
 			stdio: ["pipe", "pipe", "pipe"],
 		});
 		let stdout = "";
@@ -41,45 +47,63 @@ export function runCli(
 export interface LiveCli {
 	/** Send one line to the CLI's stdin. */
 	send(line: string): void;
-	/** Resolves once stdout (from its start) matches; rejects after `timeoutMs` with what was seen. */
+	/**
+	 * Resolves once stdout (from its start) matches; rejects after `timeoutMs`, or when the CLI
+	 * exits first, with what was seen.
+	 */
 	waitFor(pattern: RegExp, timeoutMs?: number): Promise<void>;
 	/** Close stdin and wait for the exit. */
 	end(): Promise<CliRun>;
+	/** Send `signal` (SIGTERM by default) unless the CLI has exited, and resolve with its exit code. */
+	kill(signal?: NodeJS.Signals): Promise<number | null>;
+	/** Resolves with the exit code once the CLI has exited. */
+	readonly exited: Promise<number | null>;
 	stdout(): string;
+	stderr(): string;
 }
 
 /** Start the CLI and keep its stdin open, for sessions that react to what it prints. */
-export function startCli(args: readonly string[], options: { cwd?: string } = {}): LiveCli {
-	const env: Record<string, string | undefined> = { ...process.env, NO_COLOR: undefined, FORCE_COLOR: undefined };
-	for (const key of Object.keys(env)) if (env[key] === undefined) delete env[key];
+export function startCli(
+	args: readonly string[],
+	options: { cwd?: string; env?: Record<string, string | undefined> } = {},
+): LiveCli {
 	const child = spawn(process.execPath, [jitiCli, cliEntry, ...args], {
 		cwd: options.cwd ?? root,
-		env: env as NodeJS.ProcessEnv,
+		env: cliEnv(options.env),
 		stdio: ["pipe", "pipe", "pipe"],
 	});
 	let stdout = "";
 	let stderr = "";
+	let ended = false;
 	const waiters = new Set<() => void>();
 	child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
 		stdout += chunk;
-		for (const waiter of waiters) waiter();
+		for (const waiter of [...waiters]) waiter();
 	});
 	child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
-	const exited = new Promise<number | null>((resolvePromise) => child.on("close", resolvePromise));
+	const exited = new Promise<number | null>((resolvePromise) =>
+		child.on("close", (code) => {
+			ended = true;
+			for (const waiter of [...waiters]) waiter();
+			resolvePromise(code);
+		}),
+	);
 	return {
 		send: (line) => child.stdin.write(`${line}\n`),
 		waitFor(pattern, timeoutMs = 30_000) {
 			return new Promise((resolvePromise, reject) => {
-				const check = () => {
-					if (!pattern.test(stdout)) return;
+				const settle = (error?: Error) => {
 					waiters.delete(check);
 					clearTimeout(timer);
-					resolvePromise();
+					if (error) reject(error);
+					else resolvePromise();
 				};
-				const timer = setTimeout(() => {
-					waiters.delete(check);
-					reject(new Error(`timed out waiting for ${pattern}; stdout so far:\n${stdout}\nstderr:\n${stderr}`));
-				}, timeoutMs);
+				const seen = () => `stdout so far:\n${stdout}\nstderr:\n${stderr}`;
+				const check = () => {
+					if (pattern.test(stdout)) settle();
+					else if (ended) settle(new Error(`the CLI exited before ${pattern}; ${seen()}`));
+				};
+				const timer = setTimeout(() => settle(new Error(`timed out waiting for ${pattern}; ${seen()}`)), timeoutMs);
 				waiters.add(check);
 				check();
 			});
@@ -89,6 +113,12 @@ export function startCli(args: readonly string[], options: { cwd?: string } = {}
 			const code = await exited;
 			return { code, stdout, stderr };
 		},
+		kill(signal = "SIGTERM") {
+			if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+			return exited;
+		},
+		exited,
 		stdout: () => stdout,
+		stderr: () => stderr,
 	};
 }

@@ -111,7 +111,7 @@ export default function (api: ExtensionAPI) {
 
 	afterAll(async () => {
 		await browser?.close();
-		await inspect?.stop();
+		await inspect?.kill();
 		if (dir) rmSync(dir, { recursive: true, force: true });
 	});
 
@@ -389,7 +389,7 @@ describe.skipIf(skipReason !== undefined)("the inspector's page across a restart
 			await tab.getByTestId("call-button").click();
 			await expect.poll(() => tab.getByTestId("history-item").count()).toBe(1);
 
-			expect(await first.stop()).toBe(0);
+			expect(await first.kill()).toBe(0);
 			first = undefined;
 			await expect.poll(() => tab.getByTestId("connection").getAttribute("data-state")).toBe("closed");
 
@@ -408,8 +408,8 @@ describe.skipIf(skipReason !== undefined)("the inspector's page across a restart
 			await expect.poll(() => tab.getByTestId("history-item").count()).toBe(1);
 		} finally {
 			await launched.close();
-			await first?.stop();
-			await second?.stop();
+			await first?.kill();
+			await second?.kill();
 			rmSync(folder, { recursive: true, force: true });
 		}
 	});

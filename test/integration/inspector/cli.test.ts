@@ -62,7 +62,7 @@ describe("toolsmith inspect", () => {
 			const refused = await fetch(`http://127.0.0.1:${inspect.port}/api/state`);
 			expect(refused.status).toBe(403);
 		} finally {
-			expect(await inspect.stop("SIGTERM")).toBe(0);
+			expect(await inspect.kill("SIGTERM")).toBe(0);
 		}
 		expect(inspect.stdout()).toMatch(/stopping \(SIGTERM\)/);
 	});
@@ -74,7 +74,7 @@ describe("toolsmith inspect", () => {
 			expect(inspect.token).toBe(token);
 			expect((await fetch(`http://127.0.0.1:${inspect.port}/api/state?token=${token}`)).status).toBe(200);
 		} finally {
-			await inspect.stop();
+			await inspect.kill();
 		}
 	});
 });
@@ -85,8 +85,8 @@ describe("toolsmith dev --ui", () => {
 			cwd: dir,
 		});
 		try {
-			dev.child.stdin.write('call hello {"name":"Terminal"}\n');
-			await dev.waitForOutput(/Hello, Terminal\./);
+			dev.send('call hello {"name":"Terminal"}');
+			await dev.waitFor(/Hello, Terminal\./);
 			// The page's history shows the prompt's call too.
 			const state = (await (
 				await fetch(`http://127.0.0.1:${dev.port}/api/state?token=${dev.token}`)
@@ -96,7 +96,7 @@ describe("toolsmith dev --ui", () => {
 			]);
 
 			// A long call made at the prompt can be aborted from the page.
-			dev.child.stdin.write('call countdown {"from":50,"intervalMs":100}\n');
+			dev.send('call countdown {"from":50,"intervalMs":100}');
 			const api = (path: string, body?: unknown) =>
 				fetch(`http://127.0.0.1:${dev.port}${path}?token=${dev.token}`, {
 					...(body === undefined
@@ -108,7 +108,7 @@ describe("toolsmith dev --ui", () => {
 				.toBeGreaterThan(1);
 			expect(await api("/api/abort", { id: "terminal-2" })).toEqual({ aborted: true });
 			await expect.poll(async () => ((await api("/api/state")) as InspectorState).calls.at(-1)?.status).toBe("aborted");
-			await dev.waitForOutput(/Countdown aborted/);
+			await dev.waitFor(/Countdown aborted/);
 			const response = await fetch(`http://127.0.0.1:${dev.port}/api/fixture?token=${dev.token}`, {
 				method: "POST",
 				headers: { "content-type": "application/json" },
@@ -121,11 +121,11 @@ describe("toolsmith dev --ui", () => {
 			expect(saved.warnings.join("\n")).toMatch(/left out an aborted call of countdown/);
 			const run = await runCli(["test", saved.path], { cwd: dir });
 			expect(run.code).toBe(0);
-			dev.child.stdin.write("exit\n");
-			expect(await dev.exited()).toBe(0);
+			dev.send("exit");
+			expect(await dev.exited).toBe(0);
 			await expect(fetch(`http://127.0.0.1:${dev.port}/api/state?token=${dev.token}`)).rejects.toThrow();
 		} finally {
-			await dev.stop();
+			await dev.kill();
 		}
 	});
 });
