@@ -5,7 +5,7 @@
  */
 import { errorMessage } from "../contract/errors.js";
 import type { Theme } from "../contract/render.js";
-import type { ExecutionEnv } from "../env/types.js";
+import type { ExecutionEnv, PathPolicy } from "../env/types.js";
 import type { ExtensionHost, ExtensionHostOptions, ExtensionHostReady } from "../extensions/node-host.js";
 import type { RegistrySnapshot } from "../extensions/registry.js";
 import type { ExtensionRuntime } from "../extensions/runtime.js";
@@ -34,6 +34,8 @@ export interface DevHostOptions extends Pick<ExtensionHostOptions, "paths" | "wa
 	readonly cwd: string;
 	/** Confine the env to `cwd` (`--confine`): a path policy with `cwd` as the only root, the shell sandboxed. */
 	readonly confine?: boolean;
+	/** Confine what bash can read too (`--confine-reads`, implies `confine`): see `PathPolicy.confineReads`. */
+	readonly confineReads?: boolean;
 	/** Wraps the env before the host gets it (the inspector records through a `RecordingEnv`). */
 	readonly wrapEnv?: (env: ExecutionEnv) => ExecutionEnv;
 }
@@ -64,9 +66,9 @@ export function hostLogTo(out: CliOutput, theme: Theme): NonNullable<DevHostOpti
  * The extension host over the env asked for. It and the envs are imported when a command starts it, not when
  * the program starts, so `--help` stays fast.
  */
-export const startExtensionHost: DevHostFactory = async ({ env, confine, wrapEnv, ...options }) => {
+export const startExtensionHost: DevHostFactory = async ({ env, confine, confineReads, wrapEnv, ...options }) => {
 	const { createExtensionHost } = await import("../extensions/node-host.js");
-	const policy = confine ? { policy: { read: [options.cwd] } } : {};
+	const policy = confine || confineReads ? { policy: cwdPolicy(options.cwd, confineReads) } : {};
 	let executionEnv: ExecutionEnv;
 	if (env === "memory") {
 		const { MemoryExecutionEnv } = await import("../env/memory.js");
@@ -79,6 +81,16 @@ export const startExtensionHost: DevHostFactory = async ({ env, confine, wrapEnv
 	// The dev loop owns its process: an extension's stray error is a diagnostic, not the end of it.
 	return createExtensionHost({ ...options, env: executionEnv, catchStrayErrors: true });
 };
+
+/** The path policy of `--confine` (and `--confine-reads`): `cwd` the only root. */
+export function cwdPolicy(cwd: string, confineReads = false): PathPolicy {
+	return { read: [cwd], ...(confineReads ? { confineReads: true } : {}) };
+}
+
+/** What the header says of the confinement: ` (confined)`, ` (confined, reads too)` or nothing. */
+export function confinedLabel(confine: boolean | undefined, confineReads: boolean | undefined): string {
+	return confineReads ? " (confined, reads too)" : confine ? " (confined)" : "";
+}
 
 /** The options that say which host `dev` and `inspect` start: the env, its folder, watching, confinement. */
 export const hostOptions = {
@@ -94,5 +106,10 @@ export const hostOptions = {
 		type: "boolean",
 		default: false,
 		description: "Confine tools to the working folder: files outside it refused, bash in an OS sandbox",
+	},
+	"confine-reads": {
+		type: "boolean",
+		default: false,
+		description: "Confine bash's reads too: it sees only the working folder and the system folders (implies --confine)",
 	},
 } as const;

@@ -20,6 +20,7 @@ import { type RenderedBlock, renderToolCall, renderToolResult } from "../render/
 import { UsageError } from "./_args.js";
 import { defineCommand, EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK } from "./_command.js";
 import {
+	confinedLabel,
 	type DevHost,
 	type DevHostFactory,
 	hostLogTo,
@@ -410,6 +411,7 @@ export function createDevCommand(factory: DevHostFactory = startExtensionHost) {
 				cwd,
 				watch: options.watch,
 				confine: options.confine,
+				confineReads: options["confine-reads"],
 				log: hostLogTo(io.stdout, theme),
 			};
 			let host: DevHost;
@@ -425,7 +427,7 @@ export function createDevCommand(factory: DevHostFactory = startExtensionHost) {
 			const tools = activeTools(host);
 			const extensionCount = new Set(tools.flatMap((t) => (t.source.kind === "extension" ? [t.source.path] : []))).size;
 			io.stdout.write(
-				`${theme.bold("toolsmith dev")} · ${tools.length} tools (${extensionCount} from extensions) · ${options.env} env${options.confine ? " (confined)" : ""} · cwd ${displayPath(cwd, io.cwd)}\n`,
+				`${theme.bold("toolsmith dev")} · ${tools.length} tools (${extensionCount} from extensions) · ${options.env} env${confinedLabel(options.confine, options["confine-reads"])} · cwd ${displayPath(cwd, io.cwd)}\n`,
 			);
 			io.stdout.write(
 				`${formatToolsTable(tools, io.cwd, theme, interactive ? outputWidth(io.stdout, io.env) : undefined).join("\n")}\n`,

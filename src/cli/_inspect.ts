@@ -17,6 +17,7 @@ import { isLoopbackHostname } from "../mcp/_loopback.js";
 import { UsageError } from "./_args.js";
 import { CommandError, defineCommand, EXIT_OK } from "./_command.js";
 import {
+	confinedLabel,
 	type DevHost,
 	type DevHostFactory,
 	type DevHostOptions,
@@ -240,6 +241,7 @@ export const inspectCommand = defineCommand({
 				cwd,
 				watch: options.watch,
 				confine: options.confine,
+				confineReads: options["confine-reads"],
 				log: hostLogTo(io.stdout, theme),
 			},
 			settings,
@@ -269,7 +271,7 @@ export const inspectCommand = defineCommand({
 		const offTerminate = io.onTerminate?.(() => stop("SIGTERM"));
 		const tools = host.registry.snapshot().active.length;
 		io.stdout.write(
-			`${theme.bold("toolsmith inspect")} · ${tools} tool${tools === 1 ? "" : "s"} · ${options.env} env${options.confine ? " (confined)" : ""} · cwd ${displayPath(cwd, io.cwd)}\n`,
+			`${theme.bold("toolsmith inspect")} · ${tools} tool${tools === 1 ? "" : "s"} · ${options.env} env${confinedLabel(options.confine, options["confine-reads"])} · cwd ${displayPath(cwd, io.cwd)}\n`,
 		);
 		for (const diagnostic of ready.diagnostics) io.stdout.write(`${formatDiagnostic(diagnostic, io.cwd, theme)}\n`);
 		io.stdout.write(`${inspectorLine(server, theme)}\n`);

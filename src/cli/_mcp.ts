@@ -10,6 +10,7 @@ import { displayPath, formatDiagnostic } from "../extensions/node-event-lines.js
 import { isLoopbackHostname } from "../mcp/_loopback.js";
 import { UsageError } from "./_args.js";
 import { CommandError, defineCommand, EXIT_OK } from "./_command.js";
+import { confinedLabel, cwdPolicy } from "./_dev-host.js";
 import { followHostLog } from "./_host-log.js";
 
 /** `--http` as given: `port`, `host:port` or `[ipv6]:port`. */
@@ -55,6 +56,12 @@ export const mcpCommand = defineCommand({
 			default: false,
 			description: "Confine tools to the working folder (on by default with --builtins)",
 		},
+		"confine-reads": {
+			type: "boolean",
+			default: false,
+			description:
+				"Confine bash's reads too: it sees only the working folder and the system folders (implies --confine)",
+		},
 		cwd: { type: "string", valueName: "dir", description: "Working folder the tools see (default: the current one)" },
 		watch: { type: "boolean", default: true, description: "Reload extensions when their files change" },
 		name: { type: "string", valueName: "name", description: "Server name clients see (default: toolsmith)" },
@@ -81,7 +88,11 @@ export const mcpCommand = defineCommand({
 				`--http ${options.http} makes the tools reachable from other machines: give --token (or TOOLSMITH_MCP_TOKEN) too`,
 			);
 		}
-		const confine = given.has("confine") ? options.confine : options.builtins;
+		const confineReads = options["confine-reads"];
+		if (confineReads && given.has("confine") && !options.confine) {
+			throw new UsageError("--confine-reads confines the env: it cannot go with --no-confine");
+		}
+		const confine = confineReads || (given.has("confine") ? options.confine : options.builtins);
 		const say = (line: string) => io.stderr.write(`${line}\n`);
 
 		// Over stdio, stdout belongs to the protocol from here on, before any extension code runs.
@@ -92,7 +103,7 @@ export const mcpCommand = defineCommand({
 			import("../env/node.js"),
 			import("../mcp/node-server.js"),
 		]);
-		const env = new NodeExecutionEnv({ cwd, ...(confine ? { policy: { read: [cwd] } } : {}) });
+		const env = new NodeExecutionEnv({ cwd, ...(confine ? { policy: cwdPolicy(cwd, confineReads) } : {}) });
 		const host = createExtensionHost({
 			paths,
 			cwd,
@@ -128,7 +139,7 @@ export const mcpCommand = defineCommand({
 		};
 		const active = host.registry.snapshot().active.length;
 		const count = `${active} tool${active === 1 ? "" : "s"}`;
-		const where = `cwd ${displayPath(cwd, io.cwd)}${confine ? " (confined)" : ""}`;
+		const where = `cwd ${displayPath(cwd, io.cwd)}${confinedLabel(confine, confineReads)}`;
 
 		let stop: () => Promise<void>;
 		const stopped = new Promise<void>((resolveStopped) => {

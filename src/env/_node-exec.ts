@@ -25,11 +25,17 @@ export interface CommandContext {
 	 * Under a path policy: the program that runs `<shell> -c <command>` in the sandbox (with a
 	 * warning when it runs unconfined), or why the command may not run. Absent: no policy.
 	 */
-	readonly confine?: (
-		shell: string,
-		command: string,
-		cwd: string,
-	) => Promise<Result<{ file: string; args: readonly string[]; warning?: string }, string>>;
+	readonly confine?: (shell: string, command: string, cwd: string) => Promise<Result<ConfinedCommand, string>>;
+}
+
+/** The program that runs a command under a policy, what it reads on descriptor 3, and any warning. */
+export interface ConfinedCommand {
+	readonly file: string;
+	readonly args: readonly string[];
+	/** Bytes the program reads on file descriptor 3 before the command starts (the sandbox's seccomp filter). */
+	readonly fd3?: Uint8Array;
+	/** Set when the command runs unconfined although the policy asks for a sandbox. */
+	readonly warning?: string;
 }
 
 /** After the shell exits, how long output may stay silent before we stop waiting for it to close. */
@@ -69,7 +75,7 @@ export async function runCommand(
 		if (value !== undefined) variables[name] = value;
 	}
 	const shell = context.shell ?? (await defaultShell());
-	let program: { file: string; args: readonly string[]; warning?: string } = { file: shell, args: ["-c", command] };
+	let program: ConfinedCommand = { file: shell, args: ["-c", command] };
 	if (context.confine) {
 		const confined = await context.confine(shell, command, cwd);
 		if (!confined.ok) return err(execError("spawn_error", command, confined.error));
@@ -89,9 +95,15 @@ export async function runCommand(
 			env: variables,
 			// Its own process group, so the whole tree can be signaled at once.
 			detached: true,
-			stdio: ["ignore", "pipe", "pipe"],
+			stdio: program.fd3 ? ["ignore", "pipe", "pipe", "pipe"] : ["ignore", "pipe", "pipe"],
 			windowsHide: true,
 		});
+		const extra = child.stdio[3];
+		if (program.fd3 && extra && "end" in extra) {
+			// Read whole before the command starts; a program that stops reading early is not our concern.
+			extra.on("error", () => {});
+			extra.end(program.fd3);
+		}
 	} catch (error) {
 		const code = osCodeOf(error)?.startsWith("ERR_INVALID_ARG") ? "invalid_argument" : "spawn_error";
 		return err(execError(code, command, `Could not start ${shell}: ${errorMessage(error)}`));

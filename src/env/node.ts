@@ -23,11 +23,11 @@ import {
 } from "./_errors.js";
 import { findWithWalker, prepareFind } from "./_find.js";
 import { type PreparedSearch, prepareSearch, searchWithWalker } from "./_grep.js";
-import { runCommand } from "./_node-exec.js";
+import { type ConfinedCommand, runCommand } from "./_node-exec.js";
 import { findFdBinary, findWithFd } from "./_node-find.js";
 import { findRgBinary, rgAgrees, searchWithRg } from "./_node-grep.js";
 import { NodePathGuard, O_PATH, type PinnedDir, usesProcFd } from "./_node-policy.js";
-import { findSandbox } from "./_node-sandbox.js";
+import { probeSandbox, type SandboxProbe } from "./_node-sandbox.js";
 import { workerSearchReader } from "./_node-search-workers.js";
 import { basename, dirname, resolvePath } from "./_path.js";
 import type {
@@ -820,30 +820,23 @@ export class NodeExecutionEnv implements ExecutionEnv {
 	}
 
 	/** Under the policy: the sandboxed program for a command, or why it may not run. */
-	private async confine(
-		shell: string,
-		command: string,
-		cwd: string,
-	): Promise<Result<{ file: string; args: readonly string[]; warning?: string }, string>> {
+	private async confine(shell: string, command: string, cwd: string): Promise<Result<ConfinedCommand, string>> {
 		const guard = this.guard as NodePathGuard;
 		const denied = await guard.check(cwd, "read");
 		if (denied) return err(`Working folder refused: ${denied.message}`);
-		const sandbox = this.sandboxMode === "off" ? undefined : await findSandbox();
-		if (!sandbox) {
-			const why =
-				this.sandboxMode === "off"
-					? 'the env was created with sandbox: "off"'
-					: process.platform === "linux"
-						? "bubblewrap (bwrap) is not installed or cannot run here"
-						: process.platform === "darwin"
-							? "sandbox-exec cannot run here"
-							: `no sandbox is supported on ${process.platform}`;
+		const probe: SandboxProbe =
+			this.sandboxMode === "off" ? { missing: 'the env was created with sandbox: "off"' } : await probeSandbox();
+		if ("missing" in probe) {
 			if (guard.policy.withoutSandbox !== "warn") {
 				return err(
-					`Refused: the env's path policy confines commands to an OS sandbox, but ${why}. Install bubblewrap (Linux), or set the policy's withoutSandbox: "warn" to run commands unconfined`,
+					`Refused: the env's path policy confines commands to an OS sandbox, but ${probe.missing}. Or set the policy's withoutSandbox: "warn" to run commands unconfined`,
 				);
 			}
-			return ok({ file: shell, args: ["-c", command], warning: `warning: this command ran unconfined: ${why}` });
+			return ok({
+				file: shell,
+				args: ["-c", command],
+				warning: `warning: this command ran unconfined: ${probe.missing}`,
+			});
 		}
 		const roots = await guard.canonicalRoots();
 		let realCwd = cwd;
@@ -852,9 +845,22 @@ export class NodeExecutionEnv implements ExecutionEnv {
 		} catch {
 			// The spawn reports a missing folder.
 		}
-		return ok(
-			sandbox.wrap(shell, command, { writeRoots: roots.write, network: guard.policy.network === true, cwd: realCwd }),
-		);
+		const home = (this.baseEnv ?? process.env).HOME;
+		const wrapped = probe.sandbox.wrap(shell, command, {
+			writeRoots: roots.write,
+			readRoots: roots.read,
+			network: guard.policy.network === true,
+			unixSockets: guard.policy.unixSockets === true,
+			confineReads: guard.policy.confineReads === true,
+			cwd: realCwd,
+			...(home ? { home } : {}),
+		});
+		if (!wrapped.ok) {
+			return err(
+				`Refused: the env's path policy confines commands to an OS sandbox, but ${wrapped.error}. Set the policy's unixSockets: true to run without that part of it`,
+			);
+		}
+		return wrapped;
 	}
 
 	/**

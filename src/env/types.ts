@@ -158,6 +158,19 @@ export interface PathPolicy {
 	/** Whether sandboxed commands may use the network. Default false. */
 	readonly network?: boolean;
 	/**
+	 * Whether sandboxed commands may open Unix sockets (a database's, an agent's, a container
+	 * engine's: any the user could reach). Default false: creating one fails with EPERM, even with
+	 * `network: true`. Node only (the Linux sandbox's seccomp filter; on macOS, a profile rule).
+	 */
+	readonly unixSockets?: boolean;
+	/**
+	 * Whether sandboxed commands see only the read roots, the write roots and the system folders
+	 * programs need to run (`/usr`, `/bin`, `/lib*`, `/opt`, Node's own install, the harmless part
+	 * of `/etc`), with an empty private HOME and `/tmp`. Default false: they can read the whole disk
+	 * (but not write it). Node only.
+	 */
+	readonly confineReads?: boolean;
+	/**
 	 * What `exec` does where no OS sandbox is available (no `bwrap` on Linux, no `sandbox-exec` on
 	 * macOS, another OS, or the env's `sandbox: "off"`): `"refuse"` (the default) fails every command
 	 * with `spawn_error`; `"warn"` runs it unconfined and says so in `ExecResult.warning` and stderr.

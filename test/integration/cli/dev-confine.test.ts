@@ -1,9 +1,9 @@
 /** `toolsmith dev --confine` as a real child process: the files and the shell confined to the cwd. */
-import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { probeSandbox } from "../../../src/env/_node-sandbox.js";
 import { runCli } from "./_run.js";
 
 const scratch = realpathSync(mkdtempSync(join(tmpdir(), "toolsmith-dev-confine-")));
@@ -16,26 +16,8 @@ afterAll(() => {
 	rmSync(etcFile, { force: true });
 });
 
-function hasBwrap(): boolean {
-	try {
-		execFileSync("bwrap", [
-			"--ro-bind",
-			"/",
-			"/",
-			"--dev",
-			"/dev",
-			"--proc",
-			"/proc",
-			"--unshare-net",
-			"--unshare-pid",
-			"true",
-		]);
-		return true;
-	} catch {
-		return false;
-	}
-}
-const bwrap = process.platform === "linux" && hasBwrap();
+// The sandbox every confined command gets, as the env itself probes for it.
+const bwrap = process.platform === "linux" && "sandbox" in (await probeSandbox());
 
 /** The output of each `call` of a dev session, by the line that started it. */
 function calls(stdout: string): string[] {
@@ -83,6 +65,34 @@ describe("toolsmith dev --confine (child process, real disk)", () => {
 			expect(existsSync(join(scratch, "outside.txt"))).toBe(false);
 			expect(existsSync(etcFile)).toBe(false);
 			expect(readFileSync(join(project, "made.txt"), "utf8")).toBe("y\n");
+		},
+	);
+
+	it.skipIf(!bwrap)(
+		"keeps bash from remounting the disk writable, even as root (skipped where bwrap cannot run)",
+		async () => {
+			const remount = "mount -o remount,bind,rw / ; echo x > ../outside.txt";
+			const run = await runCli(["dev", "--confine", "--no-watch", "--cwd", project], {
+				input: `call bash ${JSON.stringify({ command: remount })}\n`,
+			});
+			const [call] = calls(run.stdout);
+			expect(call).toContain("Read-only file system");
+			expect(call).toContain("✗ error");
+			expect(existsSync(join(scratch, "outside.txt"))).toBe(false);
+		},
+	);
+
+	it.skipIf(!bwrap)(
+		"hides the disk outside the cwd from bash under --confine-reads (skipped where bwrap cannot run)",
+		async () => {
+			writeFileSync(join(scratch, "secret.txt"), "secret");
+			const script = ['call bash {"command":"cat ../secret.txt"}', 'call bash {"command":"cat inside.txt"}'].join("\n");
+			const run = await runCli(["dev", "--confine-reads", "--no-watch", "--cwd", project], { input: `${script}\n` });
+			expect(run.stdout).toContain("node env (confined, reads too)");
+			const [secret, inside] = calls(run.stdout);
+			expect(secret).toContain("No such file or directory");
+			expect(secret).not.toContain("✓ ok");
+			expect(inside).toContain("✓ ok");
 		},
 	);
 });

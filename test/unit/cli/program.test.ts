@@ -102,6 +102,7 @@ describe("runProgram", () => {
 				cwd: "/project/sub",
 				watch: false,
 				confine: false,
+				confineReads: false,
 				log: "function",
 			},
 		]);
@@ -110,10 +111,14 @@ describe("runProgram", () => {
 	it("passes --confine to the dev host factory", async () => {
 		const seen: unknown[] = [];
 		const dev = createDevCommand(async (options) => {
-			seen.push(options.confine);
+			seen.push([options.confine, options.confineReads]);
 			throw new Error("no host in this test");
 		});
 		await runProgram({ ...program, commands: [dev] }, ["dev", "--confine"], fakeIO());
-		expect(seen).toEqual([true]);
+		await runProgram({ ...program, commands: [dev] }, ["dev", "--confine-reads"], fakeIO());
+		expect(seen).toEqual([
+			[true, false],
+			[false, true],
+		]);
 	});
 });

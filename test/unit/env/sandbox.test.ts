@@ -3,7 +3,14 @@
  * so it is read back with the SBPL reader's string rules) and bubblewrap's mount order.
  */
 import { describe, expect, it } from "vitest";
-import { bwrapArgs, sbplString, seatbeltProfile, seatbeltSandbox } from "../../../src/env/_node-sandbox.js";
+import {
+	bwrapArgs,
+	type SandboxSpec,
+	sbplString,
+	seatbeltProfile,
+	seatbeltSandbox,
+	seccompFilter,
+} from "../../../src/env/_node-sandbox.js";
 
 type Form = string | { readonly string: string } | readonly Form[];
 
@@ -89,6 +96,16 @@ const HOSTILE_PATHS = [
 	"/Users/ada/ünïcødé 日本",
 ];
 
+/** A spec with every switch off. */
+const plain: SandboxSpec = {
+	writeRoots: [],
+	readRoots: [],
+	network: false,
+	unixSockets: false,
+	confineReads: false,
+	cwd: "/",
+};
+
 describe("sandbox-exec profile", () => {
 	it("makes only the write roots and /dev writable, the rest read-only, and the network off", () => {
 		const profile = seatbeltProfile({ writeRoots: ["/Users/ada/project", "/private/tmp/x"], network: false });
@@ -111,7 +128,24 @@ describe("sandbox-exec profile", () => {
 	it("leaves the network on when the policy allows it", () => {
 		const forms = readSbpl(seatbeltProfile({ writeRoots: ["/w"], network: true }));
 		expect(forms.some((form) => Array.isArray(form) && form[1] === "network*")).toBe(false);
-		expect(forms).toHaveLength(4);
+		// Unix sockets stay closed unless granted.
+		expect(forms.at(-1)).toEqual(["deny", "network-outbound", ["remote", "unix-socket"]]);
+		expect(readSbpl(seatbeltProfile({ writeRoots: ["/w"], network: true, unixSockets: true }))).toHaveLength(4);
+	});
+
+	it("denies reading outside the roots and the system folders under confineReads", () => {
+		const forms = readSbpl(
+			seatbeltProfile({ writeRoots: ["/w"], readRoots: ['/r "x"'], network: false, confineReads: true }),
+		);
+		expect(forms[2]).toEqual(["deny", "file-read*"]);
+		const allowed = forms.find(
+			(form): form is readonly Form[] => Array.isArray(form) && form[0] === "allow" && form[1] === "file-read*",
+		);
+		const paths = allowed?.slice(2).map((part) => ((part as Form[])[1] as { string: string }).string);
+		expect(paths).toContain('/r "x"');
+		expect(paths).toContain("/w");
+		expect(paths).toContain("/usr");
+		expect(paths).not.toContain("/Users");
 	});
 
 	it.each(HOSTILE_PATHS.map((path) => [JSON.stringify(path), path]))(
@@ -129,13 +163,10 @@ describe("sandbox-exec profile", () => {
 	});
 
 	it("passes the profile and the command to sandbox-exec as separate arguments", () => {
-		const wrapped = seatbeltSandbox().wrap("/bin/bash", "echo 'a b'", {
-			writeRoots: ["/w"],
-			network: false,
-			cwd: "/w",
-		});
-		expect(wrapped.file).toBe("/usr/bin/sandbox-exec");
-		expect(wrapped.args).toEqual([
+		const wrapped = seatbeltSandbox().wrap("/bin/bash", "echo 'a b'", { ...plain, writeRoots: ["/w"], cwd: "/w" });
+		if (!wrapped.ok) throw new Error(wrapped.error);
+		expect(wrapped.value.file).toBe("/usr/bin/sandbox-exec");
+		expect(wrapped.value.args).toEqual([
 			"-p",
 			seatbeltProfile({ writeRoots: ["/w"], network: false }),
 			"/bin/bash",
@@ -146,7 +177,7 @@ describe("sandbox-exec profile", () => {
 });
 
 describe("bubblewrap arguments", () => {
-	const spec = { writeRoots: ["/"], network: false, cwd: "/home/ada/project" };
+	const spec: SandboxSpec = { ...plain, writeRoots: ["/"], cwd: "/home/ada/project" };
 
 	it("binds write roots before the fresh /dev and /proc, so a root of / cannot hide them", () => {
 		const args = bwrapArgs("/bin/sh", "true", spec);
@@ -164,5 +195,123 @@ describe("bubblewrap arguments", () => {
 		expect(args.indexOf("/dev/shm")).toBeGreaterThan(args.indexOf("--dev"));
 		expect(args).toContain("--tmpfs");
 		expect(args.slice(-4)).toEqual(["--", "/bin/sh", "-c", "true"]);
+	});
+});
+
+describe("bubblewrap namespaces", () => {
+	const args = bwrapArgs("/bin/sh", "true", { ...plain, writeRoots: ["/w"], cwd: "/w" });
+
+	it("gives the command user, PID, UTS and IPC namespaces of its own and no capabilities", () => {
+		for (const flag of ["--unshare-user", "--disable-userns", "--unshare-pid", "--unshare-uts", "--unshare-ipc"]) {
+			expect(args).toContain(flag);
+		}
+		expect(args.slice(args.indexOf("--cap-drop"), args.indexOf("--cap-drop") + 2)).toEqual(["--cap-drop", "ALL"]);
+		expect(args.slice(args.indexOf("--seccomp"), args.indexOf("--seccomp") + 2)).toEqual(["--seccomp", "3"]);
+		// Without --disable-userns where bubblewrap is older than 0.8.
+		expect(bwrapArgs("/bin/sh", "true", plain, false)).not.toContain("--disable-userns");
+	});
+
+	it("binds /proc's global kernel settings read-only after the fresh /proc", () => {
+		const sys = args.indexOf("/proc/sys");
+		expect(args[sys - 1]).toBe("--ro-bind-try");
+		expect(sys).toBeGreaterThan(args.indexOf("--proc"));
+		expect(args).toContain("/proc/sysrq-trigger");
+	});
+
+	it("keeps /sys read-only under a write root of /", () => {
+		const all = bwrapArgs("/bin/sh", "true", { ...plain, writeRoots: ["/"], cwd: "/w" });
+		const sys = all.lastIndexOf("/sys");
+		expect(all.slice(sys - 2, sys + 1)).toEqual(["--ro-bind-try", "/sys", "/sys"]);
+		expect(sys).toBeGreaterThan(all.indexOf("--bind"));
+	});
+
+	it("shows only the roots and the system folders under confineReads, shallow binds first", () => {
+		const confined = bwrapArgs("/bin/sh", "true", {
+			...plain,
+			confineReads: true,
+			readRoots: ["/data/ref"],
+			writeRoots: ["/data/ref/out", "/w"],
+			cwd: "/w",
+			home: "/home/ada",
+		});
+		expect(confined.join(" ")).not.toContain("--ro-bind / /");
+		const at = (path: string) => confined.indexOf(path);
+		expect(confined[at("/data/ref") - 1]).toBe("--ro-bind");
+		expect(confined[at("/data/ref/out") - 1]).toBe("--bind");
+		expect(at("/data/ref")).toBeLessThan(at("/data/ref/out"));
+		// An empty private HOME, and the sandbox's own root read-only.
+		expect(confined.slice(at("/home/ada") - 1, at("/home/ada") + 1)).toEqual(["--tmpfs", "/home/ada"]);
+		expect(confined.slice(-10, -8)).toEqual(["--remount-ro", "/"]);
+	});
+});
+
+/** seccomp's view of a call, as the filter reads it (`struct seccomp_data`). */
+function seccompData(arch: number, nr: number, arg0 = 0): DataView {
+	const view = new DataView(new ArrayBuffer(64));
+	view.setInt32(0, nr, true);
+	view.setUint32(4, arch, true);
+	view.setUint32(16, arg0, true);
+	return view;
+}
+
+/** Runs a classic BPF filter (the instructions the sandbox's filter uses) on `data`: its return value. */
+function runFilter(program: Uint8Array, data: DataView): number {
+	const code = new DataView(program.buffer, program.byteOffset, program.byteLength);
+	let accumulator = 0;
+	for (let pc = 0; pc * 8 < program.length; ) {
+		const op = code.getUint16(pc * 8, true);
+		const jt = code.getUint8(pc * 8 + 2);
+		const jf = code.getUint8(pc * 8 + 3);
+		const k = code.getUint32(pc * 8 + 4, true);
+		if (op === 0x20) accumulator = data.getUint32(k, true);
+		else if (op === 0x06) return k;
+		else if (op === 0x15) pc += accumulator === k ? jt : jf;
+		else if (op === 0x35) pc += accumulator >= k ? jt : jf;
+		else throw new Error(`unexpected BPF opcode ${op.toString(16)}`);
+		pc++;
+	}
+	throw new Error("the filter ran off its end");
+}
+
+describe("seccomp filter", () => {
+	const ALLOW = 0x7fff0000;
+	const EPERM = 0x00050001;
+	const ENOSYS = 0x00050026;
+	const X64 = 0xc000003e;
+	const I386 = 0x40000003;
+	const AARCH64 = 0xc00000b7;
+
+	it("refuses Unix sockets on x86-64, native, x32 and i386 calls alike, and allows other families", () => {
+		const filter = seccompFilter(false, "x64");
+		if (!filter) throw new Error("no x64 filter");
+		expect(runFilter(filter, seccompData(X64, 41, 1))).toBe(EPERM);
+		expect(runFilter(filter, seccompData(X64, 41, 2))).toBe(ALLOW);
+		expect(runFilter(filter, seccompData(X64, 41, 10))).toBe(ALLOW);
+		expect(runFilter(filter, seccompData(X64, 53, 1))).toBe(ALLOW); // socketpair
+		expect(runFilter(filter, seccompData(X64, 0x40000000 + 41, 1))).toBe(ENOSYS);
+		expect(runFilter(filter, seccompData(I386, 359, 1))).toBe(EPERM);
+		expect(runFilter(filter, seccompData(I386, 102, 1))).toBe(EPERM); // socketcall(SYS_SOCKET)
+		expect(runFilter(filter, seccompData(I386, 102, 3))).toBe(ALLOW); // socketcall(SYS_CONNECT) on a socket made before
+		expect(runFilter(filter, seccompData(0x12345, 1))).toBe(ENOSYS);
+	});
+
+	it("refuses io_uring and the keyrings whatever the grant, and allows ordinary calls", () => {
+		for (const unixSockets of [false, true]) {
+			const filter = seccompFilter(unixSockets, "x64");
+			if (!filter) throw new Error("no x64 filter");
+			for (const nr of [425, 426, 427, 248, 249, 250]) expect(runFilter(filter, seccompData(X64, nr))).toBe(ENOSYS);
+			for (const nr of [0, 1, 2, 59, 231]) expect(runFilter(filter, seccompData(X64, nr))).toBe(ALLOW);
+			expect(runFilter(filter, seccompData(X64, 41, 1))).toBe(unixSockets ? ALLOW : EPERM);
+		}
+	});
+
+	it("has a table for arm64 and none for other architectures", () => {
+		const filter = seccompFilter(false, "arm64");
+		if (!filter) throw new Error("no arm64 filter");
+		expect(runFilter(filter, seccompData(AARCH64, 198, 1))).toBe(EPERM);
+		expect(runFilter(filter, seccompData(AARCH64, 198, 2))).toBe(ALLOW);
+		expect(runFilter(filter, seccompData(AARCH64, 219))).toBe(ENOSYS);
+		expect(runFilter(filter, seccompData(X64, 41, 1))).toBe(ENOSYS);
+		expect(seccompFilter(false, "riscv64")).toBeUndefined();
 	});
 });
