@@ -43,20 +43,29 @@ export async function findWithWalker(
 	if (!prepared.ok) return prepared;
 	const { root, matcher } = prepared.value;
 	const paths: string[] = [];
+	let skippedNames = 0;
+	const result = (limitReached: boolean): FindFilesResult => ({
+		paths,
+		limitReached,
+		...(skippedNames > 0 ? { skippedNames } : {}),
+	});
 	try {
 		for await (const entry of walk(fs, root, {
 			hidden: request.hidden ?? false,
 			ignoreFiles: FIND_IGNORE_FILES,
 			signal: options.signal,
+			onUnreachable: () => {
+				skippedNames++;
+			},
 		})) {
 			if (entry.kind !== "file" && entry.kind !== "symlink") continue;
 			if (!matcher.matches(entry.path)) continue;
-			if (paths.length === request.limit) return ok({ paths, limitReached: true });
+			if (paths.length === request.limit) return ok(result(true));
 			paths.push(entry.path);
 		}
 	} catch (error) {
 		if (options.signal?.aborted) return err(fileError("aborted", root));
 		return err(fileError("io_error", root, (error as Error).message));
 	}
-	return ok({ paths, limitReached: false });
+	return ok(result(false));
 }

@@ -1,15 +1,17 @@
 /**
  * Glob patterns for the find tool, compiled to regular expressions: `*`, `?`, `**`, `[...]`,
  * `{a,b}` and `\` escapes, matched case-sensitively, with no special rule for leading dots.
+ * They run on RE2 (re2js), a linear-time engine: a glob with many `*` cannot backtrack for ever.
  */
+import { RE2JS } from "re2js";
+import { errorMessage } from "../contract/errors.js";
 
 /** The most alternatives brace expansion may produce before the pattern is refused. */
 const MAX_BRACE_EXPANSIONS = 1024;
 
-const REGEX_SYNTAX = new Set(["^", "$", "\\", ".", "*", "+", "?", "(", ")", "[", "]", "{", "}", "|", "/"]);
-
+/** RE2 reads any ASCII punctuation escaped with `\\` as itself, and nothing else escaped that way. */
 function escapeChar(ch: string): string {
-	return REGEX_SYNTAX.has(ch) ? `\\${ch}` : ch;
+	return /^[!-/:-@[-`{-~]$/.test(ch) ? `\\${ch}` : ch;
 }
 
 /** Every pattern `{a,b}` groups stand for, outermost group first. */
@@ -81,7 +83,7 @@ function segmentSource(segment: string, whole: string): string {
 				const c = chars[j] as string;
 				if (c === "]" && !first) break;
 				first = false;
-				if (c === "\\" && j + 1 < chars.length) body += `\\${chars[++j]}`;
+				if (c === "\\" && j + 1 < chars.length) body += escapeChar(chars[++j] as string);
 				else if (c === "-") body += "-";
 				else if (c === "[" || c === "]" || c === "^" || c === "\\") body += `\\${c}`;
 				else body += c;
@@ -104,8 +106,8 @@ function patternSource(pattern: string, whole: string): string {
 		const segment = segments[i] as string;
 		const last = i === segments.length - 1;
 		if (segment === "**") {
-			if (last) out += i === 0 ? "[\\s\\S]*" : "/[\\s\\S]*";
-			else out += i === 0 ? "(?:[\\s\\S]*/)?" : "/(?:[\\s\\S]*/)?";
+			if (last) out += i === 0 ? "(?s:.*)" : "/(?s:.*)";
+			else out += i === 0 ? "(?:.*/)?" : "/(?:.*/)?";
 			afterGlobstar = true;
 			continue;
 		}
@@ -140,11 +142,13 @@ export function compileGlob(pattern: string): GlobMatcher {
 	const alternatives: string[] = [];
 	expandBraces(effective, alternatives);
 	const source = alternatives.map((alt) => patternSource(alt, pattern)).join("|");
-	let regex: RegExp;
+	let regex: RE2JS;
 	try {
-		regex = new RegExp(`^(?:${source})$`, "u");
+		regex = RE2JS.compile(`^(?:${source})$`, RE2JS.DOTALL);
 	} catch (error) {
-		throw new Error(`Invalid glob pattern ${JSON.stringify(pattern)}: ${(error as Error).message}`);
+		throw new Error(
+			`Invalid glob pattern ${JSON.stringify(pattern)}: ${errorMessage(error).replace(/^error parsing regexp: /, "")}`,
+		);
 	}
 	return {
 		matchesPath,

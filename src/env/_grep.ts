@@ -4,6 +4,8 @@
  * the grep tool for envs without a `searchText` of their own. Also the pattern and line rules both
  * paths share, so that they agree.
  */
+import { RE2JS } from "re2js";
+import { errorMessage } from "../contract/errors.js";
 import { err, type FileError, ok, type Result } from "../contract/result.js";
 import { fileError } from "./_errors.js";
 import { compileGlob, type GlobMatcher } from "./_glob.js";
@@ -16,18 +18,65 @@ export const GREP_IGNORE_FILES: readonly string[] = [".ignore", ".rgignore"];
 /** Files read at the same time by default; results are still taken in walk order. */
 const PARALLEL_READS = 8;
 
+/**
+ * A line longer than this many bytes is matched on its first this many bytes only: one regex run
+ * stays a fraction of a second, and memory holds at most this much of a line.
+ */
+export const MAX_SEARCH_LINE_BYTES = 8 * 1024 * 1024;
+
+/** A file's bytes are matched in pieces of at most this size, with a turn of the event loop between. */
+const SCAN_PIECE = 1024 * 1024;
+
+/** The output budget of `searchText` when a request gives none. */
+export const DEFAULT_SEARCH_MAX_BYTES = 16 * 1024 * 1024;
+
+/** The cost of one kept line never falls below the path, `:1: ` and a newline: 5 bytes for a one-letter path. */
+const MIN_LINE_BYTES = 6;
+
+/**
+ * The most context lines a search keeps around a match with an output budget of `maxBytes`: a
+ * printed line takes at least 6 bytes, so a longer window could never be shown whole.
+ */
+export function maxSearchContext(maxBytes: number): number {
+	return Math.max(1, Math.ceil(maxBytes / MIN_LINE_BYTES));
+}
+
 const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
 
-/** The search regex: JavaScript syntax with the `u` flag, or the escaped text for `literal`. Throws a clear Error. */
-export function compileSearchPattern(pattern: string, literal: boolean, ignoreCase: boolean): RegExp {
-	const source = literal ? pattern.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&") : pattern;
+/** ASCII punctuation: RE2 reads each escaped with `\` as itself. */
+const PUNCTUATION = /[!-/:-@[-`{-~]/g;
+
+/** A search pattern compiled for the linear-time engine. */
+export interface SearchPattern {
+	/** The RE2 source, JavaScript escapes (`\u{…}`, `\uXXXX`, `\cX`) translated. */
+	readonly source: string;
+	/** RE2JS flag bits (`RE2JS.CASE_INSENSITIVE`). */
+	readonly flags: number;
+	/** Whether the pattern matches somewhere in `text`; time linear in its length. */
+	test(text: string): boolean;
+}
+
+/**
+ * The search pattern, compiled for RE2 (re2js): a linear-time engine, so no pattern can make a
+ * search backtrack for ever. Its syntax is RE2's (as ripgrep's Rust regex: `(?i)`, `\pL`,
+ * `[[:alpha:]]`, `\A`, `\z`…) plus JavaScript's `\uXXXX`, `\u{…}` and `\cX`; lookaround and
+ * backreferences cannot run in linear time and are refused. `literal` escapes every ASCII
+ * punctuation character. Throws an Error naming the pattern and the problem.
+ */
+export function compileSearchPattern(pattern: string, literal: boolean, ignoreCase: boolean): SearchPattern {
+	const flags = ignoreCase ? RE2JS.CASE_INSENSITIVE : 0;
+	let source: string;
+	let compiled: RE2JS;
 	try {
-		return new RegExp(source, ignoreCase ? "iu" : "u");
+		source = literal ? pattern.replace(PUNCTUATION, "\\$&") : RE2JS.translateRegExp(pattern);
+		compiled = RE2JS.compile(source, flags);
 	} catch (error) {
+		const why = errorMessage(error).replace(/^error parsing regexp: /, "");
 		throw new Error(
-			`Invalid regular expression ${JSON.stringify(pattern)}: ${(error as Error).message.replace(/^Invalid regular expression: /, "")}. grep uses JavaScript regex syntax; pass literal: true to search for the text as it is.`,
+			`Invalid regular expression ${JSON.stringify(pattern)}: ${why}. grep runs patterns on a linear-time engine (RE2 syntax, as ripgrep's: no lookaround or backreferences); pass literal: true to search for the text as it is.`,
 		);
 	}
+	return { source, flags, test: (text) => compiled.test(text) };
 }
 
 /** The text a line is matched against: the line without its `\r\n` ending's `\r`. */
@@ -40,122 +89,263 @@ export function shownText(line: string): string {
 	return line.replace(/\r/g, "");
 }
 
-/** The lines of a file's text (no `\n`; an empty file has none). */
-function splitLines(text: string): string[] {
-	if (text === "") return [];
-	const lines = text.split("\n");
-	if (lines.length > 1 && lines[lines.length - 1] === "") lines.pop();
-	return lines;
+/** A quick look at a stretch of whole lines: false only when no line in it can match. */
+export interface FileFilter {
+	mayMatch(text: string): boolean;
 }
 
 /**
- * A regex run once over a whole file to skip files without a matching line: `regex` in multiline
- * mode. A line that matches is a stretch of the file between line breaks, and with `m` the
- * anchors `^` and `$` hold at those breaks as they do at a line's ends (also before a `\r\n`'s
- * `\r`, which a line is matched without), `\b` sees a line break as the non-word character it
- * is, and everything else only consumes characters of the line: so a file with a matching line
- * always matches. Lookarounds could look across a line break, so a pattern with one gets none.
+ * A regex run once over a stretch of whole lines to skip those without a matching line: the
+ * pattern in multiline mode. A matching line is a stretch between line breaks, `^` and `$` hold
+ * at those breaks, `\b` sees a break as the non-word character it is, and everything else only
+ * consumes characters: so a stretch holding a matching line always matches. Except: RE2's `$`
+ * does not hold before a `\r\n`'s `\r` (a line is matched without it), so a stretch with a `\r`
+ * is not skipped when the pattern has a `$`; and `\A`, `\z` or a flag group that could turn the
+ * multiline mode off mean the pattern gets no filter.
  */
-export function fileFilter(regex: RegExp): RegExp | undefined {
-	if (/\(\?<?[=!]/.test(regex.source)) return undefined;
-	return new RegExp(regex.source, `${regex.flags}m`);
+export function fileFilter(pattern: SearchPattern): FileFilter | undefined {
+	if (/\\[Az]|\(\?[a-zA-Z-]*m/.test(pattern.source)) return undefined;
+	const compiled = RE2JS.compile(pattern.source, pattern.flags | RE2JS.MULTILINE);
+	const dollar = pattern.source.includes("$");
+	return { mayMatch: (text) => (dollar && text.includes("\r")) || compiled.test(text) };
+}
+
+/** What a search matches with: the pattern, its filter, the context and the output budget. */
+export interface SearchSettings {
+	readonly regex: SearchPattern;
+	readonly filter: FileFilter | undefined;
+	readonly context: number;
+	/** Lines past this many characters are kept cut to one more than it (enough to show them cut). */
+	readonly maxLineChars: number;
+	/** Matches whose lines would start past this many bytes of output are counted, not kept. */
+	readonly maxBytes: number;
 }
 
 /**
- * The matches of one file's bytes, at most `room`; undefined when the file is binary (a NUL byte
- * anywhere). `filter` (from `fileFilter`) skips splitting a file that cannot match.
+ * The matches of one search, across files: those kept (while they fit the output budget) and the
+ * count of all found, up to `limit`.
  */
-export function matchFile(
-	path: string,
-	bytes: Uint8Array,
-	search: { readonly regex: RegExp; readonly filter: RegExp | undefined; readonly context: number },
-	room: number,
-): SearchTextMatch[] | undefined {
-	if (bytes.indexOf(0) !== -1) return undefined;
-	const text = decoder.decode(bytes);
-	if (search.filter && !search.filter.test(text)) return [];
-	return matchLines(path, splitLines(text), search.regex, search.context, room);
+export class MatchCollector {
+	readonly matches: SearchTextMatch[] = [];
+	count = 0;
+	/** The bytes (at least) the kept lines take as printed by grep. */
+	cost = 0;
+	constructor(readonly limit: number) {}
+	get done(): boolean {
+		return this.count >= this.limit;
+	}
 }
 
-/**
- * The matches of a file read in pieces (a large one: memory holds one piece, the current line, the
- * last `context` lines and the matches), at most `room`; undefined when the file is binary (a NUL
- * byte anywhere: the whole file is read to tell, as `matchFile` does). The same matches as
- * `matchFile` on the whole file's bytes; `filter` skips splitting a piece that cannot match.
- */
-export async function matchChunks(
-	path: string,
-	chunks: AsyncIterable<Uint8Array>,
-	search: { readonly regex: RegExp; readonly filter: RegExp | undefined; readonly context: number },
-	room: number,
-): Promise<SearchTextMatch[] | undefined> {
-	const { regex, context } = search;
-	const found: SearchTextMatch[] = [];
-	// Matches still taking their after-context, and the last `context` lines (shown form).
-	let open: { readonly line: number; readonly after: string[] }[] = [];
-	const recent: string[] = [];
-	let number = 0;
-	const onLine = (line: string) => {
-		number++;
-		const shown = context > 0 || found.length < room ? shownText(line) : "";
-		if (open.length > 0) {
-			for (const hit of open) hit.after.push(shown);
-			open = open.filter((hit) => hit.after.length < context);
+/** A copy of a short string that holds no reference to the long one it was cut from. */
+function detached(text: string): string {
+	return text.length < 16 ? text : (JSON.parse(JSON.stringify(text)) as string);
+}
+
+function abortError(): Error {
+	return new Error("Operation aborted");
+}
+
+/** Resolves after other tasks (timers, an abort) had their turn. */
+function nextTurn(): Promise<void> {
+	return new Promise((resolve) => setTimeout(resolve, 0));
+}
+
+/** The work of matching one file's lines; its matches go to `collector` only if it is not binary. */
+class FileScan {
+	private readonly found: SearchTextMatch[] = [];
+	private count = 0;
+	private cost = 0;
+	private number = 0;
+	private readonly recent: string[] = [];
+	private open: { after: string[] }[] = [];
+	private readonly context: number;
+
+	constructor(
+		private readonly path: string,
+		private readonly search: SearchSettings,
+		private readonly collector: MatchCollector,
+	) {
+		this.context = Math.min(search.context, maxSearchContext(search.maxBytes));
+	}
+
+	private get full(): boolean {
+		return this.collector.cost + this.cost > this.search.maxBytes;
+	}
+
+	/** Whether every line from here on can only be counted past: no match to take, no context to fill. */
+	get finished(): boolean {
+		return this.collector.count + this.count >= this.collector.limit && this.open.length === 0;
+	}
+
+	private lineCost(text: string): number {
+		return this.path.length + MIN_LINE_BYTES - 1 + Math.min(text.length, this.search.maxLineChars);
+	}
+
+	private shown(line: string): string {
+		const text = shownText(line);
+		const max = this.search.maxLineChars + 1;
+		return text.length > max ? detached(text.slice(0, max)) : detached(text);
+	}
+
+	line(line: string): void {
+		this.number++;
+		const keep = !this.full;
+		const wantsContext = keep && this.context > 0;
+		const shown = wantsContext || (keep && this.open.length > 0) ? this.shown(line) : "";
+		if (this.open.length > 0) {
+			if (!keep) this.open = [];
+			else {
+				for (const hit of this.open) {
+					hit.after.push(shown);
+					this.cost += this.lineCost(shown);
+				}
+				this.open = this.open.filter((hit) => hit.after.length < this.context);
+			}
 		}
-		if (found.length < room && regex.test(matchedText(line))) {
-			const after: string[] = [];
-			found.push({ path, line: number, text: shown, before: [...recent], after });
-			if (context > 0) open.push({ line: number, after });
+		if (this.collector.count + this.count < this.collector.limit && this.search.regex.test(matchedText(line))) {
+			this.count++;
+			if (!this.full) {
+				const text = wantsContext ? shown : this.shown(line);
+				const before = [...this.recent];
+				for (const b of before) this.cost += this.lineCost(b);
+				this.cost += this.lineCost(text);
+				const after: string[] = [];
+				this.found.push({ path: this.path, line: this.number, text, before, after });
+				if (this.context > 0) this.open.push({ after });
+			}
 		}
-		if (context > 0) {
-			recent.push(shown);
-			if (recent.length > context) recent.shift();
-		}
-	};
-	/** Lines known not to match: counted, and the last `context` of them kept for what follows. */
-	const skipLines = (whole: string) => {
+		if (wantsContext && !this.full) {
+			this.recent.push(shown);
+			if (this.recent.length > this.context) this.recent.shift();
+		} else if (this.recent.length > 0) this.recent.length = 0;
+	}
+
+	/** Whole lines known not to match: counted, and the last `context` of them kept for what follows. */
+	skip(whole: string): void {
 		let count = 1;
 		for (let at = whole.indexOf("\n"); at >= 0; at = whole.indexOf("\n", at + 1)) count++;
-		number += count;
-		if (context === 0) return;
+		this.number += count;
+		if (this.context === 0 || this.full) return;
 		const tail: string[] = [];
 		let stop = whole.length;
-		while (tail.length < Math.min(context, count)) {
+		while (tail.length < Math.min(this.context, count)) {
 			const start = whole.lastIndexOf("\n", stop - 1);
-			tail.unshift(shownText(whole.slice(start + 1, stop)));
+			tail.unshift(this.shown(whole.slice(start + 1, stop)));
 			stop = start;
 		}
-		recent.push(...tail);
-		recent.splice(0, Math.max(0, recent.length - context));
-	};
-	// The bytes after the last line break so far: the start of a line the next piece ends. Pieces
-	// are cut after a `\n` byte, which no multi-byte UTF-8 sequence holds, so each decodes alone.
-	let carry: Uint8Array = new Uint8Array(0);
-	for await (const chunk of chunks) {
-		if (chunk.indexOf(0) !== -1) return undefined;
-		// Once the matches are all taken and their context is complete, only the NUL check remains.
-		if (found.length >= room && open.length === 0) continue;
-		const end = chunk.lastIndexOf(0x0a);
-		if (end < 0) {
-			carry = joinBytes(carry, chunk);
-			continue;
-		}
-		// The whole lines of this piece; as in `matchFile`, one regex pass tells they hold no match.
-		const whole = decoder.decode(joinBytes(carry, chunk.subarray(0, end)));
-		carry = new Uint8Array(chunk.subarray(end + 1));
-		if (open.length === 0 && search.filter && !search.filter.test(whole)) skipLines(whole);
-		else for (const line of whole.split("\n")) onLine(line);
+		this.recent.push(...tail);
+		this.recent.splice(0, Math.max(0, this.recent.length - this.context));
 	}
-	if ((found.length < room || open.length > 0) && carry.length > 0) onLine(decoder.decode(carry));
-	return found;
+
+	/** Whole lines: one filter pass tells when none of them can match. */
+	lines(whole: string): void {
+		if (this.open.length === 0 && this.search.filter && !this.search.filter.mayMatch(whole)) this.skip(whole);
+		else for (const line of whole.split("\n")) this.line(line);
+	}
+
+	commit(): void {
+		for (const match of this.found) this.collector.matches.push(match);
+		this.collector.count += this.count;
+		this.collector.cost += this.cost;
+	}
 }
 
-function joinBytes(a: Uint8Array, b: Uint8Array): Uint8Array {
-	if (a.length === 0) return b;
-	const joined = new Uint8Array(a.length + b.length);
-	joined.set(a);
-	joined.set(b, a.length);
-	return joined;
+/**
+ * Match one file given in pieces (cut anywhere): its matching lines go to `collector`, unless the
+ * file is binary (a NUL byte anywhere: every piece is looked at to tell). Linear in the file's
+ * size: a line is held once, up to `MAX_SEARCH_LINE_BYTES` (the rest of a longer one is not
+ * matched); the event loop gets a turn every few milliseconds and `signal` is checked then.
+ * Returns false for a binary file.
+ */
+export async function scanFile(
+	path: string,
+	pieces: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
+	search: SearchSettings,
+	collector: MatchCollector,
+	signal: AbortSignal | undefined,
+): Promise<boolean> {
+	const scan = new FileScan(path, search, collector);
+	// The bytes of the line in progress (at most MAX_SEARCH_LINE_BYTES of it).
+	let parts: Uint8Array[] = [];
+	let held = 0;
+	let started = false;
+	const hold = (bytes: Uint8Array) => {
+		started = true;
+		const room = MAX_SEARCH_LINE_BYTES - held;
+		if (room <= 0 || bytes.length === 0) return;
+		const kept = bytes.length > room ? bytes.subarray(0, room) : bytes;
+		// A copy: a reader may reuse its buffer.
+		parts.push(new Uint8Array(kept));
+		held += kept.length;
+	};
+	const endLine = () => {
+		const joined = new Uint8Array(held);
+		let at = 0;
+		for (const part of parts) {
+			joined.set(part, at);
+			at += part.length;
+		}
+		parts = [];
+		held = 0;
+		started = false;
+		scan.line(decoder.decode(joined));
+	};
+	let turn = Date.now();
+	for await (const piece of pieces) {
+		if (piece.indexOf(0) !== -1) return false;
+		if (Date.now() - turn > 20) {
+			await nextTurn();
+			turn = Date.now();
+		}
+		if (signal?.aborted) throw abortError();
+		if (scan.finished) continue;
+		let pos = 0;
+		if (started) {
+			const nl = piece.indexOf(0x0a);
+			if (nl < 0) {
+				hold(piece);
+				continue;
+			}
+			hold(piece.subarray(0, nl));
+			endLine();
+			pos = nl + 1;
+		}
+		const last = piece.lastIndexOf(0x0a);
+		if (last >= pos) {
+			const region = piece.subarray(pos, last);
+			if (region.length <= MAX_SEARCH_LINE_BYTES) scan.lines(decoder.decode(region));
+			else {
+				for (let start = 0; start <= region.length; ) {
+					let end = region.indexOf(0x0a, start);
+					if (end < 0) end = region.length;
+					scan.line(decoder.decode(region.subarray(start, Math.min(end, start + MAX_SEARCH_LINE_BYTES))));
+					start = end + 1;
+				}
+			}
+			pos = last + 1;
+		}
+		if (pos < piece.length) hold(piece.subarray(pos));
+	}
+	if (started && !scan.finished) endLine();
+	scan.commit();
+	return true;
+}
+
+/** A file's whole bytes as the pieces `scanFile` takes. */
+function* piecesOf(bytes: Uint8Array): Generator<Uint8Array> {
+	for (let at = 0; at < bytes.length; at += SCAN_PIECE) yield bytes.subarray(at, at + SCAN_PIECE);
+}
+
+/** `scanFile` over a file's whole bytes (a NUL byte anywhere makes it binary: no matches). */
+export async function scanBytes(
+	path: string,
+	bytes: Uint8Array,
+	search: SearchSettings,
+	collector: MatchCollector,
+	signal: AbortSignal | undefined,
+): Promise<boolean> {
+	if (bytes.indexOf(0) !== -1) return false;
+	return scanFile(path, piecesOf(bytes), search, collector, signal);
 }
 
 /** A file too large to read at once: its bytes in pieces, read when the search gets to it. */
@@ -181,79 +371,48 @@ export interface SearchFile {
 }
 
 /**
- * The first `limit` matches of `files`, taken in their order, each file read with `read`
- * (undefined when it cannot be read: skipped) while the next few are read already. Appends to
- * `matches`; stops reading as soon as `limit` is reached. Throws `Error("Operation aborted")` once
- * `signal` fires.
+ * Matches of `files`, taken in their order, into `collector` until its limit, each file read
+ * with `read` (undefined when it cannot be read: skipped) while the next few are read already.
+ * Stops reading once the limit is reached. Throws `Error("Operation aborted")` once `signal` fires.
  */
 export async function matchFiles(
 	files: AsyncIterable<SearchFile> | Iterable<SearchFile>,
 	read: SearchReader["read"],
-	search: { readonly regex: RegExp; readonly filter: RegExp | undefined; readonly context: number },
-	limit: number,
-	matches: SearchTextMatch[],
+	search: SearchSettings,
+	collector: MatchCollector,
 	signal: AbortSignal | undefined,
 	parallel = PARALLEL_READS,
 ): Promise<void> {
 	const pending: { path: string; bytes: Promise<Uint8Array | LargeSearchFile | undefined> }[] = [];
 	const drain = async (keep: number) => {
-		while (pending.length > keep && matches.length < limit) {
+		while (pending.length > keep && !collector.done) {
 			const file = pending.shift() as (typeof pending)[number];
 			const bytes = await file.bytes;
-			if (signal?.aborted) throw new Error("Operation aborted");
+			if (signal?.aborted) throw abortError();
 			if (bytes === undefined) continue;
-			const room = limit - matches.length;
-			const found =
-				bytes instanceof Uint8Array
-					? matchFile(file.path, bytes, search, room)
-					: await matchChunks(file.path, bytes.chunks(), search, room);
-			if (found) for (const match of found) matches.push(match);
+			if (bytes instanceof Uint8Array) await scanBytes(file.path, bytes, search, collector, signal);
+			else await scanFile(file.path, bytes.chunks(), search, collector, signal);
 		}
 	};
-	for await (const file of files) {
-		if (signal?.aborted) throw new Error("Operation aborted");
-		pending.push({ path: file.path, bytes: read(file.absolutePath) });
-		await drain(parallel - 1);
-		if (matches.length >= limit) break;
+	try {
+		for await (const file of files) {
+			if (signal?.aborted) throw abortError();
+			pending.push({ path: file.path, bytes: read(file.absolutePath) });
+			await drain(parallel - 1);
+			if (collector.done) break;
+		}
+		await drain(0);
+	} finally {
+		// Reads started but not needed still settle; nothing waits for them.
+		for (const file of pending) file.bytes.catch(() => undefined);
 	}
-	await drain(0);
-	// Reads started but not needed still settle; nothing waits for them.
-	for (const file of pending) file.bytes.catch(() => undefined);
-}
-
-/** The matches of one file's lines, at most `room` of them. */
-export function matchLines(
-	path: string,
-	lines: readonly string[],
-	regex: RegExp,
-	context: number,
-	room: number,
-): SearchTextMatch[] {
-	const found: SearchTextMatch[] = [];
-	for (let i = 0; i < lines.length && found.length < room; i++) {
-		if (!regex.test(matchedText(lines[i] as string))) continue;
-		const first = Math.max(0, i - context);
-		const last = Math.min(lines.length - 1, i + context);
-		found.push({
-			path,
-			line: i + 1,
-			text: shownText(lines[i] as string),
-			before: lines.slice(first, i).map(shownText),
-			after: lines.slice(i + 1, last + 1).map(shownText),
-		});
-	}
-	return found;
 }
 
 /** A `SearchTextRequest` checked and compiled. */
-export interface PreparedSearch {
+export interface PreparedSearch extends SearchSettings {
 	/** The absolute folder. */
 	readonly root: string;
-	readonly regex: RegExp;
-	/** `fileFilter(regex)`. */
-	readonly filter: RegExp | undefined;
 	readonly glob: GlobMatcher | undefined;
-	readonly context: number;
 }
 
 /** The request checked: the absolute folder, the regex and the glob; `invalid_argument` names the problem. */
@@ -265,7 +424,14 @@ export async function prepareSearch(
 	if (!root.ok) return root;
 	if (!Number.isInteger(request.limit) || request.limit < 1)
 		return err(fileError("invalid_argument", root.value, `limit must be a positive integer, got ${request.limit}`));
-	let regex: RegExp;
+	for (const [name, value] of [
+		["maxBytes", request.maxBytes],
+		["maxLineChars", request.maxLineChars],
+	] as const) {
+		if (value !== undefined && !(typeof value === "number" && value >= 1))
+			return err(fileError("invalid_argument", root.value, `${name} must be at least 1, got ${value}`));
+	}
+	let regex: SearchPattern;
 	let glob: GlobMatcher | undefined;
 	try {
 		regex = compileSearchPattern(request.pattern, request.literal === true, request.ignoreCase === true);
@@ -277,8 +443,29 @@ export async function prepareSearch(
 	if (!info.ok) return info;
 	if (info.value.kind !== "directory")
 		return err(fileError("not_directory", root.value, "searchText searches a folder; pass the folder that holds it"));
+	const maxBytes = request.maxBytes ?? DEFAULT_SEARCH_MAX_BYTES;
 	const context = request.context && request.context > 0 ? Math.floor(request.context) : 0;
-	return ok({ root: root.value, regex, filter: fileFilter(regex), glob, context });
+	return ok({
+		root: root.value,
+		regex,
+		filter: fileFilter(regex),
+		glob,
+		context: Math.min(context, maxSearchContext(maxBytes)),
+		maxBytes,
+		maxLineChars: request.maxLineChars ?? Number.POSITIVE_INFINITY,
+	});
+}
+
+/** The result of a search from its collector (and the names it could not reach). */
+export function searchResult(collector: MatchCollector, skippedNames: number): SearchTextResult {
+	return {
+		matches: collector.matches,
+		limitReached: collector.done,
+		...(collector.matches.length < collector.count
+			? { matchesNotKept: collector.count - collector.matches.length }
+			: {}),
+		...(skippedNames > 0 ? { skippedNames } : {}),
+	};
 }
 
 /** `searchText` by walking the tree through `fs` and reading the files, several at a time. */
@@ -293,24 +480,32 @@ export async function searchWithWalker(
 	const reader = makeReader?.(prepared.value);
 	const { root, glob } = prepared.value;
 	const signal = options.signal;
-	const matches: SearchTextMatch[] = [];
+	const collector = new MatchCollector(request.limit);
+	let skippedNames = 0;
 	const read =
 		reader?.read ??
 		(async (absolutePath: string) => {
 			const bytes = await fs.readBinaryFile(absolutePath, signal ? { signal } : undefined);
 			return bytes.ok ? bytes.value : undefined;
 		});
-	const entries = walk(fs, root, { hidden: request.hidden ?? false, ignoreFiles: GREP_IGNORE_FILES, signal });
+	const entries = walk(fs, root, {
+		hidden: request.hidden ?? false,
+		ignoreFiles: GREP_IGNORE_FILES,
+		signal,
+		onUnreachable: () => {
+			skippedNames++;
+		},
+	});
 	async function* files(): AsyncGenerator<SearchFile> {
 		for await (const entry of entries) {
 			if (entry.kind === "file" && !(glob && !glob.matches(entry.path))) yield entry;
 		}
 	}
 	try {
-		await matchFiles(files(), read, prepared.value, request.limit, matches, signal, reader?.parallel);
+		await matchFiles(files(), read, prepared.value, collector, signal, reader?.parallel);
 	} catch (error) {
 		if (signal?.aborted) return err(fileError("aborted", root));
 		return err(fileError("io_error", root, (error as Error).message));
 	}
-	return ok({ matches, limitReached: matches.length >= request.limit });
+	return ok(searchResult(collector, skippedNames));
 }

@@ -20,7 +20,8 @@ export function findFdBinary(): Promise<string | undefined> {
 
 /**
  * Run `fd` over `root` and keep the matching paths: all of them, sorted, then the first `limit`.
- * Memory holds the matches, not every file fd lists.
+ * Memory holds the matches, not every file fd lists. Resolves to "not-utf8" when fd lists a path
+ * that is not valid UTF-8: the walker, which counts such names, then gives the result.
  */
 export async function findWithFd(
 	fd: string,
@@ -28,14 +29,16 @@ export async function findWithFd(
 	matcher: GlobMatcher,
 	request: { readonly limit: number; readonly hidden?: boolean },
 	signal: AbortSignal | undefined,
-): Promise<Result<FindFilesResult, FileError>> {
+): Promise<Result<FindFilesResult | "not-utf8", FileError>> {
 	const args = ["--type", "f", "--type", "l", "--print0", "--color", "never", "--exclude", ".git"];
 	if (request.hidden) args.push("--hidden");
 	args.push("--base-directory", root);
 	// `.ignore` and `.fdignore` (FIND_IGNORE_FILES) are fd's own ignore files, read without flags.
 	const matches: string[] = [];
-	const run = await listPaths(fd, args, { signal }, (path) => {
-		if (matcher.matches(path)) matches.push(path);
+	let notUtf8 = false;
+	const run = await listPaths(fd, args, { signal }, (path, utf8) => {
+		if (!utf8) notUtf8 = true;
+		if (!notUtf8 && matcher.matches(path)) matches.push(path);
 	});
 	if (!run.ok)
 		return err(run.why === "aborted" ? fileError("aborted", root) : fileError("io_error", root, run.message));
@@ -43,6 +46,7 @@ export async function findWithFd(
 	if (run.code !== 0 && run.code !== 1) {
 		return err(fileError("io_error", root, `${fd} exited with code ${run.code}: ${run.stderr.trim()}`));
 	}
+	if (notUtf8) return ok("not-utf8");
 	matches.sort(comparePaths);
 	const limitReached = matches.length > request.limit;
 	return ok({ paths: limitReached ? matches.slice(0, request.limit) : matches, limitReached });

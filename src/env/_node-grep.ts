@@ -8,10 +8,10 @@
 import { err, type FileError, ok, type Result } from "../contract/result.js";
 import { fileError } from "./_errors.js";
 import type { GlobMatcher } from "./_glob.js";
-import { matchFiles, type PreparedSearch, type SearchReader } from "./_grep.js";
+import { MatchCollector, matchFiles, type PreparedSearch, type SearchReader, searchResult } from "./_grep.js";
 import { findExecutable, listPaths, reportsVersion } from "./_node-process.js";
 import { comparePaths } from "./_walk.js";
-import type { SearchTextMatch, SearchTextRequest, SearchTextResult } from "./types.js";
+import type { SearchTextRequest, SearchTextResult } from "./types.js";
 
 let rgPromise: Promise<string | undefined> | undefined;
 
@@ -84,7 +84,7 @@ async function filesWithMatches(
 	after: string | undefined,
 	keep: number,
 	signal: AbortSignal | undefined,
-): Promise<Result<{ paths: string[]; more: boolean }, FileError>> {
+): Promise<Result<{ paths: string[]; more: boolean } | "not-utf8", FileError>> {
 	const args = [
 		"--files-with-matches",
 		"--null",
@@ -103,6 +103,7 @@ async function filesWithMatches(
 	args.push("--regexp", request.pattern, "./");
 	let kept: string[] = [];
 	let more = false;
+	let notUtf8 = false;
 	const trim = () => {
 		kept.sort(comparePaths);
 		if (kept.length > keep) {
@@ -110,7 +111,9 @@ async function filesWithMatches(
 			more = true;
 		}
 	};
-	const run = await listPaths(rg, args, { cwd: root, signal }, (path) => {
+	const run = await listPaths(rg, args, { cwd: root, signal }, (path, utf8) => {
+		if (!utf8) notUtf8 = true;
+		if (notUtf8) return;
 		if (glob && !glob.matches(path)) return;
 		if (after !== undefined && comparePaths(path, after) <= 0) return;
 		kept.push(path);
@@ -122,6 +125,7 @@ async function filesWithMatches(
 	if (run.code !== 0 && run.code !== 1 && !(run.code === 2 && !/regex parse error/.test(run.stderr))) {
 		return err(fileError("io_error", root, `${rg} exited with code ${run.code}: ${run.stderr.trim()}`));
 	}
+	if (notUtf8) return ok("not-utf8");
 	trim();
 	return ok({ paths: kept, more });
 }
@@ -132,6 +136,8 @@ async function filesWithMatches(
  * exactly as the walker matches them, until `limit` matches. rg lists at most `limit` files at a
  * time (a file it lists has at least one match); should they hold fewer matches than that (a file
  * binary past rg's first look at it, one gone since), the files after them are listed next.
+ * Resolves to "not-utf8" when rg lists a path that is not valid UTF-8: the walker, which counts
+ * such names, then gives the result.
  */
 export async function searchWithRg(
 	rg: string,
@@ -139,24 +145,25 @@ export async function searchWithRg(
 	request: SearchTextRequest,
 	reader: SearchReader,
 	signal: AbortSignal | undefined,
-): Promise<Result<SearchTextResult, FileError>> {
+): Promise<Result<SearchTextResult | "not-utf8", FileError>> {
 	const { root } = prepared;
-	const matches: SearchTextMatch[] = [];
+	const collector = new MatchCollector(request.limit);
 	let after: string | undefined;
 	let keep = request.limit;
 	for (;;) {
 		const listed = await filesWithMatches(rg, root, request, prepared.glob, after, keep, signal);
 		if (!listed.ok) return listed;
+		if (listed.value === "not-utf8") return ok("not-utf8");
 		const { paths, more } = listed.value;
 		const files = paths.map((path) => ({ path, absolutePath: root === "/" ? `/${path}` : `${root}/${path}` }));
 		try {
-			await matchFiles(files, reader.read, prepared, request.limit, matches, signal, reader.parallel);
+			await matchFiles(files, reader.read, prepared, collector, signal, reader.parallel);
 		} catch {
 			return err(fileError("aborted", root));
 		}
-		if (matches.length >= request.limit || !more) break;
+		if (collector.done || !more) break;
 		after = paths[paths.length - 1];
 		keep *= 2;
 	}
-	return ok({ matches, limitReached: matches.length >= request.limit });
+	return ok(searchResult(collector, 0));
 }

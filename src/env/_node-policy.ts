@@ -4,6 +4,7 @@
  */
 import { promises as fs, constants as fsConstants, readdirSync } from "node:fs";
 import { resolve as resolveNative } from "node:path";
+import { errorMessage } from "../contract/errors.js";
 import { err, type FileError, ok, type Result } from "../contract/result.js";
 import { fileError, osCodeOf } from "./_errors.js";
 import { type Access, type CanonicalRoots, policyRefusal } from "./_policy.js";
@@ -147,9 +148,8 @@ export class NodePathGuard {
 				followLast || slash <= 0 || absolute === "/"
 					? await canonicalize(absolute)
 					: `${(await canonicalize(absolute.slice(0, slash))).replace(/\/$/, "")}/${absolute.slice(slash + 1)}`;
-		} catch {
-			// Unresolvable (a loop, a folder we may not search): where it leads is unknown, so refused.
-			return err(policyRefusal("\0", access, { read: [], write: [] }, absolute) as FileError);
+		} catch (error) {
+			return err(unresolvable(error, absolute));
 		}
 		const refusal = policyRefusal(canonical, access, roots, absolute);
 		if (refusal) return err(refusal);
@@ -262,6 +262,23 @@ export class NodePathGuard {
 		const current = await fs.stat(canonical).catch(() => undefined);
 		return current && current.dev === opened.dev && current.ino === opened.ino ? undefined : moved(shown);
 	}
+}
+
+/**
+ * Why a path could not be made canonical: a symlink loop or a name too long is said as such;
+ * anything else (a folder we may not search) leaves where it leads unknown, so it is refused.
+ */
+function unresolvable(error: unknown, shown: string): FileError {
+	const code = osCodeOf(error);
+	if (code === "ELOOP") return fileError("symlink_loop", shown, undefined, code);
+	if (code === "ENAMETOOLONG")
+		return fileError("invalid_path", shown, "a name in it is longer than the system allows", code);
+	return fileError(
+		"permission_denied",
+		shown,
+		`it cannot be resolved (${code ?? errorMessage(error)}), so the path policy cannot tell where it leads: refused`,
+		code,
+	);
 }
 
 /** The refusal for a path whose file changed between the policy's check and its use. */

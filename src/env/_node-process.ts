@@ -3,6 +3,7 @@
  * or fd for the paths they list, and telling whether any process of a group is still alive.
  * Node-only.
  */
+import { isUtf8 } from "node:buffer";
 import { spawn } from "node:child_process";
 import { promises as fs, constants as fsConstants, readdirSync, readFileSync } from "node:fs";
 import { delimiter } from "node:path";
@@ -64,14 +65,15 @@ export type ListedPaths =
 
 /**
  * Run `file` (rg, fd) with `args`, handing each NUL-terminated path it prints on stdout to
- * `onPath` as text without a leading `./` (empty ones skipped). With the home config pointed away
+ * `onPath` as text without a leading `./` (empty ones skipped), with whether its bytes are valid
+ * UTF-8 (when not, the text has U+FFFD in their place and names no file). With the home config pointed away
  * (`withoutHomeConfig`). Resolves when the program ends or `signal` fires; never rejects.
  */
 export function listPaths(
 	file: string,
 	args: readonly string[],
 	options: { readonly cwd?: string; readonly signal: AbortSignal | undefined },
-	onPath: (path: string) => void,
+	onPath: (path: string, utf8: boolean) => void,
 ): Promise<ListedPaths> {
 	const { signal } = options;
 	if (signal?.aborted) return Promise.resolve({ ok: false, why: "aborted", message: "aborted" });
@@ -94,7 +96,7 @@ export function listPaths(
 		const take = (bytes: Buffer) => {
 			let path = bytes.toString("utf8");
 			if (path.startsWith("./")) path = path.slice(2);
-			if (path !== "") onPath(path);
+			if (path !== "") onPath(path, isUtf8(bytes));
 		};
 		child.stdout.on("data", (chunk: Buffer) => {
 			if (done) return;

@@ -10,9 +10,10 @@
  * alive). A worker that fails is replaced on the next search; the files it held are read on the
  * main thread instead.
  */
+import { createRequire } from "node:module";
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
-import type { LargeSearchFile, SearchReader } from "./_grep.js";
+import type { FileFilter, LargeSearchFile, SearchReader } from "./_grep.js";
 import { LARGE_SEARCH_FILE, largeSearchFile, readSearchFile } from "./_node-search-read.js";
 
 /**
@@ -21,13 +22,14 @@ import { LARGE_SEARCH_FILE, largeSearchFile, readSearchFile } from "./_node-sear
  * whole; what comes back for each path: its bytes (a match may be in it), null, or the size limit
  * itself for a file larger than it (the main thread reads that one in pieces).
  */
-const WORKER_SOURCE = `
+const workerSource = (re2: string) => `
 const { parentPort } = require("node:worker_threads");
+const { RE2JS } = require(${JSON.stringify(re2)});
 const fs = require("node:fs");
 const FLAGS = fs.constants.O_RDONLY | fs.constants.O_NONBLOCK | (fs.constants.O_NOFOLLOW || 0);
 const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
 const LARGE = ${LARGE_SEARCH_FILE};
-let compiled = { key: "", regex: undefined };
+let compiled = { key: "", test: undefined };
 function readWhole(path) {
 	let fd;
 	try {
@@ -58,9 +60,17 @@ function readWhole(path) {
 		fs.closeSync(fd);
 	}
 }
+// The file filter of _grep.ts (fileFilter): the pattern in multiline mode on RE2, and a text
+// holding a carriage return never skipped when the pattern has a dollar sign.
+function filterOf(source, flags) {
+	if (source === null) return undefined;
+	const regex = RE2JS.compile(source, flags | RE2JS.MULTILINE);
+	const dollar = source.includes("$");
+	return (text) => (dollar && text.includes("\\r")) || regex.test(text);
+}
 parentPort.on("message", ({ id, paths, source, flags }) => {
 	const key = source === null ? "" : flags + "/" + source;
-	if (compiled.key !== key) compiled = { key, regex: source === null ? undefined : new RegExp(source, flags) };
+	if (compiled.key !== key) compiled = { key, test: filterOf(source, flags) };
 	const results = [];
 	const transfer = [];
 	for (const path of paths) {
@@ -69,7 +79,7 @@ parentPort.on("message", ({ id, paths, source, flags }) => {
 			results.push(LARGE);
 			continue;
 		}
-		if (bytes === null || bytes.indexOf(0) !== -1 || (compiled.regex && !compiled.regex.test(decoder.decode(bytes)))) {
+		if (bytes === null || bytes.indexOf(0) !== -1 || (compiled.test && !compiled.test(decoder.decode(bytes)))) {
 			results.push(null);
 			continue;
 		}
@@ -96,7 +106,7 @@ class SearchWorker {
 	broken = false;
 
 	constructor(onBroken: () => void) {
-		this.worker = new Worker(WORKER_SOURCE, { eval: true });
+		this.worker = new Worker(workerSource(createRequire(import.meta.url).resolve("re2js")), { eval: true });
 		this.worker.on("message", (message: { id: number; results: (Uint8Array | number | null)[] }) => {
 			const pending = this.waiting.get(message.id);
 			if (!pending) return;
@@ -134,7 +144,7 @@ class SearchWorker {
 		return this.worker.terminate();
 	}
 
-	send(batch: Pending, source: string | null, flags: string): void {
+	send(batch: Pending, source: string | null, flags: number): void {
 		const id = this.nextId++;
 		// Held while it has work, so a search that waits on it keeps the process alive; idle, it does not.
 		if (this.waiting.size === 0) this.worker.ref();
@@ -179,9 +189,12 @@ export async function stopSearchWorkers(): Promise<void> {
  * without a match): for the search they are all files without matches. Reads are sent to the
  * workers in batches, the least busy first.
  */
-export function workerSearchReader(filter: RegExp | undefined): SearchReader {
-	const source = filter ? filter.source : null;
-	const flags = filter ? filter.flags : "";
+export function workerSearchReader(
+	pattern: { readonly source: string; readonly flags: number },
+	filter: FileFilter | undefined,
+): SearchReader {
+	const source = filter ? pattern.source : null;
+	const flags = pattern.flags;
 	let queued: Pending | undefined;
 	const flush = () => {
 		const batch = queued;

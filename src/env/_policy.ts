@@ -28,10 +28,10 @@ export function policyRefusal(
 	const allowed = roots[access];
 	if (allowed.some((root) => isPathInside(canonical, root))) return undefined;
 	const where = canonical === shown ? "" : ` (it resolves to ${canonical})`;
-	const list = allowed.length === 0 ? "no folder" : allowed.join(", ");
-	return fileError(
-		"permission_denied",
-		shown,
-		`outside the allowed ${access} roots${where}: the env's path policy allows ${access === "read" ? "reading" : "writing"} only under ${list}`,
-	);
+	const verb = access === "read" ? "reading" : "writing";
+	const rule =
+		allowed.length === 0
+			? `the env's path policy allows no ${verb} (it has no ${access} roots)`
+			: `the env's path policy allows ${verb} only under ${allowed.join(", ")}`;
+	return fileError("permission_denied", shown, `outside the allowed ${access} roots${where}: ${rule}`);
 }

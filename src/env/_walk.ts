@@ -15,7 +15,8 @@
  * - Entries named `.git` are never yielded; other names starting with `.` only with `hidden`.
  * - Symlinks are yielded as symlinks and not followed, unless `followSymlinks`: then a link to a
  *   folder is walked once per path, and a link back into a folder being walked is skipped.
- * - A folder that cannot be listed (below the root) is skipped silently.
+ * - A folder that cannot be listed (below the root) is skipped silently; an entry whose name is
+ *   not valid UTF-8 is reported to `onUnreachable` instead of yielded.
  */
 import ignore, { type Ignore } from "ignore";
 import type { FileKind, FileSystem } from "./types.js";
@@ -48,6 +49,11 @@ export interface WalkOptions {
 	readonly includeDirs?: boolean;
 	/** Once aborted, the walk throws `Error("Operation aborted")`. */
 	readonly signal?: AbortSignal | undefined;
+	/**
+	 * Called for each entry whose name is not valid UTF-8 (`DirEntry.notUtf8`): it is not yielded
+	 * (and a folder not entered), since no string path reaches it. After the `.git` and hidden rules.
+	 */
+	readonly onUnreachable?: (path: string) => void;
 }
 
 /** The ignore files of one folder. */
@@ -214,7 +220,7 @@ export async function* walk(fs: FileSystem, root: string, options: WalkOptions =
 	interface Frame {
 		readonly dir: string;
 		readonly rel: string;
-		readonly entries: { readonly name: string; readonly kind: FileKind }[];
+		readonly entries: { readonly name: string; readonly kind: FileKind; readonly notUtf8?: true }[];
 		index: number;
 		readonly canonical: string | undefined;
 	}
@@ -241,6 +247,10 @@ export async function* walk(fs: FileSystem, root: string, options: WalkOptions =
 		if (!settings.hidden && name.startsWith(".")) continue;
 		const absolutePath = join(frame.dir, name);
 		const path = frame.rel === "" ? name : `${frame.rel}/${name}`;
+		if (entry.notUtf8) {
+			options.onUnreachable?.(path);
+			continue;
+		}
 		let kind = entry.kind;
 		if (kind === "symlink" && settings.followSymlinks) {
 			const target = await fs.fileInfo(absolutePath);

@@ -474,7 +474,8 @@ export class MemoryExecutionEnv implements ExecutionEnv {
 						const parent = this.canonicalOf(abs.value.slice(0, slash));
 						return parent === undefined ? undefined : `${parent === "/" ? "" : parent}/${abs.value.slice(slash + 1)}`;
 					})();
-		if (canonical === undefined) return policyRefusal("\0", access, { read: [], write: [] }, abs.value);
+		// Only a symlink loop leaves a path without a canonical form here: said as such, as on disk.
+		if (canonical === undefined) return fileError("symlink_loop", abs.value);
 		return policyRefusal(canonical, access, allowed, abs.value);
 	}
 

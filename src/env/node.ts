@@ -6,6 +6,7 @@
  * the leader of a new process group, so a timeout or an abort can kill the whole tree; `exec`
  * hands them to `_node-exec.ts`.
  */
+import { isUtf8 } from "node:buffer";
 import { randomBytes } from "node:crypto";
 import { promises as fs, constants as fsConstants } from "node:fs";
 import { tmpdir } from "node:os";
@@ -287,11 +288,17 @@ export class NodeExecutionEnv implements ExecutionEnv {
 				if (!pinned.ok) return pinned;
 				pin = pinned.value;
 			}
-			const entries = await fs.readdir(pin?.self ?? abs.value, { withFileTypes: true });
+			// Names as bytes: one that is not valid UTF-8 is marked, since its decoded text names no file.
+			const raw = await fs.readdir(pin?.self ?? abs.value, { withFileTypes: true, encoding: "buffer" });
 			const moved = await pin?.recheck();
 			if (moved) return err(moved);
+			const entries: DirEntry[] = raw.map((entry) => {
+				const bytes = entry.name as unknown as Buffer;
+				const name = bytes.toString("utf8");
+				return isUtf8(bytes) ? { name, kind: kindOf(entry) } : { name, kind: kindOf(entry), notUtf8: true };
+			});
 			entries.sort((a, b) => byName(a.name, b.name));
-			return ok(entries.map((entry) => ({ name: entry.name, kind: kindOf(entry) })));
+			return ok(entries);
 		} catch (error) {
 			return err(mapFsError(error, abs.value));
 		} finally {
@@ -652,7 +659,9 @@ export class NodeExecutionEnv implements ExecutionEnv {
 		if (fd === undefined) return findWithWalker(this, request, options);
 		const prepared = await prepareFind(this, request);
 		if (!prepared.ok) return prepared;
-		return findWithFd(fd, prepared.value.root, prepared.value.matcher, request, options.signal);
+		const found = await findWithFd(fd, prepared.value.root, prepared.value.matcher, request, options.signal);
+		if (found.ok && found.value === "not-utf8") return findWithWalker(this, request, options);
+		return found as Result<FindFilesResult, FileError>;
 	}
 
 	/**
@@ -665,12 +674,14 @@ export class NodeExecutionEnv implements ExecutionEnv {
 	): Promise<Result<SearchTextResult, FileError>> {
 		// Under a policy every read goes through its checks; otherwise worker threads read the files.
 		if (this.guard) return searchWithWalker(this, request, options);
-		const reader = (prepared: PreparedSearch) => workerSearchReader(prepared.filter);
+		const reader = (prepared: PreparedSearch) => workerSearchReader(prepared.regex, prepared.filter);
 		const rg = this.searchBinaries && rgAgrees(request) ? await findRgBinary() : undefined;
 		if (rg === undefined) return searchWithWalker(this, request, options, reader);
 		const prepared = await prepareSearch(this, request);
 		if (!prepared.ok) return prepared;
-		return searchWithRg(rg, prepared.value, request, reader(prepared.value), options.signal);
+		const found = await searchWithRg(rg, prepared.value, request, reader(prepared.value), options.signal);
+		if (found.ok && found.value === "not-utf8") return searchWithWalker(this, request, options, reader);
+		return found as Result<SearchTextResult, FileError>;
 	}
 
 	// ---------------------------------------------------------------- internals

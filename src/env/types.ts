@@ -35,6 +35,11 @@ export interface DirEntry {
 	readonly name: string;
 	/** The entry's own kind: a symlink is reported as `symlink`, not as its target's kind. */
 	readonly kind: FileKind;
+	/**
+	 * Set when the name on disk is not valid UTF-8: `name` shows it with U+FFFD in place of the bad
+	 * bytes, so a path made from it does not reach the entry (searches leave it out and count it).
+	 */
+	readonly notUtf8?: true;
 }
 
 /** Options shared by operations that can be cancelled. */
@@ -225,13 +230,18 @@ export interface FindFilesResult {
 	readonly paths: readonly string[];
 	/** Whether more files matched than `limit`. */
 	readonly limitReached: boolean;
+	/**
+	 * Entries left out because their names are not valid UTF-8 (string paths cannot reach them); a
+	 * folder counts once, whatever it holds. Absent when there were none.
+	 */
+	readonly skippedNames?: number;
 }
 
 /** What `searchText` looks for: lines matching a pattern in the text files under a folder. */
 export interface SearchTextRequest {
 	/** The folder to search; relative paths resolve against `cwd`. */
 	readonly path: string;
-	/** A JavaScript regular expression (compiled with the `u` flag), or the text itself with `literal`. */
+	/** A regular expression in RE2 syntax (run in linear time; no lookaround or backreferences), or the text itself with `literal`. */
 	readonly pattern: string;
 	/** Match `pattern` as plain text. Default false. */
 	readonly literal?: boolean;
@@ -245,6 +255,15 @@ export interface SearchTextRequest {
 	readonly limit: number;
 	/** Search names starting with `.` too (`.git` never). Default false. */
 	readonly hidden?: boolean;
+	/**
+	 * The output budget, in bytes: matches whose lines (each counted as printed by grep,
+	 * `path:line: text`) would start past it are counted toward `limit` but not kept, and
+	 * `context` is held to `maxBytes / 6` lines (no longer window could be shown). Default 16 MiB;
+	 * the grep tool passes its own (50 KB).
+	 */
+	readonly maxBytes?: number;
+	/** Lines kept longer than this many characters are cut to one more than it (the grep tool passes 500). Default: none. */
+	readonly maxLineChars?: number;
 }
 
 /** One matching line found by `searchText`. */
@@ -253,7 +272,10 @@ export interface SearchTextMatch {
 	readonly path: string;
 	/** The line's number, from 1. */
 	readonly line: number;
-	/** The line, without its line ending and with every `\r` removed (invalid UTF-8 becomes U+FFFD). */
+	/**
+	 * The line, without its line ending and with every `\r` removed (invalid UTF-8 becomes U+FFFD);
+	 * cut to `maxLineChars + 1` characters when the request set `maxLineChars`.
+	 */
 	readonly text: string;
 	/** Up to `context` lines before it, in order, in the same form. */
 	readonly before: readonly string[];
@@ -267,6 +289,10 @@ export interface SearchTextResult {
 	readonly matches: readonly SearchTextMatch[];
 	/** Whether the search stopped at `limit` matches (there may be no more). */
 	readonly limitReached: boolean;
+	/** Matches found (toward `limit`) but not kept because the output budget (`maxBytes`) was full. */
+	readonly matchesNotKept?: number;
+	/** Files and folders left out because their names are not valid UTF-8 (see `FindFilesResult`). */
+	readonly skippedNames?: number;
 }
 
 /** Files plus a shell: everything a tool may touch. */

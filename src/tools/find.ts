@@ -30,6 +30,8 @@ export interface FindToolDetails {
 	readonly resultLimitReached?: number;
 	/** How the output was cut to the byte budget, when it was. */
 	readonly truncation?: TruncationResult;
+	/** Files and folders left out because their names are not valid UTF-8. */
+	readonly skippedNames?: number;
 }
 
 /** No options yet; the type exists so callers can pass one object to `createBuiltinTools`. */
@@ -71,12 +73,23 @@ export function createFindTool(
 				if (code === "invalid_argument") throw new Error(message);
 				throw new Error(`Could not search ${path || "."}: ${message}`);
 			}
-			const { paths, limitReached } = found.value;
-			if (paths.length === 0)
-				return { content: [{ type: "text", text: "No files found matching pattern" }], details: undefined };
+			const { paths, limitReached, skippedNames } = found.value;
+			const skipped = skippedNames
+				? skippedNames === 1
+					? "1 file or folder was not listed: its name is not valid UTF-8"
+					: `${skippedNames} files or folders were not listed: their names are not valid UTF-8`
+				: undefined;
+			if (paths.length === 0) {
+				if (!skipped)
+					return { content: [{ type: "text", text: "No files found matching pattern" }], details: undefined };
+				return {
+					content: [{ type: "text", text: `No files found matching pattern\n\n[${skipped}]` }],
+					details: { skippedNames },
+				};
+			}
 			const truncation = truncateHead(paths.join("\n"), { maxLines: Number.MAX_SAFE_INTEGER });
 			const notices: string[] = [];
-			const details: { resultLimitReached?: number; truncation?: TruncationResult } = {};
+			const details: { resultLimitReached?: number; truncation?: TruncationResult; skippedNames?: number } = {};
 			if (limitReached) {
 				notices.push(
 					`${effectiveLimit} results limit reached. Use limit=${effectiveLimit * 2} for more, or refine pattern`,
@@ -86,6 +99,10 @@ export function createFindTool(
 			if (truncation.truncated) {
 				notices.push(`${formatSize(DEFAULT_MAX_BYTES)} limit reached`);
 				details.truncation = truncation;
+			}
+			if (skipped) {
+				notices.push(skipped);
+				details.skippedNames = skippedNames;
 			}
 			const text = notices.length > 0 ? `${truncation.content}\n\n[${notices.join(". ")}]` : truncation.content;
 			return {

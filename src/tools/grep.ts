@@ -4,7 +4,15 @@ import { type Static, Type } from "@sinclair/typebox";
 import type { Theme } from "../contract/render.js";
 import { defineTool, type ToolDefinition } from "../contract/tool.js";
 import { compileGlob } from "../env/_glob.js";
-import { compileSearchPattern, matchFile, searchWithWalker } from "../env/_grep.js";
+import {
+	compileSearchPattern,
+	MatchCollector,
+	maxSearchContext,
+	type SearchSettings,
+	scanBytes,
+	searchResult,
+	searchWithWalker,
+} from "../env/_grep.js";
 import type { ExecutionEnv, SearchTextRequest, SearchTextResult } from "../env/types.js";
 import { abortedError, resolveToolPath, throwIfAborted } from "./_paths.js";
 import { argText, field, previewLines, resultText, titleLine } from "./_render.js";
@@ -19,7 +27,9 @@ import {
 
 /** The TypeBox schema of the `grep` tool's arguments. */
 export const grepToolParameters = Type.Object({
-	pattern: Type.String({ description: "JavaScript regular expression, or the text itself with literal: true" }),
+	pattern: Type.String({
+		description: "Regular expression (RE2 syntax, as ripgrep's), or the text itself with literal: true",
+	}),
 	path: Type.Optional(Type.String({ description: "Folder or file to search (default: the working folder)" })),
 	glob: Type.Optional(Type.String({ description: "Only files matching this glob, e.g. '*.ts' or 'src/**/*.spec.ts'" })),
 	ignoreCase: Type.Optional(Type.Boolean({ description: "Match regardless of case (default: false)" })),
@@ -41,6 +51,10 @@ export interface GrepToolDetails {
 	readonly truncation?: TruncationResult;
 	/** Set when a shown line was longer than the line budget and was cut. */
 	readonly linesTruncated?: boolean;
+	/** The context actually used, when the one asked for was larger than the byte budget can show. */
+	readonly contextLimited?: number;
+	/** Files and folders left out because their names are not valid UTF-8. */
+	readonly skippedNames?: number;
 }
 
 /** Options for `createGrepTool`: the default match limit, the byte budget and the longest line shown. */
@@ -53,6 +67,13 @@ export interface GrepToolOptions {
 	readonly maxLineChars?: number;
 }
 
+/** The notice for entries a search left out because their names are not valid UTF-8. */
+function skippedNamesNotice(count: number): string {
+	return count === 1
+		? "1 file or folder was not searched: its name is not valid UTF-8"
+		: `${count} files or folders were not searched: their names are not valid UTF-8`;
+}
+
 /** Matches shown when a call gives no `limit`. */
 export const DEFAULT_GREP_LIMIT = 100;
 
@@ -63,17 +84,16 @@ export const DEFAULT_GREP_LIMIT = 100;
 async function searchOneFile(
 	env: ExecutionEnv,
 	root: string,
-	regex: RegExp,
-	context: number,
+	search: SearchSettings,
 	limit: number,
 	signal: AbortSignal | undefined,
 ): Promise<SearchTextResult> {
 	const name = root.slice(root.lastIndexOf("/") + 1);
 	const read = await env.readBinaryFile(root, signal ? { signal } : undefined);
+	const collector = new MatchCollector(limit);
 	// Unreadable or binary: no matches.
-	const matches =
-		(read.ok ? matchFile(name, read.value, { regex, filter: undefined, context }, limit) : undefined) ?? [];
-	return { matches, limitReached: matches.length >= limit };
+	if (read.ok) await scanBytes(name, read.value, search, collector, signal);
+	return searchResult(collector, 0);
 }
 
 /**
@@ -94,7 +114,7 @@ export function createGrepTool(
 		name: "grep",
 		label: "grep",
 		annotations: { readOnlyHint: true, openWorldHint: false },
-		description: `Search the contents of files for a pattern (JavaScript regex, or plain text with literal: true); prints matching lines as path:line: text. Honors .gitignore and .ignore, searches hidden files, skips binary files. At most ${defaultLimit} matches or ${formatSize(maxBytes)} are shown, lines cut at ${maxLineChars} characters; a notice then says so, and a larger limit, a narrower path or glob, or read shows more.`,
+		description: `Search the contents of files for a pattern (regex in RE2 syntax, as ripgrep's, or plain text with literal: true); prints matching lines as path:line: text. Honors .gitignore and .ignore, searches hidden files, skips binary files. At most ${defaultLimit} matches or ${formatSize(maxBytes)} are shown, lines cut at ${maxLineChars} characters; a notice then says so, and a larger limit, a narrower path or glob, or read shows more.`,
 		promptSnippet: "Search file contents for patterns (honors .gitignore)",
 		promptGuidelines: [
 			"Use grep to find where something is written; narrow it with path or glob rather than reading many files.",
@@ -110,7 +130,9 @@ export function createGrepTool(
 			throwIfAborted(signal);
 			if (!info.ok) throw new Error(`Path not found: ${root}`);
 			const isFolder = info.value.kind === "directory";
-			const context = params.context && params.context > 0 ? Math.floor(params.context) : 0;
+			const askedContext = params.context && params.context > 0 ? Math.floor(params.context) : 0;
+			// A longer window could never show within the byte budget; held to it, memory stays bounded.
+			const context = Math.min(askedContext, maxSearchContext(maxBytes));
 			const effectiveLimit = Math.max(1, params.limit ?? defaultLimit);
 
 			const options = signal ? { signal } : {};
@@ -125,6 +147,8 @@ export function createGrepTool(
 					...(params.ignoreCase ? { ignoreCase: true } : {}),
 					...(params.glob ? { glob: params.glob } : {}),
 					...(context > 0 ? { context } : {}),
+					maxBytes,
+					maxLineChars,
 				};
 				const found = ctx.env.searchText
 					? await ctx.env.searchText(request, options)
@@ -139,7 +163,13 @@ export function createGrepTool(
 				}
 				result = found.value;
 			} else {
-				result = await searchOneFile(ctx.env, root, regex, context, effectiveLimit, signal);
+				const search = { regex, filter: undefined, context, maxBytes, maxLineChars };
+				try {
+					result = await searchOneFile(ctx.env, root, search, effectiveLimit, signal);
+				} catch (error) {
+					throwIfAborted(signal);
+					throw error;
+				}
 			}
 			throwIfAborted(signal);
 
@@ -155,18 +185,25 @@ export function createGrepTool(
 				output.push(line);
 				bytes += line.length + 1;
 			};
-			for (const match of result.matches) {
-				// Past the byte budget lines are only counted: the limit notice still needs the count.
-				if (bytes > maxBytes) break;
+			// Lines that would start past the byte budget are not printed (it cuts them anyway).
+			printing: for (const match of result.matches) {
 				const first = match.line - match.before.length;
-				for (let k = 0; k < match.before.length; k++)
-					push(`${match.path}-${first + k}- ${shownLine(match.before[k] as string)}`);
-				push(`${match.path}:${match.line}: ${shownLine(match.text)}`);
-				for (let k = 0; k < match.after.length; k++)
-					push(`${match.path}-${match.line + 1 + k}- ${shownLine(match.after[k] as string)}`);
+				const lines = [
+					...match.before.map((text, k) => ({ sep: "-", line: first + k, text })),
+					{ sep: ":", line: match.line, text: match.text },
+					...match.after.map((text, k) => ({ sep: "-", line: match.line + 1 + k, text })),
+				];
+				for (const { sep, line, text } of lines) {
+					if (bytes > maxBytes) break printing;
+					push(`${match.path}${sep}${line}${sep} ${shownLine(text)}`);
+				}
 			}
 			const matchCount = result.matches.length;
-			if (matchCount === 0) return { content: [{ type: "text", text: "No matches found" }], details: undefined };
+			if (matchCount === 0) {
+				if (!result.skippedNames) return { content: [{ type: "text", text: "No matches found" }], details: undefined };
+				const text = `No matches found\n\n[${skippedNamesNotice(result.skippedNames)}]`;
+				return { content: [{ type: "text", text }], details: { skippedNames: result.skippedNames } };
+			}
 			const limitReached = result.limitReached;
 			const truncation = truncateHead(output.join("\n"), { maxLines: Number.MAX_SAFE_INTEGER, maxBytes });
 			const notices: string[] = [];
@@ -185,6 +222,12 @@ export function createGrepTool(
 				notices.push(`Some lines truncated to ${maxLineChars} chars. Use read tool to see full lines`);
 				details = { ...details, linesTruncated: true };
 			}
+			if (context < askedContext) {
+				notices.push(`context held to ${context} lines, the most the ${formatSize(maxBytes)} output can show`);
+				details = { ...details, contextLimited: context };
+			}
+			if (result.skippedNames) notices.push(skippedNamesNotice(result.skippedNames));
+			if (result.skippedNames) details = { ...details, skippedNames: result.skippedNames };
 			const text = notices.length > 0 ? `${truncation.content}\n\n[${notices.join(". ")}]` : truncation.content;
 			return { content: [{ type: "text", text }], details };
 		},

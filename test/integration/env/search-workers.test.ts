@@ -28,11 +28,15 @@ describe("workerSearchReader", () => {
 	});
 	afterAll(() => rmSync(root, { recursive: true, force: true }));
 
+	const needleReader = () => {
+		const pattern = compileSearchPattern("needle", false, false);
+		return workerSearchReader(pattern, fileFilter(pattern));
+	};
 	const text = (bytes: Uint8Array | LargeSearchFile | undefined) =>
 		bytes instanceof Uint8Array ? new TextDecoder().decode(bytes) : bytes === undefined ? undefined : "(large)";
 
 	it("gives back only the files that may match; the rest at once as undefined", async () => {
-		const reader = workerSearchReader(fileFilter(compileSearchPattern("needle", false, false)));
+		const reader = needleReader();
 		const started = Date.now();
 		const names = ["hit.txt", "miss.txt", "binary.txt", "big.txt", "empty.txt", "fifo", "link.txt", "dir", "missing"];
 		const got = await Promise.all(names.map((name) => reader.read(join(root, name))));
@@ -52,13 +56,13 @@ describe("workerSearchReader", () => {
 	});
 
 	it("without a filter, gives back every readable text file", async () => {
-		const reader = workerSearchReader(undefined);
+		const reader = workerSearchReader(compileSearchPattern("x", false, false), undefined);
 		const got = await Promise.all(["miss.txt", "empty.txt", "binary.txt"].map((name) => reader.read(join(root, name))));
 		expect(got.map(text)).toEqual(["nothing\n", "", undefined]);
 	});
 
 	it("reads on the main thread what stopped workers held", async () => {
-		const reader = workerSearchReader(fileFilter(compileSearchPattern("needle", false, false)));
+		const reader = needleReader();
 		const reads = Array.from({ length: 600 }, (_, i) => reader.read(join(root, i % 2 ? "hit.txt" : "miss.txt")));
 		await new Promise((resolve) => setImmediate(resolve));
 		await stopSearchWorkers();
@@ -69,7 +73,9 @@ describe("workerSearchReader", () => {
 			else expect([undefined, "nothing\n"]).toContain(text(bytes));
 		});
 		// And the next search starts new workers.
-		expect(text(await workerSearchReader(undefined).read(join(root, "hit.txt")))).toBe("one\nneedle here\n");
+		expect(
+			text(await workerSearchReader(compileSearchPattern("x", false, false), undefined).read(join(root, "hit.txt"))),
+		).toBe("one\nneedle here\n");
 	});
 
 	it("an idle pool does not keep the process alive after a search", () => {
