@@ -24,6 +24,7 @@ import {
 	type DevHostFactory,
 	hostLogTo,
 	hostOptions,
+	loadTimeout,
 	startExtensionHost,
 	startHost,
 } from "./_dev-host.js";
@@ -410,6 +411,7 @@ export function createDevCommand(factory: DevHostFactory = startExtensionHost) {
 				cwd,
 				watch: options.watch,
 				confine: options.confine,
+				...loadTimeout(options["load-timeout"]),
 				log: hostLogTo(io.stdout, theme),
 			};
 			let host: DevHost;

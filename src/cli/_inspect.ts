@@ -22,6 +22,7 @@ import {
 	type DevHostOptions,
 	hostLogTo,
 	hostOptions,
+	loadTimeout,
 	startExtensionHost,
 	startHost,
 } from "./_dev-host.js";
@@ -240,6 +241,7 @@ export const inspectCommand = defineCommand({
 				cwd,
 				watch: options.watch,
 				confine: options.confine,
+				...loadTimeout(options["load-timeout"]),
 				log: hostLogTo(io.stdout, theme),
 			},
 			settings,
