@@ -23,6 +23,7 @@ export {
 	type ExtensionReloadListener,
 } from "./extensions/node-host.js";
 export {
+	type ImportExtensionOptions,
 	type ImportExtensionResult,
 	importExtension,
 	type LoadExtensionResult,

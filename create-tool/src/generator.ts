@@ -6,9 +6,9 @@
  *
  * Node only, and free of other dependencies, so both packages can bundle it.
  */
-import { existsSync, lstatSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, realpathSync, statSync } from "node:fs";
 import { appendFile, mkdir, mkdtemp, readdir, readFile, rename, rm, rmdir, writeFile } from "node:fs/promises";
-import { basename, dirname, join, relative, resolve, sep } from "node:path";
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 
 /** Error codes of the generator, one per way it refuses. */
 export type GeneratorErrorCode =
@@ -18,6 +18,7 @@ export type GeneratorErrorCode =
 	| "E_INVALID_TOOL_NAME"
 	| "E_TOOL_EXISTS"
 	| "E_NOT_A_PROJECT"
+	| "E_OUTSIDE_PROJECT"
 	| "E_TEMPLATES";
 
 /** A refusal: the message says what is wrong and what to do; nothing was written. */
@@ -383,11 +384,55 @@ export interface AddedTool {
 
 const REGISTRY = "src/tools/index.ts";
 
+/** Whether `path` is `root` or inside it (both real paths). */
+function isInside(path: string, root: string): boolean {
+	const rel = relative(root, path);
+	return rel === "" || (rel !== ".." && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
+}
+
+/**
+ * The first symbolic link on the way from `root` (a real path) to `path` (relative, `/`-separated)
+ * that leads outside `root` or nowhere (a dangling link), with where it leads; `undefined` when
+ * writing `path` stays inside. Parts that do not exist yet are fine: they are made as real folders.
+ */
+function linkLeavingProject(root: string, path: string): { link: string; target: string } | undefined {
+	let current = root;
+	for (const part of path.split("/")) {
+		const next = join(current, part);
+		let isLink: boolean;
+		try {
+			isLink = lstatSync(next).isSymbolicLink();
+		} catch {
+			return undefined;
+		}
+		if (!isLink) {
+			current = next;
+			continue;
+		}
+		let target: string;
+		try {
+			target = realpathSync(next);
+		} catch {
+			let text = "";
+			try {
+				text = readlinkSync(next);
+			} catch {
+				// unreadable: named as the link itself
+			}
+			return { link: next, target: `${resolve(dirname(next), text)} (which does not exist)` };
+		}
+		if (!isInside(target, root)) return { link: next, target };
+		current = target;
+	}
+	return undefined;
+}
+
 /**
  * Add the `_new-tool` files (source, test, fixture) for `toolName` to a project and register the tool
  * in its `src/tools/index.ts`. Refuses, writing nothing, when a file of the tool exists already, the
- * name cannot name a tool, or the project has no `src/tools/index.ts` to register in (unless
- * `register: false`). If writing fails half way, the files written so far are removed.
+ * name cannot name a tool, the project has no `src/tools/index.ts` to register in (unless
+ * `register: false`), or a file to write or update (or a folder on its way) is a symbolic link that
+ * leads outside the project or nowhere. If writing fails half way, the files written so far are removed.
  */
 export async function addTool(options: AddToolOptions): Promise<AddedTool> {
 	const projectDir = resolve(options.projectDir);
@@ -410,6 +455,18 @@ export async function addTool(options: AddToolOptions): Promise<AddedTool> {
 	const values: Values = { ...toolNames(options.toolName) };
 	const fragment = join(options.templatesDir, TOOL_FRAGMENT);
 	const files = await render([fragment], values, (path) => path === REGISTRY);
+	// A symbolic link in the project (the registry, or a folder such as src/tools or test) must not
+	// carry a write outside it: every file written or updated is checked before the first write.
+	const realRoot = realpathSync(projectDir);
+	for (const path of [...files.keys(), ...(register ? [REGISTRY] : [])]) {
+		const leaving = linkLeavingProject(realRoot, path);
+		if (leaving) {
+			throw new GeneratorError(
+				"E_OUTSIDE_PROJECT",
+				`${leaving.link} is a symbolic link to ${leaving.target}, outside the project ${realRoot}, and writing ${path} would go through it; nothing was written. Replace the link with a real ${leaving.link === join(realRoot, ...path.split("/")) ? "file" : "folder"}, or run this in the project it points to`,
+			);
+		}
+	}
 	const taken = [...files.keys()].filter((path) => existsSync(join(projectDir, ...path.split("/"))));
 	if (taken.length > 0) {
 		throw new GeneratorError(

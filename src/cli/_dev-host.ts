@@ -9,6 +9,7 @@ import type { ExecutionEnv, PathPolicy } from "../env/types.js";
 import type { ExtensionHost, ExtensionHostOptions, ExtensionHostReady } from "../extensions/node-host.js";
 import type { RegistrySnapshot } from "../extensions/registry.js";
 import type { ExtensionRuntime } from "../extensions/runtime.js";
+import { UsageError } from "./_args.js";
 import { CommandError } from "./_command.js";
 import type { CliOutput } from "./_io.js";
 
@@ -27,7 +28,7 @@ export interface DevHost
 }
 
 /** The host `toolsmith dev` asks for: its command line, resolved. */
-export interface DevHostOptions extends Pick<ExtensionHostOptions, "paths" | "watch" | "log"> {
+export interface DevHostOptions extends Pick<ExtensionHostOptions, "paths" | "watch" | "log" | "loadTimeoutMs"> {
 	/** `node`: the real disk and shell; `memory`: an empty in-memory env. */
 	readonly env: "node" | "memory";
 	/** The working folder tools see, absolute. */
@@ -78,8 +79,9 @@ export const startExtensionHost: DevHostFactory = async ({ env, confine, confine
 		executionEnv = new NodeExecutionEnv({ cwd: options.cwd, ...policy });
 	}
 	if (wrapEnv) executionEnv = wrapEnv(executionEnv);
-	// The dev loop owns its process: an extension's stray error is a diagnostic, not the end of it.
-	return createExtensionHost({ ...options, env: executionEnv, catchStrayErrors: true });
+	// The dev loop owns its process: an extension's stray error or `process.exit` is a diagnostic (or
+	// an error result), not the end of it.
+	return createExtensionHost({ ...options, env: executionEnv, catchStrayErrors: true, refuseProcessExit: true });
 };
 
 /** The path policy of `--confine` (and `--confine-reads`): `cwd` the only root. */
@@ -92,7 +94,26 @@ export function confinedLabel(confine: boolean | undefined, confineReads: boolea
 	return confineReads ? " (confined, reads too)" : confine ? " (confined)" : "";
 }
 
-/** The options that say which host `dev` and `inspect` start: the env, its folder, watching, confinement. */
+/** The `--load-timeout` option `dev`, `inspect` and `mcp` share. */
+export const loadTimeoutOption = {
+	"load-timeout": {
+		type: "string",
+		valueName: "ms",
+		description: "Time each extension's module and default export may take to load (default 10000)",
+	},
+} as const;
+
+/** `--load-timeout` as given, as the host's `loadTimeoutMs` (nothing when it was not given). */
+export function loadTimeout(text: string | undefined): { loadTimeoutMs?: number } {
+	if (text === undefined) return {};
+	const ms = /^\d{1,9}$/.test(text.trim()) ? Number(text.trim()) : Number.NaN;
+	if (!Number.isInteger(ms) || ms < 1) {
+		throw new UsageError(`--load-timeout takes a number of milliseconds (at least 1), not ${JSON.stringify(text)}`);
+	}
+	return { loadTimeoutMs: ms };
+}
+
+/** The options that say which host `dev` and `inspect` start: the env, its folder, watching, confinement, the load time limit. */
 export const hostOptions = {
 	env: {
 		type: "string",
@@ -112,4 +133,5 @@ export const hostOptions = {
 		default: false,
 		description: "Confine bash's reads too: it sees only the working folder and the system folders (implies --confine)",
 	},
+	...loadTimeoutOption,
 } as const;

@@ -25,6 +25,7 @@ import {
 	type DevHostFactory,
 	hostLogTo,
 	hostOptions,
+	loadTimeout,
 	startExtensionHost,
 	startHost,
 } from "./_dev-host.js";
@@ -412,6 +413,7 @@ export function createDevCommand(factory: DevHostFactory = startExtensionHost) {
 				watch: options.watch,
 				confine: options.confine,
 				confineReads: options["confine-reads"],
+				...loadTimeout(options["load-timeout"]),
 				log: hostLogTo(io.stdout, theme),
 			};
 			let host: DevHost;

@@ -23,6 +23,7 @@ import {
 	type DevHostOptions,
 	hostLogTo,
 	hostOptions,
+	loadTimeout,
 	startExtensionHost,
 	startHost,
 } from "./_dev-host.js";
@@ -242,6 +243,7 @@ export const inspectCommand = defineCommand({
 				watch: options.watch,
 				confine: options.confine,
 				confineReads: options["confine-reads"],
+				...loadTimeout(options["load-timeout"]),
 				log: hostLogTo(io.stdout, theme),
 			},
 			settings,

@@ -10,7 +10,7 @@ import { displayPath, formatDiagnostic } from "../extensions/node-event-lines.js
 import { isLoopbackHostname } from "../mcp/_loopback.js";
 import { UsageError } from "./_args.js";
 import { CommandError, defineCommand, EXIT_OK } from "./_command.js";
-import { confinedLabel, cwdPolicy } from "./_dev-host.js";
+import { confinedLabel, cwdPolicy, loadTimeout, loadTimeoutOption } from "./_dev-host.js";
 import { followHostLog } from "./_host-log.js";
 
 /** `--http` as given: `port`, `host:port` or `[ipv6]:port`. */
@@ -65,6 +65,7 @@ export const mcpCommand = defineCommand({
 		cwd: { type: "string", valueName: "dir", description: "Working folder the tools see (default: the current one)" },
 		watch: { type: "boolean", default: true, description: "Reload extensions when their files change" },
 		name: { type: "string", valueName: "name", description: "Server name clients see (default: toolsmith)" },
+		...loadTimeoutOption,
 	},
 	positionals: [{ name: "paths", variadic: true, description: "Extension files or folders to serve" }],
 	examples: [
@@ -93,6 +94,7 @@ export const mcpCommand = defineCommand({
 			throw new UsageError("--confine-reads confines the env: it cannot go with --no-confine");
 		}
 		const confine = confineReads || (given.has("confine") ? options.confine : options.builtins);
+		const timeout = loadTimeout(options["load-timeout"]);
 		const say = (line: string) => io.stderr.write(`${line}\n`);
 
 		// Over stdio, stdout belongs to the protocol from here on, before any extension code runs.
@@ -110,7 +112,9 @@ export const mcpCommand = defineCommand({
 			env,
 			builtins: options.builtins,
 			watch: options.watch,
+			...timeout,
 			catchStrayErrors: true,
+			refuseProcessExit: true,
 			log: ({ level, message }) => say(`[${level}] ${message}`),
 		});
 		let ready: Awaited<typeof host.ready>;

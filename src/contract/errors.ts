@@ -16,6 +16,7 @@
  * - `E_EXTENSION_LOAD`: an extension could not be loaded.
  * - `E_NOT_READY`: an API method was called before it is available (during extension load).
  * - `E_INCOMPATIBLE`: an extension requires a toolsmith API version this is not.
+ * - `E_PROCESS_EXIT`: code called `process.exit` (or `reallyExit`, `abort`) while a host refuses it.
  */
 export type ToolsmithErrorCode =
 	| "E_TOOL_NOT_FOUND"
@@ -30,7 +31,8 @@ export type ToolsmithErrorCode =
 	| "E_INVALID_TOOL"
 	| "E_EXTENSION_LOAD"
 	| "E_NOT_READY"
-	| "E_INCOMPATIBLE";
+	| "E_INCOMPATIBLE"
+	| "E_PROCESS_EXIT";
 
 /** The error toolsmith throws for misuse (an invalid tool, a name clash, an incompatible extension); `code` says which kind, the message says what to do. */
 export class ToolsmithError extends Error {

@@ -8,6 +8,7 @@
 import { pathToFileURL } from "node:url";
 import { errorMessage } from "../contract/errors.js";
 import type { ExtensionDiagnostic, LoadedExtension } from "./api.js";
+import { isProcessExitRefusal } from "./node-process-guard.js";
 
 /** What the guard needs of the loaded extensions: each one's entry and the local modules it imported. */
 export type GuardedExtension = Pick<LoadedExtension, "path" | "modules">;
@@ -51,6 +52,14 @@ export function strayErrorDiagnostic(
 	extensions: readonly GuardedExtension[],
 ): ExtensionDiagnostic {
 	const owner = attributeStack(stackOf(value), extensions);
+	if (isProcessExitRefusal(value)) {
+		return {
+			severity: "error",
+			code: "E_PROCESS_EXIT",
+			message: `${owner === undefined ? "Code outside any extension file" : "This extension"} tried to end the process from a timer, event handler or promise: ${errorMessage(value)} The host keeps running.`,
+			path: owner ?? "",
+		};
+	}
 	const what = kind === "exception" ? "An uncaught exception" : "An unhandled promise rejection";
 	const from = owner === undefined ? " (no extension file is on its stack)" : " in this extension";
 	return {

@@ -16,6 +16,7 @@ import { extname } from "node:path";
 import type { Jiti } from "jiti";
 import { errorMessage } from "../contract/errors.js";
 import type { ExtensionDiagnostic } from "./api.js";
+import { isProcessExitRefusal } from "./node-process-guard.js";
 
 const nodeRequire = createRequire(import.meta.url);
 
@@ -28,6 +29,31 @@ export type ImportOutcome =
 			readonly evaluated: string[];
 	  }
 	| { readonly ok: false; readonly diagnostic: ExtensionDiagnostic; readonly modules: string[] };
+
+/** Thrown in place of a module whose evaluation did not settle in time; never leaves this file. */
+class EvaluationTimeout extends Error {}
+
+/**
+ * `promise`, or an `EvaluationTimeout` after `ms`. The timer is what keeps the process alive while
+ * a top-level `await` waits on nothing: without it the event loop empties and Node ends the process
+ * (exit code 13) in the middle of the load.
+ */
+function bounded<T>(promise: Promise<T>, ms: number): Promise<T> {
+	if (!Number.isFinite(ms)) return promise;
+	return new Promise<T>((resolve, reject) => {
+		const timer = setTimeout(() => reject(new EvaluationTimeout()), ms);
+		promise.then(
+			(value) => {
+				clearTimeout(timer);
+				resolve(value);
+			},
+			(error: unknown) => {
+				clearTimeout(timer);
+				reject(error);
+			},
+		);
+	});
+}
 
 type CreateJiti = (id: string, options: Record<string, unknown>) => Jiti;
 let createJitiPromise: Promise<CreateJiti> | undefined;
@@ -101,10 +127,16 @@ function isSyntaxError(error: unknown): boolean {
 
 /**
  * Import `path` (absolute) with a fresh module table. Never throws: a module that does not parse,
- * cannot resolve an import or throws while evaluating comes back as a diagnostic naming the file
- * (with line and column when known). `modules` lists the local files that were loaded, entry first.
+ * cannot resolve an import, throws while evaluating, or whose top-level `await` does not settle
+ * within `timeoutMs` comes back as a diagnostic naming the file (with line and column when known).
+ * `modules` lists the local files that were loaded, entry first. A synchronous endless loop at the
+ * top level cannot be bounded: it holds the thread.
  */
-export async function importFresh(path: string, virtualModules: Record<string, unknown>): Promise<ImportOutcome> {
+export async function importFresh(
+	path: string,
+	virtualModules: Record<string, unknown>,
+	timeoutMs: number,
+): Promise<ImportOutcome> {
 	const createJiti = await loadJiti();
 	const table: Record<string, unknown> = Object.create(null);
 	const requireCache = nodeRequire.cache;
@@ -156,7 +188,9 @@ export async function importFresh(path: string, virtualModules: Record<string, u
 			// is the one reported.
 			if (!isSyntaxError(error)) throw error;
 			try {
-				module = await evaluate(true);
+				// The evaluation cannot be cancelled: after the timeout it is left to settle (or not)
+				// on its own, and whatever it gives is dropped.
+				module = await bounded(Promise.resolve(evaluate(true)), timeoutMs);
 			} catch (again) {
 				throw isSyntaxError(again) ? error : again;
 			}
@@ -164,6 +198,18 @@ export async function importFresh(path: string, virtualModules: Record<string, u
 		return { ok: true, module, modules: collect(), evaluated: Object.keys(table) };
 	} catch (error) {
 		const modules = collect();
+		if (error instanceof EvaluationTimeout) {
+			return {
+				ok: false,
+				diagnostic: {
+					severity: "error",
+					code: "E_LOAD_TIMEOUT",
+					message: `${path} did not finish evaluating within ${timeoutMs} ms (a top-level await that never settles?); the extension was not loaded. Move slow work into a session_start handler or a tool.`,
+					path,
+				},
+				modules,
+			};
+		}
 		const err = error instanceof Error ? error : new Error(errorMessage(error));
 		const parse = /^(ParseError|SyntaxError)\b/.test(err.message) || err.name === "SyntaxError";
 		if (parse) {
@@ -183,6 +229,19 @@ export async function importFresh(path: string, virtualModules: Record<string, u
 			};
 		}
 		const where = throwPosition(err, modules);
+		if (isProcessExitRefusal(error)) {
+			return {
+				ok: false,
+				diagnostic: {
+					severity: "error",
+					code: "E_PROCESS_EXIT",
+					message: `${path} tried to end the process while its module was evaluated: ${err.message} The extension was not loaded.`,
+					path: where.path ?? path,
+					...(where.line !== undefined ? { line: where.line, column: where.column } : {}),
+				},
+				modules,
+			};
+		}
 		const notFound = (err as { code?: unknown }).code === "MODULE_NOT_FOUND";
 		const first = cleanMessage(err.message.split("\nRequire stack:")[0] ?? err.message);
 		return {

@@ -33,6 +33,8 @@ export const API_VERSION = "1.1.0";
  * - `E_UNCAUGHT`: an uncaught exception or unhandled rejection, caught by a host that catches
  *   stray errors (`catchStrayErrors`; `toolsmith dev` does); `path` names the extension whose file
  *   is on the stack, or is empty when none is.
+ * - `E_PROCESS_EXIT`: the extension called `process.exit` (or `reallyExit`, `abort`) while loading,
+ *   or in a timer or promise of its own, in a host that refuses it (`refuseProcessExit`; the CLI does).
  * - `W_PROVIDER_NAME`: a tool name is valid here but a provider's rule is stricter.
  * - `W_UNKNOWN_TOOL`: `setActiveTools` named a tool that is not registered.
  * - `W_UNSUPPORTED_API`: an extension used an API member toolsmith accepts but does not implement.
@@ -54,6 +56,7 @@ export type ExtensionDiagnosticCode =
 	| "W_DUPLICATE_TOOL"
 	| "E_HANDLER_FAILED"
 	| "E_UNCAUGHT"
+	| "E_PROCESS_EXIT"
 	| "W_PROVIDER_NAME"
 	| "W_UNKNOWN_TOOL"
 	| "W_UNSUPPORTED_API"

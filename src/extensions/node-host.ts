@@ -36,6 +36,7 @@ import { signaturesOf, toolChanges } from "./_tool-changes.js";
 import type { ExtensionDiagnostic, ExtensionLogger, LoadedExtension } from "./api.js";
 import { type DiscoveredExtension, discoverExtensions } from "./node-discovery.js";
 import { importExtension, reportCompatTo } from "./node-loader.js";
+import { installExitGuard } from "./node-process-guard.js";
 import { createFileWatcher, DEFAULT_DEBOUNCE_MS, type FileChangeKind, type FileWatcher } from "./node-watcher.js";
 import { type ToolRegistry, validateToolDefinition } from "./registry.js";
 import { createExtensionRuntime, DEFAULT_LOAD_TIMEOUT_MS, type ExtensionRuntime } from "./runtime.js";
@@ -62,7 +63,11 @@ export interface ExtensionHostOptions {
 	readonly debounceMs?: number;
 	/** Built-in tools: `true` (default) for read, bash, edit, write; `false` for none; or your own list. */
 	readonly builtins?: boolean | readonly ToolDefinition[];
-	/** Bound for each extension's default export and its `session_start` handlers. Default 10 000 ms. */
+	/**
+	 * Bound for each extension's module evaluation (a top-level `await`), for its default export and
+	 * for its `session_start` handlers, each on its own; also on reload. Default 10 000 ms. An
+	 * extension past it gets an `E_LOAD_TIMEOUT` diagnostic (on reload, its previous version stays).
+	 */
 	readonly loadTimeoutMs?: number;
 	/** Bound for each `session_shutdown` handler. Default 3 000 ms. */
 	readonly shutdownTimeoutMs?: number;
@@ -76,6 +81,16 @@ export interface ExtensionHostOptions {
 	 * should turn it on. `toolsmith dev` does. The handlers are removed by `close()`.
 	 */
 	readonly catchStrayErrors?: boolean;
+	/**
+	 * While the host is open, make `process.exit`, `process.reallyExit` and `process.abort` throw an
+	 * `E_PROCESS_EXIT` error instead of ending the process: an extension that calls one while loading
+	 * fails to load with that diagnostic, in a tool call gets an error result, in a timer becomes a
+	 * stray error (an `E_PROCESS_EXIT` diagnostic with `catchStrayErrors`). Off by default: it
+	 * changes the whole process (code of yours that calls `process.exit` meanwhile is refused too),
+	 * so only the owner of the process should turn it on. The `toolsmith` CLI does. `close()` puts
+	 * the functions back (guards of several hosts nest).
+	 */
+	readonly refuseProcessExit?: boolean;
 	/** Values of the flags extensions register, by name (see `ExtensionRuntimeOptions.flags`). */
 	readonly flags?: Readonly<Record<string, boolean | string>>;
 }
@@ -272,6 +287,7 @@ export function createExtensionHost(options: ExtensionHostOptions): ExtensionHos
 	const removeErrorGuard = options.catchStrayErrors
 		? installErrorGuard(() => runtime.extensions(), onDiagnostic)
 		: undefined;
+	const removeExitGuard = options.refuseProcessExit ? installExitGuard() : undefined;
 
 	// Paths as given: folders are rescanned on change, files are watched even while missing.
 	const roots: string[] = [];
@@ -346,7 +362,7 @@ export function createExtensionHost(options: ExtensionHostOptions): ExtensionHos
 			// What the compat layer reports while this extension loads (its top level included) is part
 			// of this load.
 			await reportCompatTo(runtime.report);
-			const imported = await importExtension(entry.entry, { cwd, env });
+			const imported = await importExtension(entry.entry, { cwd, env, timeoutMs: loadTimeoutMs });
 			for (const diagnostic of imported.diagnostics) runtime.report(diagnostic);
 			entry.modules = [...new Set([...imported.modules, ...(previous?.modules ?? [])])];
 			if (imported.factory) {
@@ -647,7 +663,10 @@ export function createExtensionHost(options: ExtensionHostOptions): ExtensionHos
 				.catch((error: unknown) => {
 					safeLog("error", `Closing the extension host failed: ${errorMessage(error)}`);
 				})
-				.finally(() => removeErrorGuard?.());
+				.finally(() => {
+					removeErrorGuard?.();
+					removeExitGuard?.();
+				});
 			return closing;
 		},
 	};

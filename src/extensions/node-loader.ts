@@ -23,7 +23,7 @@ import type {
 } from "./api.js";
 import { type DiscoveredExtension, discoverExtensions } from "./node-discovery.js";
 import type { ToolRegistry } from "./registry.js";
-import { createExtensionRuntime, type ExtensionRuntime } from "./runtime.js";
+import { createExtensionRuntime, DEFAULT_LOAD_TIMEOUT_MS, type ExtensionRuntime } from "./runtime.js";
 import { checkEngines } from "./version.js";
 
 /** Options for `loadExtensions`: the working folder, the env, the runtime and registry to load into, the built-ins, the load time limit, a logger and a diagnostic listener. */
@@ -41,7 +41,11 @@ export interface LoadExtensionsOptions {
 	readonly registry?: ToolRegistry;
 	/** Built-in tools of a new registry: `true` (default) for read, bash, edit, write; or your own list. */
 	readonly builtins?: boolean | readonly ToolDefinition[];
-	/** Bound for each extension's default export, in milliseconds. Default 10 000. */
+	/**
+	 * Bound for each extension's module evaluation (its top level, a top-level `await` included) and,
+	 * separately, for its default export, in milliseconds. Default 10 000. An extension that passes it
+	 * gets an `E_LOAD_TIMEOUT` diagnostic and the others load.
+	 */
 	readonly loadTimeoutMs?: number;
 	/** Where `ctx.ui.notify` goes. */
 	readonly log?: ExtensionLogger;
@@ -144,13 +148,27 @@ function defaultExport(mod: unknown): unknown {
 	return (mod as { default: unknown }).default;
 }
 
+/** Options for `importExtension`: where relative paths resolve, the env of the compat layer, the time limit. */
+export interface ImportExtensionOptions {
+	/** Relative paths resolve against it; `process.cwd()` by default. */
+	readonly cwd?: string;
+	/** The env the pi compatibility layer's tools use; a `NodeExecutionEnv` by default. */
+	readonly env?: ExecutionEnv;
+	/**
+	 * Bound for the module's evaluation (a top-level `await` that never settles), in milliseconds;
+	 * `DEFAULT_LOAD_TIMEOUT_MS` (10 000) by default. Past it the result has no factory and an
+	 * `E_LOAD_TIMEOUT` diagnostic; the evaluation itself cannot be stopped and is left behind.
+	 */
+	readonly timeoutMs?: number;
+}
+
 /**
  * Import one extension afresh and check its `engines` range, without running it. Never throws.
  * `factory` is set only when the extension may be activated.
  */
 export async function importExtension(
 	entry: DiscoveredExtension | string,
-	options: { readonly cwd?: string; readonly env?: ExecutionEnv } = {},
+	options: ImportExtensionOptions = {},
 ): Promise<ImportExtensionResult> {
 	const started = performance.now();
 	const found = entryOf(entry, options.cwd ?? process.cwd());
@@ -172,7 +190,7 @@ export async function importExtension(
 	// (a pi package): the entry before it runs its top level, the files it imported afterwards.
 	const compatApi = await compatLayer();
 	compatApi.noteExtensionFiles([path]);
-	const outcome = await importFresh(path, modules);
+	const outcome = await importFresh(path, modules, options.timeoutMs ?? DEFAULT_LOAD_TIMEOUT_MS);
 	compatApi.noteExtensionFiles(outcome.modules);
 	if (!outcome.ok) {
 		diagnostics.push(outcome.diagnostic);
@@ -219,7 +237,8 @@ export async function reportCompatTo(report: (diagnostic: ExtensionDiagnostic) =
 
 /**
  * Load (or reload) one extension into `runtime`: import it fresh, check it, run its default export
- * and swap its registrations in. When any step fails the previous version (if any) stays active
+ * and swap its registrations in. `loadTimeoutMs` bounds the import and, separately, the default
+ * export (10 000 ms each by default). When any step fails the previous version (if any) stays active
  * and the diagnostics say why. Never throws.
  */
 export async function loadExtension(
@@ -238,7 +257,11 @@ export async function loadExtension(
 		fromCompat.push(diagnostic);
 		runtime.report(diagnostic);
 	});
-	const imported = await importExtension(found, { cwd: runtime.cwd, env: runtime.env });
+	const imported = await importExtension(found, {
+		cwd: runtime.cwd,
+		env: runtime.env,
+		...(options.loadTimeoutMs !== undefined ? { timeoutMs: options.loadTimeoutMs } : {}),
+	});
 	for (const diagnostic of imported.diagnostics) runtime.report(diagnostic);
 	if (!imported.factory) {
 		return {

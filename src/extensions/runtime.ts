@@ -5,7 +5,7 @@
  * sees factories, so a harness can drive it with a MemoryExecutionEnv. What each member of the API
  * does is `_extension-api.ts`; this file runs the versions' lifecycle.
  */
-import { errorMessage } from "../contract/errors.js";
+import { errorMessage, ToolsmithError } from "../contract/errors.js";
 import type { ToolDefinition } from "../contract/tool.js";
 import type { ExecutionEnv } from "../env/types.js";
 import { createEventBus } from "./_event-bus.js";
@@ -309,11 +309,14 @@ export function createExtensionRuntime(options: ExtensionRuntimeOptions): Extens
 				);
 			} else {
 				const position = errorPosition(error, path);
+				const exited = refusedExit(error);
 				report(
 					{
 						severity: "error",
-						code: "E_FACTORY_FAILED",
-						message: `The default export of ${path} threw: ${errorMessage(error)}. The extension was not loaded.`,
+						code: exited ? "E_PROCESS_EXIT" : "E_FACTORY_FAILED",
+						message: exited
+							? `The default export of ${path} tried to end the process: ${errorMessage(error)} The extension was not loaded.`
+							: `The default export of ${path} threw: ${errorMessage(error)}. The extension was not loaded.`,
 						path,
 						...position,
 					},
@@ -415,6 +418,15 @@ export function createExtensionRuntime(options: ExtensionRuntimeOptions): Extens
 		createContext,
 		report: (diagnostic) => report(diagnostic),
 	};
+}
+
+/** Whether `error` is a host's refusal of `process.exit` (see `refuseProcessExit` of the Node host). */
+function refusedExit(error: unknown): boolean {
+	try {
+		return error instanceof ToolsmithError && error.code === "E_PROCESS_EXIT";
+	} catch {
+		return false;
+	}
 }
 
 /** Line and column of the first stack frame inside `path`, when the error has a stack. */

@@ -87,6 +87,7 @@ describe("toolsmith CLI (child process)", () => {
 			      --watch, --no-watch  Reload extensions when their files change (on by default)
 			      --confine            Confine tools to the working folder: files outside it refused, bash in an OS sandbox
 			      --confine-reads      Confine bash's reads too: it sees only the working folder and the system folders (implies --confine)
+			      --load-timeout <ms>  Time each extension's module and default export may take to load (default 10000)
 			      --ui                 Also serve the web inspector (as toolsmith inspect does) beside the prompt
 			      --open               Open the page in the browser ($BROWSER, else the system's)
 			      --host <address>     Interface to serve the page on (default 127.0.0.1; any other needs --token)
