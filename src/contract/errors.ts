@@ -7,7 +7,8 @@
  * - `E_INVALID_ARGS`: a call's arguments did not match the tool's schema.
  * - `E_PREPARE_FAILED`: `prepareArguments` threw.
  * - `E_BLOCKED`: a `beforeToolCall` hook (or an extension's `tool_call` handler) blocked the call.
- * - `E_ABORTED`: the batch's signal fired before the call could run.
+ * - `E_ABORTED`: the batch's signal fired before the call could run, or its tool or after-call hook
+ *   was still pending when the abort's grace period ran out.
  * - `E_SKIPPED`: `shouldSkipRemaining` stopped the call from running.
  * - `E_TOOL_FAILED`: the tool threw (or the context factory building its `ctx` did).
  * - `E_BAD_RESULT`: the tool (or an after-call hook) returned something that is not a valid result,

@@ -22,6 +22,11 @@ class Call implements ResultFields {
 	args: unknown = undefined;
 	/** Whether the tool was started (`afterToolCall` runs for started calls only). */
 	started = false;
+	/**
+	 * Whether the executor stopped waiting for the started tool (it was still running when the
+	 * abort's grace period ran out): whatever the tool does later is ignored.
+	 */
+	abandoned = false;
 	/** Settles once the started tool's outcome is recorded as the call's result; never rejects. */
 	running: Promise<void> | undefined = undefined;
 	/**
@@ -91,11 +96,90 @@ interface Batch {
 	readonly signal: AbortSignal | undefined;
 	readonly emit: ((event: ToolExecutionEvent) => void) | undefined;
 	/** Removes the batch's listener from the caller's signal. */
-	readonly detach: (() => void) | undefined;
+	detach: (() => void) | undefined;
 	/** Whether the whole batch runs one call after another. */
 	readonly sequential: boolean;
 	/** At most this many calls of a parallel batch are in flight at once. */
 	readonly limit: number;
+	/** Whether `signal` is the batch's own (fired from the batch's listener on the caller's signal). */
+	readonly ownsSignal: boolean;
+	/** When the executor stops waiting after an abort; made on first need, only when there is a signal. */
+	cutoffs: Cutoffs | undefined;
+}
+
+/**
+ * How long after the batch's abort the executor still waits for what it awaits on behalf of a call
+ * (a tool, an `afterToolCall` hook) before it gives the call an aborted result: long enough for a
+ * tool that honours its signal to report its own way of stopping (`Command aborted`), short enough
+ * that an agent loop never hangs on a tool or hook that ignores the signal.
+ */
+export const ABORT_GRACE_MS = 500;
+
+/** What a bounded wait gives when the executor stopped waiting. */
+const GAVE_UP: unique symbol = Symbol("gave up");
+type GaveUp = typeof GAVE_UP;
+
+/**
+ * The two moments after which the executor stops waiting: the abort itself (a `beforeToolCall`
+ * hook: the call will not run whatever it answers) and the end of the grace period (a running tool,
+ * an `afterToolCall` hook). Made only when a wait needs it; only once the signal fired is a timer
+ * set, and it is cleared when the batch settles. A batch that owns its signal fires it from the
+ * listener it already has on the caller's; otherwise it listens to the signal itself.
+ */
+class Cutoffs {
+	readonly aborted: Promise<GaveUp>;
+	readonly expired: Promise<GaveUp>;
+	private abort!: (value: GaveUp) => void;
+	private expire!: (value: GaveUp) => void;
+	private fired = false;
+	private timer: ReturnType<typeof setTimeout> | undefined = undefined;
+	private closed = false;
+	private detach: (() => void) | undefined = undefined;
+
+	constructor(signal: AbortSignal, listen: boolean) {
+		this.aborted = new Promise((resolve) => {
+			this.abort = resolve;
+		});
+		this.expired = new Promise((resolve) => {
+			this.expire = resolve;
+		});
+		if (signal.aborted) this.fire();
+		else if (listen) {
+			const onAbort = () => this.fire();
+			signal.addEventListener("abort", onAbort, { once: true });
+			this.detach = () => signal.removeEventListener("abort", onAbort);
+		}
+	}
+
+	/** The signal fired: stop waiting for hooks before a call, and start the grace period. */
+	fire(): void {
+		if (this.fired) return;
+		this.fired = true;
+		this.abort(GAVE_UP);
+		if (!this.closed) this.timer = setTimeout(() => this.expire(GAVE_UP), ABORT_GRACE_MS);
+	}
+
+	close(): void {
+		this.closed = true;
+		if (this.timer !== undefined) clearTimeout(this.timer);
+		this.detach?.();
+	}
+}
+
+/**
+ * `value`, or `GAVE_UP` once the batch's signal fired (`"abort"`) or its grace period ran out
+ * (`"grace"`), whichever comes first. Without a signal, or for a value that cannot be a thenable
+ * (`undefined`, a primitive), the value as it is: no allocation on the paths that cannot hang.
+ */
+function bounded<T>(batch: Batch, value: T, until: "abort" | "grace"): T | Promise<Awaited<T> | GaveUp> {
+	const signal = batch.signal;
+	if (signal === undefined || value === null || (typeof value !== "object" && typeof value !== "function"))
+		return value;
+	batch.cutoffs ??= new Cutoffs(signal, !batch.ownsSignal);
+	return Promise.race([
+		value as unknown as PromiseLike<Awaited<T>>,
+		until === "abort" ? batch.cutoffs.aborted : batch.cutoffs.expired,
+	]);
 }
 
 /**
@@ -288,7 +372,12 @@ async function before(batch: Batch, c: Call): Promise<void> {
 	const hook = batch.config.beforeToolCall;
 	if (typeof hook !== "function") return;
 	try {
-		const verdict = await hook(hookContext(batch, c));
+		const verdict = await bounded(batch, hook(hookContext(batch, c)), "abort");
+		// The batch was cancelled while the hook ran: the call will not run, whatever the hook says later.
+		if (verdict === GAVE_UP) {
+			c.fail(ABORTED_TEXT, "E_ABORTED");
+			return;
+		}
 		if (verdict?.block) {
 			const reason = typeof verdict.reason === "string" && verdict.reason !== "" ? verdict.reason : undefined;
 			c.fail(reason ?? `Tool call ${c.name} was blocked.`, "E_BLOCKED");
@@ -330,18 +419,41 @@ function launch(batch: Batch, c: Call, owner?: ParallelRun): void {
 	c.running = owner
 		? promise.then(
 				(value) => {
+					if (c.abandoned) return;
 					recordSafely(c, value);
 					owner.settled(c);
 				},
 				(reason) => {
+					if (c.abandoned) return;
 					c.fail(thrownMessage(reason), "E_TOOL_FAILED");
 					owner.settled(c);
 				},
 			)
 		: promise.then(
-				(value) => recordSafely(c, value),
-				(reason) => c.fail(thrownMessage(reason), "E_TOOL_FAILED"),
+				(value) => {
+					if (!c.abandoned) recordSafely(c, value);
+				},
+				(reason) => {
+					if (!c.abandoned) c.fail(thrownMessage(reason), "E_TOOL_FAILED");
+				},
 			);
+}
+
+/**
+ * Waits for a started call's tool, for at most the abort's grace period once the batch's signal
+ * fired; true when the executor gave up on it (the call then has its aborted result, and whatever
+ * the tool does later is ignored). Only a waiter calls this, and only for a call not done yet: a
+ * batch of cheap tools pays for no race.
+ */
+async function waitForTool(batch: Batch, c: Call): Promise<boolean> {
+	const outcome = await bounded(batch, c.running, "grace");
+	if (outcome !== GAVE_UP || c.done) return false;
+	c.abandoned = true;
+	c.fail(
+		`Aborted: the batch was cancelled and tool ${c.name} did not stop within ${ABORT_GRACE_MS} ms; its outcome, if it ever comes, is ignored.`,
+		"E_ABORTED",
+	);
+	return true;
 }
 
 /**
@@ -374,10 +486,19 @@ function thrownMessage(error: unknown): string {
 /** The `afterToolCall` hook: each field it returns replaces the result's field as a whole. Never rejects. */
 async function after(batch: Batch, c: Call): Promise<void> {
 	const hook = batch.config.afterToolCall;
-	if (typeof hook !== "function") return;
+	// An abandoned call has no outcome of its tool to show the hook.
+	if (typeof hook !== "function" || c.abandoned) return;
 	const result = c.view();
 	try {
-		const patch = await hook({ ...hookContext(batch, c), result, isError: c.isError });
+		const patch = await bounded(batch, hook({ ...hookContext(batch, c), result, isError: c.isError }), "grace");
+		if (patch === GAVE_UP) {
+			// The hook may be there to redact: the result it was given must not go out unpatched.
+			c.fail(
+				`Aborted: the batch was cancelled and the afterToolCall hook for ${c.name} did not finish within ${ABORT_GRACE_MS} ms; the tool's result is withheld.`,
+				"E_ABORTED",
+			);
+			return;
+		}
 		if (patch === undefined || patch === null) return;
 		// Each field is read once: a getter cannot pass the check with one value and merge another.
 		const { content, details, isError, terminate } = patch;
@@ -460,7 +581,7 @@ async function runSequential(batch: Batch, calls: readonly Call[]): Promise<void
 			if (!c.done && batch.signal?.aborted) c.fail(ABORTED_TEXT, "E_ABORTED");
 			if (!c.done) {
 				launch(batch, c);
-				if (!c.done) await c.running;
+				if (!c.done) await waitForTool(batch, c);
 				if (typeof batch.config.afterToolCall === "function") await after(batch, c);
 			}
 			skipping = askSkip(batch.config);
@@ -565,7 +686,7 @@ class ParallelRun {
 			if (!c.done) {
 				this.awaited = c;
 				this.now = 0;
-				await c.running;
+				if (await waitForTool(this.batch, c)) this.settled(c);
 			}
 			if (c.ending) await c.ending;
 		}
@@ -625,19 +746,42 @@ function openBatch(config: ExecuteToolCallsConfig, calls: readonly Call[]): Batc
 	const limit = concurrencyLimit(config.maxConcurrency);
 	const outer = config.signal;
 	if (!outer || config.passSignalThrough === true) {
-		return { config, tools, signal: outer, emit, detach: undefined, sequential, limit };
+		return {
+			config,
+			tools,
+			signal: outer,
+			emit,
+			detach: undefined,
+			sequential,
+			limit,
+			ownsSignal: false,
+			cutoffs: undefined,
+		};
 	}
 	// A batch-owned signal: every running tool sees the abort, and listeners added by tools do not
 	// pile up on a long-lived session signal.
 	const controller = new AbortController();
-	let detach: (() => void) | undefined;
+	const batch: Batch = {
+		config,
+		tools,
+		signal: controller.signal,
+		emit,
+		detach: undefined,
+		sequential,
+		limit,
+		ownsSignal: true,
+		cutoffs: undefined,
+	};
 	if (outer.aborted) controller.abort(outer.reason);
 	else {
-		const onAbort = () => controller.abort(outer.reason);
+		const onAbort = () => {
+			controller.abort(outer.reason);
+			batch.cutoffs?.fire();
+		};
 		outer.addEventListener("abort", onAbort, { once: true });
-		detach = () => outer.removeEventListener("abort", onAbort);
+		batch.detach = () => outer.removeEventListener("abort", onAbort);
 	}
-	return { config, tools, signal: controller.signal, emit, detach, sequential, limit };
+	return batch;
 }
 
 function collect(calls: readonly Call[]): ExecuteToolCallsResult {
@@ -660,6 +804,7 @@ function internalFailure(calls: readonly Call[], error: unknown): ExecuteToolCal
 }
 
 function close(batch: Batch): void {
+	batch.cutoffs?.close();
 	try {
 		batch.detach?.();
 	} catch {

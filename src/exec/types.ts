@@ -60,7 +60,13 @@ export interface ExecuteToolCallsConfig {
 	readonly afterToolCall?: (
 		context: AfterToolCallContext,
 	) => AfterToolCallResult | undefined | Promise<AfterToolCallResult | undefined>;
-	/** Aborts every running call's signal; calls not yet started get an aborted error result. */
+	/**
+	 * Aborts every running call's signal; calls not yet started get an aborted error result. After
+	 * the abort the batch resolves within half a second whatever its tools and hooks do:
+	 * a pending `beforeToolCall` ends its call at once, and a tool or `afterToolCall` still pending
+	 * at the end of the grace period gives its call an aborted error result (what it does later is
+	 * ignored).
+	 */
 	readonly signal?: AbortSignal;
 	/**
 	 * Hand `signal` to the tools as it is. By default they get a signal of the batch's own, linked

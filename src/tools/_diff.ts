@@ -556,7 +556,9 @@ function unifiedPatch(
 			for (let k = 0; k < Math.min(context, trail.count); k++) emitContext(trail.oldStart + k);
 		}
 		const range = (start: number, len: number) => `${len === 0 ? start : start + 1},${len}`;
-		out.push(`@@ -${range(oldStart, oldLen)} +${range(newStart, newLen)} @@`, ...lines);
+		// One push per line: spreading a hunk of 100,000 lines into one call overflows the stack.
+		out.push(`@@ -${range(oldStart, oldLen)} +${range(newStart, newLen)} @@`);
+		for (const line of lines) out.push(line);
 		i = end + 1;
 	}
 	return `${out.join("\n")}\n`;

@@ -138,8 +138,11 @@ function tolerantToLF(view: TolerantView, position: number): number {
 	return (view.lfStarts[line] ?? 0) + (position - (view.tolerantStarts[line] ?? 0));
 }
 
-/** Start offsets of all occurrences of `needle` (overlapping ones included), up to `limit`. */
-function occurrences(haystack: string, needle: string, limit = Number.POSITIVE_INFINITY): number[] {
+/**
+ * Start offsets of the first `limit` occurrences of `needle` (overlapping ones included). Each
+ * native search costs up to the needle's length, so callers keep `limit` small.
+ */
+function occurrences(haystack: string, needle: string, limit: number): number[] {
 	const found: number[] = [];
 	let at = haystack.indexOf(needle);
 	while (at !== -1 && found.length < limit) {
@@ -150,13 +153,48 @@ function occurrences(haystack: string, needle: string, limit = Number.POSITIVE_I
 }
 
 interface Found {
-	/** How many times the needle occurs (overlapping occurrences included). */
+	/** How many times the needle occurs (overlapping occurrences included), counted up to `ENOUGH`. */
 	count: number;
-	/** The first few start offsets, in order. */
+	/** The first start offsets, in order. */
 	readonly first: number[];
 }
 
 const KEPT_POSITIONS = 10;
+/**
+ * Matching only needs to know whether a needle occurs never, once or more: counting stops at two.
+ * The one needle an error names is counted in full afterwards (`countAll`), in linear time.
+ */
+const ENOUGH = 2;
+
+/**
+ * Every occurrence of `needle` (overlapping ones included), counted with Knuth-Morris-Pratt: linear
+ * in both lengths whatever the texts, where repeated native searches cost the needle's length per
+ * occurrence (half a million `a`s in a million took minutes). Keeps the first `KEPT_POSITIONS` offsets.
+ */
+function countAll(haystack: string, needle: string): Found {
+	const m = needle.length;
+	const found: Found = { count: 0, first: [] };
+	if (m === 0 || m > haystack.length) return found;
+	const fail = new Int32Array(m);
+	for (let i = 1, k = 0; i < m; i++) {
+		const code = needle.charCodeAt(i);
+		while (k > 0 && needle.charCodeAt(k) !== code) k = fail[k - 1] as number;
+		if (needle.charCodeAt(k) === code) k++;
+		fail[i] = k;
+	}
+	for (let i = 0, k = 0; i < haystack.length; i++) {
+		const code = haystack.charCodeAt(i);
+		while (k > 0 && needle.charCodeAt(k) !== code) k = fail[k - 1] as number;
+		if (needle.charCodeAt(k) === code) k++;
+		if (k === m) {
+			found.count++;
+			if (found.first.length < KEPT_POSITIONS) found.first.push(i - m + 1);
+			k = fail[k - 1] as number;
+		}
+	}
+	return found;
+}
+
 const HASH_BASE = 0x01000193;
 /** Up to this many needles, two native `indexOf` scans each beat one pass of the rolling hash. */
 const FEW_NEEDLES = 4;
@@ -165,7 +203,8 @@ const FEW_NEEDLES = 4;
  * Occurrences of every needle in one pass (Rabin-Karp over a window of the shortest needle's
  * length), instead of two full `indexOf` scans per needle: a call with hundreds of edits on a large
  * file then costs one scan. Needles shorter than 8 characters, and all needles of a call with only
- * a few, use `indexOf`.
+ * a few, use `indexOf`. Each needle is counted up to `ENOUGH` only. Callers pass distinct needles:
+ * a repeated one would be compared at every place where it occurs, once per copy.
  */
 function findAll(haystack: string, needles: readonly string[]): Found[] {
 	const found: Found[] = needles.map(() => ({ count: 0, first: [] }));
@@ -177,8 +216,8 @@ function findAll(haystack: string, needles: readonly string[]): Found[] {
 			long.push(i);
 			return;
 		}
-		const at = occurrences(haystack, needle);
-		found[i] = { count: at.length, first: at.slice(0, KEPT_POSITIONS) };
+		const at = occurrences(haystack, needle, ENOUGH);
+		found[i] = { count: at.length, first: at };
 	});
 	if (long.length === 0) return found;
 	let window = 32;
@@ -206,12 +245,18 @@ function findAll(haystack: string, needles: readonly string[]): Found[] {
 		if (filter[(h ^ (h >>> 16)) & 0xffff] === 1) {
 			const candidates = byHash.get(h);
 			if (candidates) {
-				for (const i of candidates) {
+				for (let k = 0; k < candidates.length; k++) {
+					const i = candidates[k] as number;
 					if (!haystack.startsWith(needles[i] as string, p)) continue;
 					const entry = found[i] as Found;
 					entry.count++;
-					if (entry.first.length < KEPT_POSITIONS) entry.first.push(p);
+					entry.first.push(p);
+					if (entry.count < ENOUGH) continue;
+					// Counted enough: a needle found that often is not compared again.
+					candidates[k--] = candidates[candidates.length - 1] as number;
+					candidates.pop();
 				}
+				if (candidates.length === 0) byHash.delete(h);
 			}
 		}
 		if (p >= last) break;
@@ -385,7 +430,6 @@ function closestLinesHint(lf: string, oldText: string): string {
  * to do; returns the edits sorted by position.
  */
 export function locateEdits(lf: string, edits: readonly EditInput[], displayPath: string): LocatedEdit[] {
-	let tolerant: TolerantView | undefined;
 	const located: LocatedEdit[] = [];
 	const oldTexts = edits.map((edit) => toLF(edit.oldText));
 	oldTexts.forEach((oldText, i) => {
@@ -395,41 +439,63 @@ export function locateEdits(lf: string, edits: readonly EditInput[], displayPath
 			);
 		}
 	});
-	const exactMatches = findAll(lf, oldTexts);
+	// Each distinct text is looked up once, however many edits repeat it: 20,000 copies of one
+	// oldText cost what one does.
+	const exact = lookUp(lf, oldTexts);
+	// The tolerant view and search, only for the texts not found exactly, all in one pass too.
+	// The first such text is looked up on its own: when it is missing (the usual mistake) the call
+	// fails without tolerant forms of the others being made and searched for.
+	let tolerant: TolerantView | undefined;
+	let needles: string[] = [];
+	let looseAll: ((i: number) => Found) | undefined;
+	const loose = (i: number): Found => {
+		if (looseAll) return looseAll(i);
+		const view = tolerant as TolerantView;
+		if (needles.length === 0) {
+			needles = oldTexts.map((text, k) => (k === i ? tolerantForm(text) : ""));
+			const needle = needles[i] as string;
+			return needle.length > 0 ? (findAll(view.text, [needle])[0] as Found) : NOT_FOUND;
+		}
+		needles = oldTexts.map((text, k) => (exact(k).count > 0 ? "" : tolerantForm(text)));
+		looseAll = lookUp(view.text, needles);
+		return looseAll(i);
+	};
 	for (let i = 0; i < edits.length; i++) {
 		const edit = edits[i] as EditInput;
 		const oldText = oldTexts[i] as string;
 		const newText = toLF(edit.newText);
-		const exact = exactMatches[i] as Found;
-		if (exact.count > 1) {
+		const found = exact(i);
+		if (found.count > 1) {
+			const all = countAll(lf, oldText);
 			throw new Error(
-				`edits[${i}].oldText occurs ${exact.count} times in ${displayPath} (lines ${listLines(lineNumbersOf(lf, exact.first), exact.count)}). It must occur exactly once: add surrounding lines to make it unique.`,
+				`edits[${i}].oldText occurs ${all.count} times in ${displayPath} (lines ${listLines(lineNumbersOf(lf, all.first), all.count)}). It must occur exactly once: add surrounding lines to make it unique.`,
 			);
 		}
-		if (exact.count === 1) {
-			const start = exact.first[0] ?? 0;
+		if (found.count === 1) {
+			const start = found.first[0] ?? 0;
 			located.push({ index: i, start, end: start + oldText.length, newText, tolerant: false });
 			continue;
 		}
 		tolerant ??= buildTolerantView(lf);
-		const needle = tolerantForm(oldText);
-		const loose = needle.length > 0 ? occurrences(tolerant.text, needle) : [];
-		if (loose.length === 0) {
+		const view = tolerant;
+		const near = loose(i);
+		const needle = needles[i] as string;
+		if (near.count === 0) {
 			throw new Error(
 				`Could not find edits[${i}].oldText in ${displayPath}. It must match the file exactly, including whitespace and line breaks.${closestLinesHint(lf, oldText)}`,
 			);
 		}
-		const view = tolerant;
-		if (loose.length > 1) {
+		if (near.count > 1) {
+			const all = countAll(view.text, needle);
 			const lines = lineNumbersOf(
 				lf,
-				loose.map((at) => tolerantToLF(view, at)),
+				all.first.map((at) => tolerantToLF(view, at)),
 			);
 			throw new Error(
-				`edits[${i}].oldText was not found exactly in ${displayPath}, and ignoring trailing whitespace and typographic quotes, dashes and spaces it occurs ${loose.length} times (lines ${listLines(lines)}). Copy the exact text, with enough surrounding lines to make it unique.`,
+				`edits[${i}].oldText was not found exactly in ${displayPath}, and ignoring trailing whitespace and typographic quotes, dashes and spaces it occurs ${all.count} times (lines ${listLines(lines, all.count)}). Copy the exact text, with enough surrounding lines to make it unique.`,
 			);
 		}
-		const at = loose[0] ?? 0;
+		const at = near.first[0] ?? 0;
 		const start = tolerantToLF(view, at);
 		const end = tolerantToLF(view, at + needle.length);
 		located.push({ index: i, start, end, newText, tolerant: true });
@@ -446,6 +512,37 @@ export function locateEdits(lf: string, edits: readonly EditInput[], displayPath
 		}
 	}
 	return located;
+}
+
+const NOT_FOUND: Found = { count: 0, first: [] };
+
+/**
+ * Looks up the distinct non-empty texts of `texts` in `haystack`, all at once (`findAll`); gives the
+ * answer for `texts[i]`, counted up to `ENOUGH`. An empty text is not looked up (not found).
+ */
+function lookUp(haystack: string, texts: readonly string[]): (i: number) => Found {
+	const slotOf = new Map<string, number>();
+	const distinct: string[] = [];
+	const slots = new Int32Array(texts.length);
+	for (let i = 0; i < texts.length; i++) {
+		const text = texts[i] as string;
+		if (text.length === 0) {
+			slots[i] = -1;
+			continue;
+		}
+		let slot = slotOf.get(text);
+		if (slot === undefined) {
+			slot = distinct.length;
+			slotOf.set(text, slot);
+			distinct.push(text);
+		}
+		slots[i] = slot;
+	}
+	const found = findAll(haystack, distinct);
+	return (i) => {
+		const slot = slots[i] as number;
+		return slot < 0 ? NOT_FOUND : (found[slot] as Found);
+	};
 }
 
 /** `lf` with the located edits applied (edits sorted by position, as `locateEdits` returns them). */

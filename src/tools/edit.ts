@@ -191,13 +191,15 @@ export function createEditTool(
 					pieces.push(body.slice(pos));
 					output = pieces.join("");
 				}
+				// The diff is made before the write: nothing that can go wrong after it may report a
+				// failure for a file that was in fact changed.
+				const { diff, patch, firstChangedLine } = diffReplacements(lf, newLF, located, path);
 				throwIfAborted(signal);
 				const written = await ctx.env.writeFile(absolutePath, output, signal ? { signal } : undefined);
 				if (!written.ok) {
 					if (written.error.code === "aborted") throw abortedError();
 					throw new Error(`Could not edit ${path}: ${written.error.message}`);
 				}
-				const { diff, patch, firstChangedLine } = diffReplacements(lf, newLF, located, path);
 				const tolerant = located
 					.filter((e: LocatedEdit) => e.tolerant)
 					.map((e) => e.index)
