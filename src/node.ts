@@ -58,6 +58,11 @@ export {
 	type ToolsmithMcpServer,
 } from "./mcp/node-server.js";
 export {
+	MCP_MAX_MESSAGE_BYTES,
+	McpStdioTransport,
+	type McpStdioTransportOptions,
+} from "./mcp/node-stdio.js";
+export {
 	type McpSourceTool,
 	type McpTool,
 	type McpToolAnnotations,

@@ -9,7 +9,7 @@ import { errorMessage } from "../contract/errors.js";
 import { displayPath, formatDiagnostic } from "../extensions/node-event-lines.js";
 import { isLoopbackHostname } from "../mcp/_loopback.js";
 import { UsageError } from "./_args.js";
-import { CommandError, defineCommand, EXIT_OK } from "./_command.js";
+import { CommandError, defineCommand, EXIT_FAILURE, EXIT_OK } from "./_command.js";
 import { followHostLog } from "./_host-log.js";
 
 /** `--http` as given: `port`, `host:port` or `[ipv6]:port`. */
@@ -35,8 +35,10 @@ export const mcpCommand = defineCommand({
 		"host is given (another host needs --token); requests with a foreign Host or Origin are refused.",
 		"--builtins adds read, bash, edit and write; the env is then confined to the working folder",
 		"(files outside it refused, bash in an OS sandbox) unless --no-confine is given.",
-		"Stops on SIGINT, SIGTERM or, over stdio, when stdin closes: calls in flight are aborted and",
-		"the extensions' session_shutdown handlers run.",
+		"A message over 17 MiB (a stdio line, an HTTP body) is refused with an error and the server",
+		"goes on.",
+		"Stops on SIGINT, SIGTERM or, over stdio, when stdin closes: calls in flight are aborted, the",
+		"extensions' session_shutdown handlers run, and stderr says why it stopped.",
 	].join("\n"),
 	options: {
 		http: {
@@ -131,11 +133,14 @@ export const mcpCommand = defineCommand({
 		const where = `cwd ${displayPath(cwd, io.cwd)}${confine ? " (confined)" : ""}`;
 
 		let stop: () => Promise<void>;
+		let exitCode = EXIT_OK;
+		let shutdown: (reason: string, failed?: boolean) => void = () => {};
 		const stopped = new Promise<void>((resolveStopped) => {
 			let stopping = false;
-			const shutdown = (reason: string) => {
+			shutdown = (reason, failed = false) => {
 				if (stopping) return;
 				stopping = true;
+				if (failed) exitCode = EXIT_FAILURE;
 				say(`toolsmith mcp · stopping (${reason})`);
 				(async () => {
 					try {
@@ -149,11 +154,10 @@ export const mcpCommand = defineCommand({
 			};
 			const offInterrupt = io.onInterrupt(() => shutdown("SIGINT"));
 			const offTerminate = io.onTerminate?.(() => shutdown("SIGTERM"));
-			unsubscribe.push(offInterrupt, ...(offTerminate ? [offTerminate] : []));
-			if (!listen) {
-				io.stdin.once("end", () => shutdown("stdin closed"));
-				io.stdin.once("close", () => shutdown("stdin closed"));
-			}
+			// Nothing left to wait for (no connection, no timer) is a way of ending too: say so and
+			// close properly, instead of letting Node exit with code 13 behind the handlers' back.
+			const offIdle = io.onIdle?.(() => shutdown("nothing left to serve", true));
+			unsubscribe.push(offInterrupt, ...(offTerminate ? [offTerminate] : []), ...(offIdle ? [offIdle] : []));
 		});
 
 		if (listen) {
@@ -176,14 +180,19 @@ export const mcpCommand = defineCommand({
 				`toolsmith mcp · ${count} · ${endpoint.url}${token !== undefined ? " (bearer token required)" : ""} · ${where}`,
 			);
 		} else {
-			const { StdioServerTransport } = await import("@modelcontextprotocol/sdk/server/stdio.js");
+			const { McpStdioTransport } = await import("../mcp/node-stdio.js");
 			const server = await mcp.createMcpServer(serverOptions);
-			const transport = new StdioServerTransport(io.stdin, protocolOut ?? (io.stdout as never));
+			const transport = new McpStdioTransport({
+				stdin: io.stdin,
+				stdout: protocolOut ?? (io.stdout as never),
+				log: (message) => say(`[warning] ${message}`),
+			});
+			transport.closed.then((reason) => shutdown(reason, reason !== "stdin closed"));
 			await server.connect(transport);
 			stop = () => server.close();
 			say(`toolsmith mcp · ${count} · stdio · ${where}`);
 		}
 		await stopped;
-		return EXIT_OK;
+		return exitCode;
 	},
 });

@@ -11,9 +11,10 @@ import { errorMessage } from "../contract/errors.js";
 import { isLoopbackHostname } from "./_loopback.js";
 import { listen, readJsonBody, sameSecret } from "./_node-request.js";
 import { createMcpServer, type McpServerOptions, type ToolsmithMcpServer } from "./node-server.js";
+import { MCP_MAX_MESSAGE_BYTES } from "./node-stdio.js";
 
-/** Largest request body accepted, in bytes (a bigger one is answered with 413). */
-export const MCP_HTTP_MAX_BODY_BYTES = 16 * 1024 * 1024;
+/** Largest request body accepted, in bytes (a bigger one is answered with 413): `MCP_MAX_MESSAGE_BYTES`. */
+export const MCP_HTTP_MAX_BODY_BYTES = MCP_MAX_MESSAGE_BYTES;
 
 /** Options of `serveMcpOverHttp`: those of `createMcpServer`, plus where and how to listen. */
 export interface McpHttpServeOptions extends McpServerOptions {
