@@ -43,6 +43,8 @@ export {
 	type McpToolSet,
 } from "./mcp/node-client.js";
 export {
+	DEFAULT_MCP_MAX_SESSIONS,
+	DEFAULT_MCP_SESSION_IDLE_TIMEOUT_MS,
 	MCP_HTTP_MAX_BODY_BYTES,
 	type McpHttpEndpoint,
 	type McpHttpServeOptions,

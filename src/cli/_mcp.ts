@@ -23,6 +23,26 @@ export function parseListenAddress(text: string): { hostname: string; port: numb
 	return { hostname: host.startsWith("[") ? host.slice(1, -1) : host, port };
 }
 
+/** A whole number of at least `min` given to `--<flag>`, or a usage error. */
+function parseCount(flag: string, text: string, min: number): number {
+	const value = /^\d+$/.test(text.trim()) ? Number(text.trim()) : Number.NaN;
+	if (!Number.isSafeInteger(value) || value < min) {
+		throw new UsageError(`--${flag} takes a whole number of at least ${min}, not ${JSON.stringify(text)}`);
+	}
+	return value;
+}
+
+/** Seconds given to `--<flag>` (a fraction allowed), as milliseconds, or a usage error. */
+function parseSeconds(flag: string, text: string): number {
+	const value = /^\d+(\.\d+)?$/.test(text.trim()) ? Number(text.trim()) : Number.NaN;
+	const ms = Math.round(value * 1000);
+	// Node's timers take at most 2^31 - 1 ms (about 24 days).
+	if (!Number.isSafeInteger(ms) || ms > 2_147_483_647) {
+		throw new UsageError(`--${flag} takes a number of seconds up to 2147483 (0: never), not ${JSON.stringify(text)}`);
+	}
+	return ms;
+}
+
 export const mcpCommand = defineCommand({
 	name: "mcp",
 	summary: "Serve the tools of extensions to MCP clients (stdio or Streamable HTTP)",
@@ -36,7 +56,10 @@ export const mcpCommand = defineCommand({
 		"--builtins adds read, bash, edit and write; the env is then confined to the working folder",
 		"(files outside it refused, bash in an OS sandbox) unless --no-confine is given.",
 		"A message over 17 MiB (a stdio line, an HTTP body) is refused with an error and the server",
-		"goes on.",
+		"goes on. Over HTTP, a client that drops its connection cancels the calls it was waiting for;",
+		"at most --max-sessions sessions are open (a new one closes the least recently used idle one,",
+		"or is refused with 503 when all are in use) and a session idle for --session-idle-timeout",
+		"seconds is closed.",
 		"Stops on SIGINT, SIGTERM or, over stdio, when stdin closes: calls in flight are aborted, the",
 		"extensions' session_shutdown handlers run, and stderr says why it stopped.",
 	].join("\n"),
@@ -50,6 +73,16 @@ export const mcpCommand = defineCommand({
 			type: "string",
 			valueName: "token",
 			description: "With --http: require Authorization: Bearer <token> (default: $TOOLSMITH_MCP_TOKEN)",
+		},
+		"max-sessions": {
+			type: "string",
+			valueName: "n",
+			description: "With --http: most client sessions open at once (default: 100)",
+		},
+		"session-idle-timeout": {
+			type: "string",
+			valueName: "seconds",
+			description: "With --http: close a session idle this long (default: 1800; 0: never)",
 		},
 		builtins: { type: "boolean", default: false, description: "Serve the built-in tools too" },
 		confine: {
@@ -83,6 +116,13 @@ export const mcpCommand = defineCommand({
 				`--http ${options.http} makes the tools reachable from other machines: give --token (or TOOLSMITH_MCP_TOKEN) too`,
 			);
 		}
+		const maxSessionsText = options["max-sessions"];
+		const idleText = options["session-idle-timeout"];
+		if (!listen && (maxSessionsText !== undefined || idleText !== undefined)) {
+			throw new UsageError("--max-sessions and --session-idle-timeout apply to --http only");
+		}
+		const maxSessions = maxSessionsText !== undefined ? parseCount("max-sessions", maxSessionsText, 1) : undefined;
+		const sessionIdleTimeoutMs = idleText !== undefined ? parseSeconds("session-idle-timeout", idleText) : undefined;
 		const confine = given.has("confine") ? options.confine : options.builtins;
 		const say = (line: string) => io.stderr.write(`${line}\n`);
 
@@ -169,6 +209,8 @@ export const mcpCommand = defineCommand({
 					hostname: listen.hostname,
 					port: listen.port,
 					...(token !== undefined ? { token } : {}),
+					...(maxSessions !== undefined ? { maxSessions } : {}),
+					...(sessionIdleTimeoutMs !== undefined ? { sessionIdleTimeoutMs } : {}),
 				});
 			} catch (error) {
 				for (const off of unsubscribe) off();
