@@ -44,6 +44,8 @@ export {
 	type McpToolSet,
 } from "./mcp/node-client.js";
 export {
+	DEFAULT_MCP_MAX_SESSIONS,
+	DEFAULT_MCP_SESSION_IDLE_TIMEOUT_MS,
 	MCP_HTTP_MAX_BODY_BYTES,
 	type McpHttpEndpoint,
 	type McpHttpServeOptions,
@@ -58,6 +60,11 @@ export {
 	type McpServerTransport,
 	type ToolsmithMcpServer,
 } from "./mcp/node-server.js";
+export {
+	MCP_MAX_MESSAGE_BYTES,
+	McpStdioTransport,
+	type McpStdioTransportOptions,
+} from "./mcp/node-stdio.js";
 export {
 	type McpSourceTool,
 	type McpTool,

@@ -33,6 +33,11 @@ export interface CliIO {
 	 * protocol that owns it (`toolsmith mcp` over stdio).
 	 */
 	reserveStdout?(): Writable;
+	/**
+	 * Register a handler for when the process has nothing left to do while a command still awaits
+	 * (Node would exit with code 13 without running anything else); returns its remover.
+	 */
+	onIdle?(handler: () => void): () => void;
 }
 
 /**
@@ -76,12 +81,16 @@ export function processIO(): CliIO {
 			process.on("SIGTERM", handler);
 			return () => process.off("SIGTERM", handler);
 		},
+		onIdle(handler) {
+			process.on("beforeExit", handler);
+			return () => process.off("beforeExit", handler);
+		},
 		reserveStdout() {
 			const stdout = process.stdout;
 			const write = stdout.write.bind(stdout);
 			stdout.write = ((...args: Parameters<typeof stdout.write>) =>
 				(process.stderr.write as (...a: unknown[]) => boolean)(...args)) as typeof stdout.write;
-			return new Writable({
+			const reserved = new Writable({
 				write(chunk: Buffer | string, _encoding, callback) {
 					if (write(chunk)) callback();
 					else stdout.once("drain", () => callback());
@@ -90,6 +99,10 @@ export function processIO(): CliIO {
 					callback();
 				},
 			});
+			// A reader gone away (EPIPE) fails the reserved writer, whose owner hears it, instead of
+			// crashing the process with an unhandled stream error.
+			stdout.on("error", (error) => reserved.destroy(error));
+			return reserved;
 		},
 	};
 }

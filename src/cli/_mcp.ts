@@ -9,7 +9,7 @@ import { errorMessage } from "../contract/errors.js";
 import { displayPath, formatDiagnostic } from "../extensions/node-event-lines.js";
 import { isLoopbackHostname } from "../mcp/_loopback.js";
 import { UsageError } from "./_args.js";
-import { CommandError, defineCommand, EXIT_OK } from "./_command.js";
+import { CommandError, defineCommand, EXIT_FAILURE, EXIT_OK } from "./_command.js";
 import { confinedLabel, cwdPolicy, loadTimeout, loadTimeoutOption } from "./_dev-host.js";
 import { followHostLog } from "./_host-log.js";
 
@@ -24,6 +24,26 @@ export function parseListenAddress(text: string): { hostname: string; port: numb
 	return { hostname: host.startsWith("[") ? host.slice(1, -1) : host, port };
 }
 
+/** A whole number of at least `min` given to `--<flag>`, or a usage error. */
+function parseCount(flag: string, text: string, min: number): number {
+	const value = /^\d+$/.test(text.trim()) ? Number(text.trim()) : Number.NaN;
+	if (!Number.isSafeInteger(value) || value < min) {
+		throw new UsageError(`--${flag} takes a whole number of at least ${min}, not ${JSON.stringify(text)}`);
+	}
+	return value;
+}
+
+/** Seconds given to `--<flag>` (a fraction allowed), as milliseconds, or a usage error. */
+function parseSeconds(flag: string, text: string): number {
+	const value = /^\d+(\.\d+)?$/.test(text.trim()) ? Number(text.trim()) : Number.NaN;
+	const ms = Math.round(value * 1000);
+	// Node's timers take at most 2^31 - 1 ms (about 24 days).
+	if (!Number.isSafeInteger(ms) || ms > 2_147_483_647) {
+		throw new UsageError(`--${flag} takes a number of seconds up to 2147483 (0: never), not ${JSON.stringify(text)}`);
+	}
+	return ms;
+}
+
 export const mcpCommand = defineCommand({
 	name: "mcp",
 	summary: "Serve the tools of extensions to MCP clients (stdio or Streamable HTTP)",
@@ -36,8 +56,13 @@ export const mcpCommand = defineCommand({
 		"host is given (another host needs --token); requests with a foreign Host or Origin are refused.",
 		"--builtins adds read, bash, edit and write; the env is then confined to the working folder",
 		"(files outside it refused, bash in an OS sandbox) unless --no-confine is given.",
-		"Stops on SIGINT, SIGTERM or, over stdio, when stdin closes: calls in flight are aborted and",
-		"the extensions' session_shutdown handlers run.",
+		"A message over 17 MiB (a stdio line, an HTTP body) is refused with an error and the server",
+		"goes on. Over HTTP, a client that drops its connection cancels the calls it was waiting for;",
+		"at most --max-sessions sessions are open (a new one closes the least recently used idle one,",
+		"or is refused with 503 when all are in use) and a session idle for --session-idle-timeout",
+		"seconds is closed.",
+		"Stops on SIGINT, SIGTERM or, over stdio, when stdin closes: calls in flight are aborted, the",
+		"extensions' session_shutdown handlers run, and stderr says why it stopped.",
 	].join("\n"),
 	options: {
 		http: {
@@ -49,6 +74,16 @@ export const mcpCommand = defineCommand({
 			type: "string",
 			valueName: "token",
 			description: "With --http: require Authorization: Bearer <token> (default: $TOOLSMITH_MCP_TOKEN)",
+		},
+		"max-sessions": {
+			type: "string",
+			valueName: "n",
+			description: "With --http: most client sessions open at once (default: 100)",
+		},
+		"session-idle-timeout": {
+			type: "string",
+			valueName: "seconds",
+			description: "With --http: close a session idle this long (default: 1800; 0: never)",
 		},
 		builtins: { type: "boolean", default: false, description: "Serve the built-in tools too" },
 		confine: {
@@ -89,6 +124,13 @@ export const mcpCommand = defineCommand({
 				`--http ${options.http} makes the tools reachable from other machines: give --token (or TOOLSMITH_MCP_TOKEN) too`,
 			);
 		}
+		const maxSessionsText = options["max-sessions"];
+		const idleText = options["session-idle-timeout"];
+		if (!listen && (maxSessionsText !== undefined || idleText !== undefined)) {
+			throw new UsageError("--max-sessions and --session-idle-timeout apply to --http only");
+		}
+		const maxSessions = maxSessionsText !== undefined ? parseCount("max-sessions", maxSessionsText, 1) : undefined;
+		const sessionIdleTimeoutMs = idleText !== undefined ? parseSeconds("session-idle-timeout", idleText) : undefined;
 		const confineReads = options["confine-reads"];
 		if (confineReads && given.has("confine") && !options.confine) {
 			throw new UsageError("--confine-reads confines the env: it cannot go with --no-confine");
@@ -146,11 +188,14 @@ export const mcpCommand = defineCommand({
 		const where = `cwd ${displayPath(cwd, io.cwd)}${confinedLabel(confine, confineReads)}`;
 
 		let stop: () => Promise<void>;
+		let exitCode = EXIT_OK;
+		let shutdown: (reason: string, failed?: boolean) => void = () => {};
 		const stopped = new Promise<void>((resolveStopped) => {
 			let stopping = false;
-			const shutdown = (reason: string) => {
+			shutdown = (reason, failed = false) => {
 				if (stopping) return;
 				stopping = true;
+				if (failed) exitCode = EXIT_FAILURE;
 				say(`toolsmith mcp · stopping (${reason})`);
 				(async () => {
 					try {
@@ -164,11 +209,10 @@ export const mcpCommand = defineCommand({
 			};
 			const offInterrupt = io.onInterrupt(() => shutdown("SIGINT"));
 			const offTerminate = io.onTerminate?.(() => shutdown("SIGTERM"));
-			unsubscribe.push(offInterrupt, ...(offTerminate ? [offTerminate] : []));
-			if (!listen) {
-				io.stdin.once("end", () => shutdown("stdin closed"));
-				io.stdin.once("close", () => shutdown("stdin closed"));
-			}
+			// Nothing left to wait for (no connection, no timer) is a way of ending too: say so and
+			// close properly, instead of letting Node exit with code 13 behind the handlers' back.
+			const offIdle = io.onIdle?.(() => shutdown("nothing left to serve", true));
+			unsubscribe.push(offInterrupt, ...(offTerminate ? [offTerminate] : []), ...(offIdle ? [offIdle] : []));
 		});
 
 		if (listen) {
@@ -180,6 +224,8 @@ export const mcpCommand = defineCommand({
 					hostname: listen.hostname,
 					port: listen.port,
 					...(token !== undefined ? { token } : {}),
+					...(maxSessions !== undefined ? { maxSessions } : {}),
+					...(sessionIdleTimeoutMs !== undefined ? { sessionIdleTimeoutMs } : {}),
 				});
 			} catch (error) {
 				for (const off of unsubscribe) off();
@@ -191,14 +237,19 @@ export const mcpCommand = defineCommand({
 				`toolsmith mcp · ${count} · ${endpoint.url}${token !== undefined ? " (bearer token required)" : ""} · ${where}`,
 			);
 		} else {
-			const { StdioServerTransport } = await import("@modelcontextprotocol/sdk/server/stdio.js");
+			const { McpStdioTransport } = await import("../mcp/node-stdio.js");
 			const server = await mcp.createMcpServer(serverOptions);
-			const transport = new StdioServerTransport(io.stdin, protocolOut ?? (io.stdout as never));
+			const transport = new McpStdioTransport({
+				stdin: io.stdin,
+				stdout: protocolOut ?? (io.stdout as never),
+				log: (message) => say(`[warning] ${message}`),
+			});
+			transport.closed.then((reason) => shutdown(reason, reason !== "stdin closed"));
 			await server.connect(transport);
 			stop = () => server.close();
 			say(`toolsmith mcp · ${count} · stdio · ${where}`);
 		}
 		await stopped;
-		return EXIT_OK;
+		return exitCode;
 	},
 });

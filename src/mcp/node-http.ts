@@ -11,9 +11,16 @@ import { errorMessage } from "../contract/errors.js";
 import { isLoopbackHostname } from "./_loopback.js";
 import { listen, readJsonBody, sameSecret } from "./_node-request.js";
 import { createMcpServer, type McpServerOptions, type ToolsmithMcpServer } from "./node-server.js";
+import { MCP_MAX_MESSAGE_BYTES } from "./node-stdio.js";
 
-/** Largest request body accepted, in bytes (a bigger one is answered with 413). */
-export const MCP_HTTP_MAX_BODY_BYTES = 16 * 1024 * 1024;
+/** Largest request body accepted, in bytes (a bigger one is answered with 413): `MCP_MAX_MESSAGE_BYTES`. */
+export const MCP_HTTP_MAX_BODY_BYTES = MCP_MAX_MESSAGE_BYTES;
+
+/** Default cap on the client sessions open at once. */
+export const DEFAULT_MCP_MAX_SESSIONS = 100;
+
+/** Default time, in milliseconds, after which a session nobody uses is closed (30 minutes). */
+export const DEFAULT_MCP_SESSION_IDLE_TIMEOUT_MS = 30 * 60 * 1000;
 
 /** Options of `serveMcpOverHttp`: those of `createMcpServer`, plus where and how to listen. */
 export interface McpHttpServeOptions extends McpServerOptions {
@@ -27,6 +34,17 @@ export interface McpHttpServeOptions extends McpServerOptions {
 	readonly token?: string;
 	/** Origins allowed besides the server's own (`http://localhost:3000`, say). */
 	readonly allowedOrigins?: readonly string[];
+	/**
+	 * Most client sessions open at once. Default 100. At the cap, a new session closes the least
+	 * recently used idle one; when every session is in use, it is refused (503).
+	 */
+	readonly maxSessions?: number;
+	/**
+	 * Close a session once it has been idle this long, in milliseconds; 0 never does. Default 30
+	 * minutes. A session is in use while one of its HTTP responses is open: a call waiting for its
+	 * answer, a GET stream listening for notifications.
+	 */
+	readonly sessionIdleTimeoutMs?: number;
 }
 
 /** A running Streamable HTTP endpoint. */
@@ -50,6 +68,44 @@ function isInitialize(body: unknown): boolean {
 	return Array.isArray(body) ? body.some((m) => isInitializeRequest(m)) : isInitializeRequest(body);
 }
 
+/** The ids of the requests (not notifications, not answers) in a POST body. */
+function requestIds(body: unknown): (string | number)[] {
+	const messages = Array.isArray(body) ? (body as unknown[]) : [body];
+	const ids: (string | number)[] = [];
+	for (const message of messages) {
+		if (typeof message !== "object" || message === null) continue;
+		const { id, method } = message as { id?: unknown; method?: unknown };
+		if (typeof method === "string" && (typeof id === "string" || typeof id === "number")) ids.push(id);
+	}
+	return ids;
+}
+
+/** An integer option within [min, max], or the default; anything else throws, naming the option. */
+function countOption(name: string, value: number | undefined, fallback: number, min: number, max: number): number {
+	if (value === undefined) return fallback;
+	if (!Number.isInteger(value) || value < min || value > max) {
+		throw new RangeError(`${name} must be an integer from ${min} to ${max}, not ${String(value)}`);
+	}
+	return value;
+}
+
+// The longest delay a Node timer takes (about 24.8 days); a longer one would fire at once.
+const MAX_TIMER_MS = 2_147_483_647;
+
+function seconds(ms: number): string {
+	return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
+}
+
+interface Session {
+	readonly id: string;
+	readonly transport: StreamableHTTPServerTransport;
+	readonly server: ToolsmithMcpServer;
+	/** HTTP responses of this session still open (calls waiting for answers, GET streams). */
+	open: number;
+	idleTimer: ReturnType<typeof setTimeout> | undefined;
+	ended: boolean;
+}
+
 /**
  * Serve tools over Streamable HTTP. Resolves once listening. Rejects when the port cannot be bound,
  * or when a non-loopback `hostname` is given without a `token` (anyone on the network could run
@@ -71,10 +127,67 @@ export async function serveMcpOverHttp(options: McpHttpServeOptions): Promise<Mc
 			// the log is an observer
 		}
 	};
+	const maxSessions = countOption(
+		"maxSessions",
+		options.maxSessions,
+		DEFAULT_MCP_MAX_SESSIONS,
+		1,
+		Number.MAX_SAFE_INTEGER,
+	);
+	const idleTimeoutMs = countOption(
+		"sessionIdleTimeoutMs",
+		options.sessionIdleTimeoutMs,
+		DEFAULT_MCP_SESSION_IDLE_TIMEOUT_MS,
+		0,
+		MAX_TIMER_MS,
+	);
 	// Fail now, not at the first client, when the tools cannot be served at all.
 	await (options.host?.ready ?? Promise.resolve());
-	const sessions = new Map<string, { transport: StreamableHTTPServerTransport; server: ToolsmithMcpServer }>();
+	// In order of last use, least recent first (each use moves a session to the end).
+	const sessions = new Map<string, Session>();
+	// Sessions being created, counted against the cap before they are in `sessions`.
+	let starting = 0;
 	let closed = false;
+
+	const endSession = (session: Session, why: string): void => {
+		if (session.ended) return;
+		session.ended = true;
+		clearTimeout(session.idleTimer);
+		sessions.delete(session.id);
+		log(`Closed MCP session ${session.id}: ${why}.`);
+		// Closing the transport closes the session's server (its onclose), which aborts its calls.
+		session.transport.close().catch((error: unknown) => {
+			log(`Closing MCP session ${session.id} failed: ${errorMessage(error)}`);
+		});
+	};
+
+	// A session is in use while one of its responses is open; once none is, its idle clock starts.
+	const hold = (session: Session, res: ServerResponse): void => {
+		session.open += 1;
+		clearTimeout(session.idleTimer);
+		session.idleTimer = undefined;
+		if (sessions.get(session.id) === session) {
+			sessions.delete(session.id);
+			sessions.set(session.id, session);
+		}
+		res.once("close", () => {
+			session.open -= 1;
+			if (session.open > 0 || session.ended || idleTimeoutMs === 0) return;
+			session.idleTimer = setTimeout(() => endSession(session, `idle for ${seconds(idleTimeoutMs)}`), idleTimeoutMs);
+			session.idleTimer.unref();
+		});
+	};
+
+	/** Room for one more session: true, or false when every session is in use. */
+	const makeRoom = (): boolean => {
+		if (sessions.size + starting < maxSessions) return true;
+		for (const session of sessions.values()) {
+			if (session.open > 0) continue;
+			endSession(session, `the least recently used idle session, closed for a new one at the cap of ${maxSessions}`);
+			return true;
+		}
+		return false;
+	};
 
 	const http = createServer();
 	const { port, urlHost } = await listen(http, options.port ?? 0, hostname);
@@ -121,26 +234,70 @@ export async function serveMcpOverHttp(options: McpHttpServeOptions): Promise<Mc
 			if (id !== undefined) {
 				const session = sessions.get(id);
 				if (!session) return refuse(res, 404, "Session not found: start a new one with initialize.");
+				hold(session, res);
+				// A client that drops its connection before the answers came cancels what it asked for.
+				const ids = requestIds(body);
+				if (ids.length > 0) {
+					res.once("close", () => {
+						if (res.writableFinished || session.ended) return;
+						for (const requestId of ids) {
+							session.transport.onmessage?.({
+								jsonrpc: "2.0",
+								method: "notifications/cancelled",
+								params: { requestId, reason: "The client's connection closed before the answer was sent." },
+							});
+						}
+					});
+				}
 				return session.transport.handleRequest(req, res, body);
 			}
 			if (!isInitialize(body)) return refuse(res, 400, "Bad request: no session; send initialize first.");
-			const server = await createMcpServer(options);
-			const transport = new StreamableHTTPServerTransport({
-				sessionIdGenerator: () => randomUUID(),
-				onsessioninitialized: (newId) => {
-					sessions.set(newId, { transport, server });
-				},
-			});
-			transport.onclose = () => {
-				if (transport.sessionId) sessions.delete(transport.sessionId);
-				server.close().catch(() => {});
-			};
-			await server.connect(transport);
-			return transport.handleRequest(req, res, body);
+			if (!makeRoom()) {
+				log(`Refused a new MCP session: all ${maxSessions} sessions are in use.`);
+				return refuse(
+					res,
+					503,
+					`Too many sessions: all ${maxSessions} sessions of this server are in use; try again later.`,
+					{ "retry-after": "5" },
+				);
+			}
+			starting += 1;
+			let session: Session | undefined;
+			try {
+				const server = await createMcpServer(options);
+				const newId = randomUUID();
+				const transport = new StreamableHTTPServerTransport({
+					sessionIdGenerator: () => newId,
+					onsessioninitialized: () => {
+						if (!session || closed) return;
+						sessions.set(newId, session);
+					},
+				});
+				session = { id: newId, transport, server, open: 0, idleTimer: undefined, ended: false };
+				const own = session;
+				transport.onclose = () => {
+					own.ended = true;
+					clearTimeout(own.idleTimer);
+					if (sessions.get(newId) === own) sessions.delete(newId);
+					server.close().catch(() => {});
+				};
+				await server.connect(transport);
+			} finally {
+				starting -= 1;
+			}
+			hold(session, res);
+			await session.transport.handleRequest(req, res, body);
+			// An initialize the transport refused leaves no session to keep.
+			if (!sessions.has(session.id)) {
+				session.ended = true;
+				await session.transport.close().catch(() => {});
+			}
+			return;
 		}
 		if (req.method === "GET" || req.method === "DELETE") {
 			const session = id === undefined ? undefined : sessions.get(id);
 			if (!session) return refuse(res, id === undefined ? 400 : 404, "Session not found: send mcp-session-id.");
+			hold(session, res);
 			return session.transport.handleRequest(req, res);
 		}
 		return refuse(res, 405, `Method ${req.method ?? "?"} not allowed.`, { allow: "GET, POST, DELETE" });
@@ -163,6 +320,10 @@ export async function serveMcpOverHttp(options: McpHttpServeOptions): Promise<Mc
 				closed = true;
 				const open = [...sessions.values()];
 				sessions.clear();
+				for (const session of open) {
+					session.ended = true;
+					clearTimeout(session.idleTimer);
+				}
 				await Promise.allSettled(open.map(({ server }) => server.close()));
 				await new Promise<void>((resolve) => {
 					http.close(() => resolve());
