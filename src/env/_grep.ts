@@ -145,9 +145,19 @@ function abortError(): Error {
 	return new Error("Operation aborted");
 }
 
-/** Resolves after other tasks (timers, an abort) had their turn. */
-function nextTurn(): Promise<void> {
-	return new Promise((resolve) => setTimeout(resolve, 0));
+/** When a scan last let other tasks run: shared by every scan, so many files cannot starve timers either. */
+let lastTurn = 0;
+
+/**
+ * Lets other tasks (timers, an abort) run when a scan has held the event loop for more than a few
+ * milliseconds, then throws once `signal` has fired.
+ */
+async function giveTurn(signal: AbortSignal | undefined): Promise<void> {
+	if (Date.now() - lastTurn > 20) {
+		await new Promise((resolve) => setTimeout(resolve, 0));
+		lastTurn = Date.now();
+	}
+	if (signal?.aborted) throw abortError();
 }
 
 /** The work of matching one file's lines; its matches go to `collector` only if it is not binary. */
@@ -290,14 +300,9 @@ export async function scanFile(
 		started = false;
 		scan.line(decoder.decode(joined));
 	};
-	let turn = Date.now();
 	for await (const piece of pieces) {
 		if (piece.indexOf(0) !== -1) return false;
-		if (Date.now() - turn > 20) {
-			await nextTurn();
-			turn = Date.now();
-		}
-		if (signal?.aborted) throw abortError();
+		await giveTurn(signal);
 		if (scan.finished) continue;
 		let pos = 0;
 		if (started) {

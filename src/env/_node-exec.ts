@@ -98,7 +98,8 @@ export async function runCommand(
 			stdio: program.fd3 ? ["ignore", "pipe", "pipe", "pipe"] : ["ignore", "pipe", "pipe"],
 			windowsHide: true,
 		});
-		const extra = child.stdio[3];
+		// A spawn that failed (EMFILE, say) has no stdio: it reports through its 'error' event.
+		const extra = program.fd3 ? child.stdio?.[3] : undefined;
 		if (program.fd3 && extra && "end" in extra) {
 			// Read whole before the command starts; a program that stops reading early is not our concern.
 			extra.on("error", () => {});

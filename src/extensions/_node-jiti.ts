@@ -15,6 +15,7 @@ import { createRequire } from "node:module";
 import { extname } from "node:path";
 import type { Jiti } from "jiti";
 import { errorMessage } from "../contract/errors.js";
+import { withTimeout } from "./_timeout.js";
 import type { ExtensionDiagnostic } from "./api.js";
 import { isProcessExitRefusal } from "./node-process-guard.js";
 
@@ -32,28 +33,6 @@ export type ImportOutcome =
 
 /** Thrown in place of a module whose evaluation did not settle in time; never leaves this file. */
 class EvaluationTimeout extends Error {}
-
-/**
- * `promise`, or an `EvaluationTimeout` after `ms`. The timer is what keeps the process alive while
- * a top-level `await` waits on nothing: without it the event loop empties and Node ends the process
- * (exit code 13) in the middle of the load.
- */
-function bounded<T>(promise: Promise<T>, ms: number): Promise<T> {
-	if (!Number.isFinite(ms)) return promise;
-	return new Promise<T>((resolve, reject) => {
-		const timer = setTimeout(() => reject(new EvaluationTimeout()), ms);
-		promise.then(
-			(value) => {
-				clearTimeout(timer);
-				resolve(value);
-			},
-			(error: unknown) => {
-				clearTimeout(timer);
-				reject(error);
-			},
-		);
-	});
-}
 
 type CreateJiti = (id: string, options: Record<string, unknown>) => Jiti;
 let createJitiPromise: Promise<CreateJiti> | undefined;
@@ -190,7 +169,7 @@ export async function importFresh(
 			try {
 				// The evaluation cannot be cancelled: after the timeout it is left to settle (or not)
 				// on its own, and whatever it gives is dropped.
-				module = await bounded(Promise.resolve(evaluate(true)), timeoutMs);
+				module = await withTimeout(Promise.resolve(evaluate(true)), timeoutMs, () => new EvaluationTimeout());
 			} catch (again) {
 				throw isSyntaxError(again) ? error : again;
 			}

@@ -11,6 +11,7 @@ import type { ExecutionEnv } from "../env/types.js";
 import { createEventBus } from "./_event-bus.js";
 import { createExtensionAPI, dispose, type Instance, sourceHandlers } from "./_extension-api.js";
 import { createHeadlessSession } from "./_session.js";
+import { withTimeout } from "./_timeout.js";
 import { createHeadlessUI } from "./_ui.js";
 import type {
 	DiagnosticListener,
@@ -122,23 +123,6 @@ export interface ExtensionRuntime {
 	createContext(path: string | undefined, signal?: AbortSignal): ExtensionContext;
 	/** Pass a diagnostic raised outside the runtime (by a loader or host) to its listener. */
 	report(diagnostic: ExtensionDiagnostic): void;
-}
-
-function withTimeout<T>(promise: Promise<T>, ms: number | undefined, onTimeout: () => Error): Promise<T> {
-	if (ms === undefined || !Number.isFinite(ms)) return promise;
-	return new Promise<T>((resolve, reject) => {
-		const timer = setTimeout(() => reject(onTimeout()), ms);
-		promise.then(
-			(value) => {
-				clearTimeout(timer);
-				resolve(value);
-			},
-			(error: unknown) => {
-				clearTimeout(timer);
-				reject(error);
-			},
-		);
-	});
 }
 
 class TimeoutError extends Error {}
