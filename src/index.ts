@@ -6,6 +6,7 @@
  */
 export type {
 	ImageContent,
+	JsonValue,
 	TextContent,
 	ToolCall,
 	ToolResultContent,
@@ -23,6 +24,16 @@ export type {
 	ToolExecutionStartEvent,
 	ToolExecutionUpdateEvent,
 } from "./contract/events.js";
+export {
+	activatesOnRegistration,
+	callableToolNames,
+	type ExposedTool,
+	exposureOf,
+	isActivatable,
+	isDeclaredByDefault,
+	isToolCallable,
+	isToolExposure,
+} from "./contract/exposure.js";
 export type {
 	RenderComponent,
 	RenderContext,
@@ -52,8 +63,10 @@ export {
 	type AgentTool,
 	type AgentToolResult,
 	type AgentToolUpdateCallback,
+	type ConstrainedSamplingConfig,
 	defineTool,
 	type ExtensionInfo,
+	type GrammarFormat,
 	type ToolAnnotations,
 	type ToolCallInfo,
 	type ToolContext,
@@ -61,6 +74,10 @@ export {
 	type ToolDefinition,
 	type ToolDefinitionInput,
 	type ToolExecutionMode,
+	type ToolExposure,
+	type ToolLoadout,
+	type ToolLoadoutChanges,
+	type ToolNamespace,
 	type ToolUI,
 	toolDefinitionFromAgentTool,
 	wrapToolDefinition,

@@ -30,6 +30,9 @@ export interface ToolCall {
 	readonly arguments: unknown;
 }
 
+/** A JSON value: what `structuredContent` may hold. */
+export type JsonValue = string | number | boolean | null | readonly JsonValue[] | { readonly [key: string]: JsonValue };
+
 /** Token accounting a tool may report (for tools that call a model themselves). */
 export interface Usage {
 	readonly input?: number;
@@ -49,6 +52,8 @@ export interface ToolResultMessage<TDetails = unknown> {
 	/** Structured data for UIs and state; never sent to the model. */
 	readonly details: TDetails | undefined;
 	readonly isError: boolean;
+	/** The result's machine-readable form (see `AgentToolResult.structuredContent`); not for the model. */
+	readonly structuredContent?: JsonValue;
 	/** Tools made available by this call (for providers with deferred tool loading). */
 	readonly addedToolNames?: string[];
 	readonly usage?: Usage;

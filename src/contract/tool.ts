@@ -4,7 +4,7 @@
  */
 import type { Static, TSchema } from "@sinclair/typebox";
 import type { ExecutionEnv } from "../env/types.js";
-import type { ToolResultContent, Usage } from "./content.js";
+import type { JsonValue, ToolResultContent, Usage } from "./content.js";
 import type { RenderContext, RenderOutput, RenderResultOptions, Theme } from "./render.js";
 
 /** `parallel` (the default) lets a batch run concurrently; one `sequential` tool serializes its whole batch. */
@@ -16,6 +16,11 @@ export interface AgentToolResult<TDetails = unknown> {
 	content: ToolResultContent[];
 	/** Structured data for UIs and state; never sent to the model. */
 	details: TDetails;
+	/**
+	 * Machine-readable result matching the tool's `outputSchema`, for programmatic callers (MCP
+	 * clients, tools that call tools). Not sent to the model: `content` stays the model's result.
+	 */
+	structuredContent?: JsonValue;
 	usage?: Usage;
 	/** Names of tools this call made available. */
 	addedToolNames?: string[];
@@ -41,6 +46,10 @@ export interface AgentTool<TParameters extends TSchema = TSchema, TDetails = unk
 	/** TypeBox schema of the arguments; sent to providers as JSON Schema and used for validation. */
 	readonly parameters: TParameters;
 	readonly executionMode?: ToolExecutionMode;
+	/** JSON Schema of `structuredContent` in successful results (see `ToolDefinition.outputSchema`). */
+	readonly outputSchema?: TSchema;
+	/** Provider-side constrained sampling for the arguments (see `ConstrainedSamplingConfig`). */
+	readonly constrainedSampling?: false | ConstrainedSamplingConfig;
 	/**
 	 * Shim for older argument shapes, run on the parsed arguments before validation. May throw:
 	 * the call then fails with an error result carrying the message.
@@ -105,6 +114,71 @@ export interface ToolAnnotations {
 }
 
 /**
+ * How the model reaches a tool (pi 1.x). "Callable" means callable by other tools through nested
+ * calls (`ctx.executeTool`), as a codemode tool does; "declared" means sent to the model.
+ *
+ * - `direct` (the default): declared while active, callable while active.
+ * - `model-only`: declared while active, never callable (orchestrating or interactive tools).
+ * - `codemode`: callable whenever registered; declared only when explicitly activated. Codemode
+ *   tools list it.
+ * - `deferred`: like `codemode`, but codemode tools do not list it; tool search can find it.
+ * - `hidden`: registered but unreachable; activating it has no effect.
+ *
+ * `direct` and `model-only` tools are activated when registered (unless `defaultActive: false`);
+ * the others never are. See `isToolCallable` and `activatesOnRegistration`.
+ */
+export type ToolExposure = "direct" | "model-only" | "codemode" | "deferred" | "hidden";
+
+/** A group of related tools, such as the tools of one MCP server (pi 1.x). */
+export interface ToolNamespace {
+	/** For example `mcp__docs`. */
+	readonly name: string;
+	/** Other names tools that look namespaces up by name accept (for example `docs`). */
+	readonly aliases?: readonly string[];
+	/** A short summary, shown once with the group in model-facing tool listings. */
+	readonly description?: string;
+	/** Longer guidance (an MCP server's instructions), given on request, not in listings. */
+	readonly instructions?: string;
+}
+
+/** Grammar formats a provider may constrain sampling to (OpenAI's Lark and regex grammars). */
+export type GrammarFormat = "openai_lark" | "openai_regex";
+
+/**
+ * Provider-side constrained sampling of a tool's arguments (pi 1.x). `json_schema` asks for strict
+ * JSON Schema sampling: `"prefer"` when the schema can be made strict, else the tool is sent as it
+ * is; `"require"` fails the request instead. `grammar` gives provider-specific grammars of the
+ * tool's single string argument.
+ */
+export type ConstrainedSamplingConfig =
+	| { readonly type: "json_schema"; readonly strict: "prefer" | "require" }
+	| { readonly type: "grammar"; readonly variants: Readonly<Partial<Record<GrammarFormat, string>>> };
+
+/** The tools of a session as `ToolDefinition.prepareLoadout` sees them. */
+export interface ToolLoadout {
+	/** The active tools (declared to the model), in order, with their own descriptions. */
+	readonly declared: readonly AgentTool[];
+	/** The tools other tools may call (see `isToolCallable`). */
+	readonly callable: readonly AgentTool[];
+	/** Every registered tool. */
+	readonly registered: readonly AgentTool[];
+	getExposure(name: string): ToolExposure;
+	getNamespace(name: string): ToolNamespace | undefined;
+	/** A tool's `promptGuidelines` (empty when it has none). */
+	getPromptGuidelines(name: string): readonly string[];
+}
+
+/** What `prepareLoadout` changes in what the model sees. */
+export interface ToolLoadoutChanges {
+	/** Model-facing descriptions of declared tools, by name. */
+	readonly descriptions?: Readonly<Record<string, string>>;
+	/**
+	 * Declared tools to leave out of requests and of the prompt. They stay active and callable.
+	 */
+	readonly hiddenDeclarations?: readonly string[];
+}
+
+/**
  * The tool as an author writes it. `TName` is the name as a literal type when it is known (a
  * `defineTool` call, the built-ins), so a harness can check the arguments of a call by name.
  */
@@ -130,11 +204,44 @@ export interface ToolDefinition<
 	/** What the tool does, as hints (see `ToolAnnotations`); MCP clients get them as `annotations`. */
 	readonly annotations?: ToolAnnotations;
 	/**
-	 * The schema (TypeBox or a JSON Schema object) of `details` in successful results. MCP clients
-	 * then get `details` as `structuredContent`, checked against it; otherwise `details` travel under
-	 * `_meta`. (pi 1.x's `outputSchema` describes a separate `structuredContent` field instead.)
+	 * The schema (TypeBox or a JSON Schema object) of `structuredContent` in successful results, as in
+	 * pi 1.x: a tool that declares it should always set `structuredContent`. MCP clients get it as the
+	 * tool's `outputSchema` and the result's `structuredContent`, checked against it. A tool written
+	 * for toolsmith before 1.x, whose successful results carry no `structuredContent`, has its
+	 * `details` checked and sent in its place (the schema's earlier meaning).
 	 */
 	readonly outputSchema?: TSchema;
+	/** How the model reaches the tool (default `"direct"`); see `ToolExposure`. */
+	readonly exposure?: ToolExposure;
+	/** The group the tool belongs to (for example its MCP server). */
+	readonly namespace?: ToolNamespace;
+	/**
+	 * Whether registering the tool activates it. Default: true for `direct` and `model-only` tools;
+	 * other exposures are never activated on registration. A tool with `false` is activated by
+	 * `setActiveTools`.
+	 */
+	readonly defaultActive?: boolean;
+	/**
+	 * For tools that reach other tools (a codemode tool calls them, a tool search loads them): which
+	 * tools a call with `input` may reach, `"all"` or words of the input that may name them (a word
+	 * refers to each tool or namespace whose name contains it). Hosts that register tools late use it
+	 * to finish registering them before the call runs. Typed and listed by `getAllTools`; toolsmith
+	 * registers every tool up front and does not call it.
+	 */
+	reachesTools?(input: Record<string, unknown>): "all" | readonly string[];
+	/**
+	 * Adjusts what the model sees while this tool is active: model-facing descriptions of declared
+	 * tools, and declarations to leave out of requests. Called whenever the active tools change. May
+	 * throw: the registry reports an `E_HANDLER_FAILED` diagnostic and goes on without its changes.
+	 */
+	prepareLoadout?(loadout: ToolLoadout): ToolLoadoutChanges | undefined;
+	/** Provider-side constrained sampling of the arguments; `false` is the same as leaving it out. */
+	readonly constrainedSampling?: false | ConstrainedSamplingConfig;
+	/**
+	 * Whether a UI draws its usual frame around the tool's rendering (`"default"`) or the tool's
+	 * renderers draw their own (`"self"`). Hosts without a frame ignore it.
+	 */
+	readonly renderShell?: "default" | "self";
 	/** See `AgentTool.prepareArguments`. */
 	prepareArguments?(args: unknown): unknown;
 	/** See `AgentTool.execute`; `ctx` gives the env, cwd and UI. Throw to report failure. */
@@ -174,13 +281,27 @@ function promiseOf<T>(run: () => T | Promise<T>): Promise<T> {
 	}
 }
 
-/** The optional scheduling fields both shapes share, copied only when set (so `in` checks stay honest). */
+/** The optional fields both shapes share (scheduling, output, sampling), copied only when set (so `in` checks stay honest). */
 function schedulingFields(source: {
 	readonly executionMode?: ToolExecutionMode;
+	readonly outputSchema?: TSchema;
+	readonly constrainedSampling?: false | ConstrainedSamplingConfig;
 	prepareArguments?(args: unknown): unknown;
-}): { executionMode?: ToolExecutionMode; prepareArguments?: (args: unknown) => unknown } {
-	const fields: { executionMode?: ToolExecutionMode; prepareArguments?: (args: unknown) => unknown } = {};
+}): {
+	executionMode?: ToolExecutionMode;
+	outputSchema?: TSchema;
+	constrainedSampling?: false | ConstrainedSamplingConfig;
+	prepareArguments?: (args: unknown) => unknown;
+} {
+	const fields: {
+		executionMode?: ToolExecutionMode;
+		outputSchema?: TSchema;
+		constrainedSampling?: false | ConstrainedSamplingConfig;
+		prepareArguments?: (args: unknown) => unknown;
+	} = {};
 	if (source.executionMode !== undefined) fields.executionMode = source.executionMode;
+	if (source.outputSchema !== undefined) fields.outputSchema = source.outputSchema;
+	if (source.constrainedSampling !== undefined) fields.constrainedSampling = source.constrainedSampling;
 	const prepare = source.prepareArguments;
 	if (prepare) fields.prepareArguments = (args) => prepare.call(source, args);
 	return fields;
@@ -251,7 +372,7 @@ export interface ToolCallInfo {
 export type ToolContextFactory = (info: ToolCallInfo) => ToolContext;
 
 /**
- * The AgentTool for a definition. Only the model-facing and scheduling fields pass through;
+ * The AgentTool for a definition. Only the model-facing, output and scheduling fields pass through;
  * prompt and render fields stay on the definition. Each call gets a fresh `ctx` from `ctxFactory`.
  */
 export function wrapToolDefinition<TParameters extends TSchema, TDetails>(

@@ -1,4 +1,5 @@
 /** Merging what an after-call hook returns (`afterToolCall`, a `tool_result` handler) into what it was given. */
+import type { JsonValue } from "../contract/content.js";
 
 /** The fields an after-call hook may replace. */
 export type AfterHookField = "content" | "details" | "isError" | "terminate";
@@ -25,4 +26,27 @@ export function mergeAfterHook<T extends object, K extends keyof T & AfterHookFi
 		if (value !== undefined) merged[field] = value as T[K];
 	}
 	return merged;
+}
+
+/**
+ * The structured content after a hook's answer `patch`: its own when it sets one; none when it
+ * replaced `content` without one (the old one may no longer match); else `base`, unchanged.
+ */
+export function structuredAfter(
+	base: JsonValue | undefined,
+	patch: { readonly content?: unknown; readonly structuredContent?: JsonValue },
+): JsonValue | undefined {
+	if (patch.structuredContent !== undefined) return patch.structuredContent;
+	return patch.content !== undefined && patch.content !== null ? undefined : base;
+}
+
+/** `value` with `structuredContent` set to `structured`, or without the key when it is undefined. */
+export function withStructured<T extends { structuredContent?: JsonValue }>(
+	value: T,
+	structured: JsonValue | undefined,
+): T {
+	const copy = { ...value };
+	if (structured === undefined) delete copy.structuredContent;
+	else copy.structuredContent = structured;
+	return copy;
 }

@@ -52,6 +52,7 @@ export interface ResultFields {
 	usage: AgentToolResult["usage"];
 	addedToolNames: string[] | undefined;
 	terminate: boolean | undefined;
+	structuredContent: AgentToolResult["structuredContent"];
 }
 
 /**
@@ -86,6 +87,7 @@ export function readResult(value: unknown, into: ResultFields): string | undefin
 	into.usage = usage as AgentToolResult["usage"];
 	into.addedToolNames = added as string[] | undefined;
 	into.terminate = raw.terminate;
+	into.structuredContent = raw.structuredContent;
 	return undefined;
 }
 

@@ -41,6 +41,7 @@ class Call implements ResultFields {
 	usage: AgentToolResult["usage"] = undefined;
 	addedToolNames: string[] | undefined = undefined;
 	terminate: boolean | undefined = undefined;
+	structuredContent: AgentToolResult["structuredContent"] = undefined;
 	isError = false;
 	/** When the call ended (its end event): the message's timestamp. */
 	finishedAt = 0;
@@ -69,6 +70,7 @@ class Call implements ResultFields {
 		this.usage = result.usage;
 		this.addedToolNames = result.addedToolNames;
 		this.terminate = result.terminate;
+		this.structuredContent = result.structuredContent;
 	}
 
 	/** The result as hooks and listeners get it: a plain object of the fields as read once. */
@@ -78,6 +80,7 @@ class Call implements ResultFields {
 			if (this.usage !== undefined) result.usage = this.usage;
 			if (this.addedToolNames !== undefined) result.addedToolNames = this.addedToolNames;
 			if (this.terminate !== undefined) result.terminate = this.terminate;
+			if (this.structuredContent !== undefined) result.structuredContent = this.structuredContent;
 			this.result = result;
 			this.owned = true;
 		}
@@ -501,7 +504,7 @@ async function after(batch: Batch, c: Call): Promise<void> {
 		}
 		if (patch === undefined || patch === null) return;
 		// Each field is read once: a getter cannot pass the check with one value and merge another.
-		const { content, details, isError, terminate } = patch;
+		const { content, details, isError, terminate, structuredContent } = patch;
 		if (content !== undefined) {
 			const problem = contentProblem(content);
 			if (problem) {
@@ -513,6 +516,9 @@ async function after(batch: Batch, c: Call): Promise<void> {
 		if (content !== undefined) merged.content = content;
 		if (details !== undefined) merged.details = details;
 		if (terminate !== undefined) merged.terminate = terminate;
+		// New content without new structured content drops the old one: it may no longer match.
+		if (structuredContent !== undefined) merged.structuredContent = structuredContent;
+		else if (content !== undefined) delete merged.structuredContent;
 		const problem = content !== undefined || details !== undefined ? readResult(merged, c) : undefined;
 		if (problem) {
 			c.fail(`The afterToolCall hook returned a malformed result for ${c.name}: ${problem}.`, "E_BAD_RESULT");
@@ -536,9 +542,10 @@ function toMessage(c: Call): ToolResultMessage {
 		isError: c.isError,
 		timestamp: c.finishedAt || Date.now(),
 	};
-	if (c.addedToolNames === undefined && c.usage === undefined) return message;
+	if (c.addedToolNames === undefined && c.usage === undefined && c.structuredContent === undefined) return message;
 	return {
 		...message,
+		...(c.structuredContent !== undefined ? { structuredContent: c.structuredContent } : {}),
 		...(c.addedToolNames !== undefined ? { addedToolNames: c.addedToolNames } : {}),
 		...(c.usage !== undefined ? { usage: c.usage } : {}),
 	};

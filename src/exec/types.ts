@@ -1,5 +1,5 @@
 /** Types of the batch executor. See `executeToolCalls`. */
-import type { ToolCall, ToolResultContent, ToolResultMessage } from "../contract/content.js";
+import type { JsonValue, ToolCall, ToolResultContent, ToolResultMessage } from "../contract/content.js";
 import type { ToolsmithErrorCode } from "../contract/errors.js";
 import type { ToolExecutionEventListener } from "../contract/events.js";
 import type { AgentTool, AgentToolResult } from "../contract/tool.js";
@@ -23,6 +23,11 @@ export interface BeforeToolCallResult {
 export interface AfterToolCallResult {
 	readonly content?: ToolResultContent[];
 	readonly details?: unknown;
+	/**
+	 * Replaces the result's `structuredContent`. Replacing `content` without it drops the structured
+	 * content (it may no longer match): return it along with `content` to keep it.
+	 */
+	readonly structuredContent?: JsonValue;
 	readonly isError?: boolean;
 	readonly terminate?: boolean;
 }

@@ -1,5 +1,5 @@
 /** The hooks of a host's batch: the caller's `beforeToolCall`/`afterToolCall` chained after those of the extensions. */
-import { HOOK_FIELDS, mergeAfterHook, RESULT_FIELDS } from "../exec/_after-hook.js";
+import { HOOK_FIELDS, mergeAfterHook, RESULT_FIELDS, structuredAfter, withStructured } from "../exec/_after-hook.js";
 import type {
 	AfterToolCallContext,
 	AfterToolCallResult,
@@ -37,10 +37,13 @@ export function composeAfter(
 		const patched: AfterToolCallContext = patch
 			? {
 					...context,
-					result: mergeAfterHook(
-						context.result,
-						{ content: patch.content ?? undefined, details: patch.details },
-						RESULT_FIELDS,
+					result: withStructured(
+						mergeAfterHook(
+							context.result,
+							{ content: patch.content ?? undefined, details: patch.details },
+							RESULT_FIELDS,
+						),
+						structuredAfter(context.result.structuredContent, patch),
 					),
 					isError: patch.isError ?? context.isError,
 				}
@@ -48,6 +51,6 @@ export function composeAfter(
 		const next = await second(patched);
 		if (!patch) return next;
 		if (!next) return patch;
-		return mergeAfterHook(patch, next, HOOK_FIELDS);
+		return withStructured(mergeAfterHook(patch, next, HOOK_FIELDS), structuredAfter(patch.structuredContent, next));
 	};
 }

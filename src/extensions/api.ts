@@ -4,9 +4,15 @@
  * `API_VERSION` and the `defineExtension` identity helper), no `node:` imports, so tools and tests
  * written against it run anywhere.
  */
-import type { ToolResultContent } from "../contract/content.js";
+import type { JsonValue, ToolResultContent } from "../contract/content.js";
 import type { TSchema } from "../contract/schema.js";
-import type { ToolContext, ToolDefinitionInput } from "../contract/tool.js";
+import type {
+	ToolAnnotations,
+	ToolContext,
+	ToolDefinitionInput,
+	ToolExposure,
+	ToolNamespace,
+} from "../contract/tool.js";
 
 /**
  * The version of the extension API this build of toolsmith implements (semver). Extensions declare
@@ -135,6 +141,8 @@ export interface ToolResultEvent {
 	readonly input: Record<string, unknown>;
 	readonly content: ToolResultContent[];
 	readonly details: unknown;
+	/** The result's `structuredContent` (pi 1.x): handlers that redact `content` should replace it too. */
+	readonly structuredContent?: JsonValue;
 	readonly isError: boolean;
 }
 
@@ -142,6 +150,8 @@ export interface ToolResultEvent {
 export interface ToolResultEventResult {
 	readonly content?: ToolResultContent[];
 	readonly details?: unknown;
+	/** Replaces `structuredContent`; replacing `content` without it drops the structured content. */
+	readonly structuredContent?: JsonValue;
 	readonly isError?: boolean;
 }
 
@@ -217,9 +227,20 @@ export interface ToolInfo {
 	readonly name: string;
 	readonly description: string;
 	readonly parameters: TSchema;
+	/** The tool's `promptGuidelines`, when it has any. */
+	readonly promptGuidelines?: readonly string[];
+	/** How the model reaches it: the tool's `exposure`, `"direct"` when it declares none. */
+	readonly exposure: ToolExposure;
+	readonly namespace?: ToolNamespace;
+	readonly annotations?: ToolAnnotations;
+	/** The tool's `reachesTools`, for tools that reach other tools. */
+	readonly reachesTools?: (input: Record<string, unknown>) => "all" | readonly string[];
 	/** `"builtin"` or the absolute path of the extension that registered it. */
 	readonly source: string;
+	/** Whether it is active: declared to the model (see `ToolExposure`). */
 	readonly active: boolean;
+	/** Whether other tools may call it through nested calls (see `isToolCallable`). */
+	readonly callable: boolean;
 }
 
 /** A command an extension registered with `api.registerCommand`, as hosts see it. */

@@ -4,9 +4,19 @@
  * `ctx` (an env, UI, cwd, signal) built from pi's. Node-only (`toolsmith-sdk/node`): pi gives tools
  * no env, so each call gets a `NodeExecutionEnv` working in pi's `ctx.cwd`.
  */
+
+import { exposureOf, isToolCallable, isToolExposure } from "../contract/exposure.js";
 import type { Theme } from "../contract/render.js";
 import type { TSchema } from "../contract/schema.js";
-import type { AgentToolResult, AgentToolUpdateCallback, ToolDefinition, ToolUI } from "../contract/tool.js";
+import type {
+	AgentToolResult,
+	AgentToolUpdateCallback,
+	ToolAnnotations,
+	ToolDefinition,
+	ToolExposure,
+	ToolNamespace,
+	ToolUI,
+} from "../contract/tool.js";
 import { toolSnippet } from "../prompt/tools-prompt.js";
 import { renderToolCall, renderToolResult } from "../render/renderer.js";
 import type {
@@ -66,6 +76,16 @@ export interface PiToolDefinition {
 	readonly promptSnippet: string;
 	readonly promptGuidelines?: string[];
 	readonly executionMode?: "sequential" | "parallel";
+	/** The pi 1.x fields, passed on as the definition has them (0.73 ignores them). */
+	readonly outputSchema?: ToolDefinition["outputSchema"];
+	readonly exposure?: ToolDefinition["exposure"];
+	readonly namespace?: ToolDefinition["namespace"];
+	readonly annotations?: ToolDefinition["annotations"];
+	readonly defaultActive?: boolean;
+	readonly constrainedSampling?: ToolDefinition["constrainedSampling"];
+	readonly renderShell?: ToolDefinition["renderShell"];
+	reachesTools?: ToolDefinition["reachesTools"];
+	prepareLoadout?: ToolDefinition["prepareLoadout"];
 	prepareArguments?(args: unknown): unknown;
 	execute(
 		toolCallId: string,
@@ -102,7 +122,16 @@ export interface PiExtensionAPI {
 		args: string[],
 		options?: { signal?: AbortSignal; timeout?: number; cwd?: string },
 	): Promise<ExtensionExecResult>;
-	getAllTools(): readonly { readonly name: string; readonly description: string; readonly parameters: TSchema }[];
+	getAllTools(): readonly {
+		readonly name: string;
+		readonly description: string;
+		readonly parameters: TSchema;
+		/** pi 1.x only. */
+		readonly exposure?: ToolExposure;
+		readonly namespace?: ToolNamespace;
+		readonly annotations?: ToolAnnotations;
+		readonly promptGuidelines?: readonly string[];
+	}[];
 	getActiveTools(): string[];
 	setActiveTools(names: string[]): void;
 	readonly events: ExtensionAPI["events"];
@@ -188,6 +217,15 @@ function piTool(definition: ToolDefinition, path: string): PiToolDefinition {
 		...(definition.promptGuidelines ? { promptGuidelines: [...definition.promptGuidelines] } : {}),
 		...(definition.executionMode ? { executionMode: definition.executionMode } : {}),
 		...(definition.prepareArguments ? { prepareArguments: (args) => definition.prepareArguments?.(args) } : {}),
+		...(definition.outputSchema !== undefined ? { outputSchema: definition.outputSchema } : {}),
+		...(definition.exposure !== undefined ? { exposure: definition.exposure } : {}),
+		...(definition.namespace !== undefined ? { namespace: definition.namespace } : {}),
+		...(definition.annotations !== undefined ? { annotations: definition.annotations } : {}),
+		...(definition.defaultActive !== undefined ? { defaultActive: definition.defaultActive } : {}),
+		...(definition.constrainedSampling !== undefined ? { constrainedSampling: definition.constrainedSampling } : {}),
+		...(definition.renderShell !== undefined ? { renderShell: definition.renderShell } : {}),
+		...(definition.reachesTools ? { reachesTools: (input) => definition.reachesTools?.(input) ?? [] } : {}),
+		...(definition.prepareLoadout ? { prepareLoadout: (loadout) => definition.prepareLoadout?.(loadout) } : {}),
 		execute: (toolCallId, params, signal, onUpdate, ctx) =>
 			definition.execute(
 				toolCallId,
@@ -274,13 +312,21 @@ export function toPiExtension(
 			exec: (command, args, execOptions) => pi.exec(command, [...args], execOptions ? { ...execOptions } : undefined),
 			getAllTools(): ToolInfo[] {
 				const active = new Set(pi.getActiveTools());
-				return pi.getAllTools().map((tool) => ({
-					name: tool.name,
-					description: tool.description,
-					parameters: tool.parameters,
-					source: "pi",
-					active: active.has(tool.name),
-				}));
+				return pi.getAllTools().map((tool): ToolInfo => {
+					const exposure = exposureOf({ exposure: isToolExposure(tool.exposure) ? tool.exposure : undefined });
+					return {
+						name: tool.name,
+						description: tool.description,
+						parameters: tool.parameters,
+						...(tool.promptGuidelines ? { promptGuidelines: tool.promptGuidelines } : {}),
+						exposure,
+						...(tool.namespace ? { namespace: tool.namespace } : {}),
+						...(tool.annotations ? { annotations: tool.annotations } : {}),
+						source: "pi",
+						active: active.has(tool.name),
+						callable: isToolCallable(exposure, active.has(tool.name)),
+					};
+				});
 			},
 			getActiveTools: () => pi.getActiveTools(),
 			setActiveTools: (names) => pi.setActiveTools([...names]),

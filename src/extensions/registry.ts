@@ -6,9 +6,24 @@
  * so a batch that started keeps the tool versions it started with while a reload swaps in new ones.
  */
 import { describeValue, errorMessage } from "../contract/errors.js";
-import type { AgentTool, ToolCallInfo, ToolContext, ToolContextFactory, ToolDefinition } from "../contract/tool.js";
+import {
+	activatesOnRegistration,
+	exposureOf,
+	isActivatable,
+	isToolCallable,
+	isToolExposure,
+} from "../contract/exposure.js";
+import type {
+	AgentTool,
+	ConstrainedSamplingConfig,
+	ToolCallInfo,
+	ToolContext,
+	ToolContextFactory,
+	ToolDefinition,
+	ToolLoadout,
+} from "../contract/tool.js";
 import { wrapToolDefinition } from "../contract/tool.js";
-import { mergeAfterHook } from "../exec/_after-hook.js";
+import { mergeAfterHook, structuredAfter, withStructured } from "../exec/_after-hook.js";
 import type {
 	AfterToolCallContext,
 	AfterToolCallResult,
@@ -69,18 +84,39 @@ export interface ToolRegistryOptions {
 	readonly onDiagnostic?: DiagnosticListener;
 }
 
+/**
+ * A tool as it is declared to the model: its name, the description `prepareLoadout` hooks may
+ * have replaced, its parameters and constrained sampling. The provider converters take it.
+ */
+export interface ToolDeclaration {
+	readonly name: string;
+	readonly description: string;
+	readonly parameters: ToolDefinition["parameters"];
+	readonly constrainedSampling?: false | ConstrainedSamplingConfig;
+}
+
 /** An immutable view of the registry at one moment. */
 export interface RegistrySnapshot {
 	/** Increases with every change of the registry. */
 	readonly version: number;
 	/** Every tool that wins its name, built-ins first, then extension tools in load order. */
 	readonly entries: readonly ToolEntry[];
-	/** The active subset of `entries`, in the same order. */
+	/**
+	 * The active subset of `entries`, in the same order: the tools the model may call. Never a
+	 * `hidden` tool; other non-`direct`/`model-only` tools only when `setActiveTools` named them.
+	 */
 	readonly active: readonly ToolEntry[];
+	/** The subset of `entries` other tools may call through nested calls (see `isToolCallable`). */
+	readonly callable: readonly ToolEntry[];
+	/**
+	 * What requests declare to the model: the active tools, less those `prepareLoadout` hooks hide,
+	 * with the descriptions those hooks give. Send these to a provider (`toProviderTools`).
+	 */
+	declarations(): readonly ToolDeclaration[];
 	get(name: string): ToolEntry | undefined;
 	/** AgentTools for the active set; every call gets a fresh `ctx` (extension tools: with `extension.path`). */
 	toAgentTools(ctxFactory?: ToolContextFactory): AgentTool[];
-	/** The "Available tools" / "Guidelines" prompt section for the active set. */
+	/** The "Available tools" / "Guidelines" prompt section for the declared tools (see `declarations`). */
 	buildToolsPrompt(): string;
 	/** `beforeToolCall`/`afterToolCall` running the extensions' handlers as of this snapshot. */
 	hooks(): Required<Pick<ExecuteToolCallsConfig, "beforeToolCall" | "afterToolCall">>;
@@ -121,7 +157,10 @@ export interface ToolRegistry {
 	entries(): readonly ToolEntry[];
 	/** `getAllTools` of the extension API. */
 	infos(): ToolInfo[];
-	/** Restrict the tools the model sees. Unknown names are kept (they count once registered) and reported. */
+	/**
+	 * Choose the tools the model sees. Unknown names are kept (they count once registered) and
+	 * reported; `hidden` tools stay inactive.
+	 */
 	setActiveTools(names: readonly string[]): ExtensionDiagnostic[];
 	/** Names of the active tools, in registry order. */
 	getActiveTools(): string[];
@@ -181,6 +220,21 @@ export function validateToolDefinition(definition: unknown): string[] {
 		problems.push('parameters must be an object schema (Type.Object({...}), JSON Schema with type "object")');
 	}
 	if (typeof def.execute !== "function") problems.push("execute must be a function");
+	if (def.exposure !== undefined && !isToolExposure(def.exposure)) {
+		problems.push(
+			`exposure ${typeof def.exposure === "string" ? JSON.stringify(def.exposure) : describeValue(def.exposure)} must be one of "direct", "model-only", "codemode", "deferred", "hidden"`,
+		);
+	}
+	const namespace = def.namespace as { name?: unknown } | undefined;
+	if (
+		namespace !== undefined &&
+		(typeof namespace !== "object" || namespace === null || typeof namespace.name !== "string")
+	) {
+		problems.push("namespace must be an object with a string name");
+	}
+	for (const hook of ["prepareLoadout", "reachesTools"] as const) {
+		if (def[hook] !== undefined && typeof def[hook] !== "function") problems.push(`${hook} must be a function`);
+	}
 	return problems;
 }
 
@@ -202,9 +256,10 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
 	/** Extension paths in load order. */
 	const rank = new Map<string, number>();
 	const handlers = new Map<string, HandlerSet>();
-	/** Explicit active set, or null for "everything". */
+	/** Explicit active set, or null for "every tool that activates on registration". */
 	let explicitActive: Set<string> | null = null;
-	const everSeen = new Set<string>();
+	/** Whether the last registration of each name seen activates on registration. */
+	const activating = new Map<string, boolean>();
 	let seq = 0;
 	let version = 0;
 	let cached: RegistrySnapshot | undefined;
@@ -284,10 +339,13 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
 		const previous = list.length > 0 ? winner(list) : undefined;
 		list.push({ definition, source, seq: seq++ });
 		byName.set(definition.name, list);
-		if (!everSeen.has(definition.name)) {
-			everSeen.add(definition.name);
-			// A tool that appears for the first time after setActiveTools is active: extensions that
-			// register tools at runtime expect the model to see them.
+		const activates = activatesOnRegistration(definition);
+		const wasActivating = activating.get(definition.name);
+		activating.set(definition.name, activates);
+		if (activates && wasActivating !== true) {
+			// A tool that appears for the first time after setActiveTools is active when its exposure
+			// says so (extensions that register tools at runtime expect the model to see them), and so
+			// is one whose exposure changed to one that activates (as pi 1.x does on a reload).
 			explicitActive?.add(definition.name);
 		}
 		const now = winner(list);
@@ -348,10 +406,17 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
 	const snapshot = (): RegistrySnapshot => {
 		if (cached) return cached;
 		const entries = Object.freeze(currentEntries());
-		const active = Object.freeze(entries.filter((entry) => explicitActive === null || explicitActive.has(entry.name)));
+		const isActive = (entry: ToolEntry): boolean =>
+			isActivatable(exposureOf(entry.definition)) &&
+			(explicitActive === null ? activatesOnRegistration(entry.definition) : explicitActive.has(entry.name));
+		const active = Object.freeze(entries.filter(isActive));
 		const byEntryName = new Map(entries.map((entry) => [entry.name, entry]));
 		const handlerSets = [...handlers.values()].sort((a, b) => (rank.get(a.path) ?? 0) - (rank.get(b.path) ?? 0));
-		const snap = createSnapshot(version, entries, active, byEntryName, handlerSets);
+		const activeNames = new Set(active.map((entry) => entry.name));
+		const callable = Object.freeze(
+			entries.filter((entry) => isToolCallable(exposureOf(entry.definition), activeNames.has(entry.name))),
+		);
+		const snap = createSnapshot(version, entries, active, callable, byEntryName, handlerSets);
 		cached = snap;
 		return snap;
 	};
@@ -374,6 +439,7 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
 		snapVersion: number,
 		entries: readonly ToolEntry[],
 		active: readonly ToolEntry[],
+		callable: readonly ToolEntry[],
 		byEntryName: Map<string, ToolEntry>,
 		handlerSets: readonly HandlerSet[],
 	): RegistrySnapshot => {
@@ -425,6 +491,9 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
 				input,
 				content: context.result.content,
 				details: context.result.details,
+				...(context.result.structuredContent !== undefined
+					? { structuredContent: context.result.structuredContent }
+					: {}),
 				isError: context.isError,
 			};
 			let modified = false;
@@ -438,7 +507,10 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
 						});
 						const patch = (await handler(current, ctx)) as ToolResultEventResult | undefined;
 						if (!patch) continue;
-						current = mergeAfterHook(current, patch, EVENT_FIELDS);
+						current = withStructured(
+							mergeAfterHook(current, patch, EVENT_FIELDS),
+							structuredAfter(current.structuredContent, patch),
+						);
 						modified = true;
 					} catch (error) {
 						reportLater({
@@ -451,24 +523,84 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
 				}
 			}
 			if (!modified) return undefined;
-			return { content: current.content, details: current.details, isError: current.isError };
+			return {
+				content: current.content,
+				details: current.details,
+				isError: current.isError,
+				...(current.structuredContent !== undefined ? { structuredContent: current.structuredContent } : {}),
+			};
 		};
 
 		const hasHandlers = handlerSets.some((set) => set.toolCall.length > 0 || set.toolResult.length > 0);
 		const hooks = () => ({ beforeToolCall, afterToolCall });
 
+		const agentToolOf = (entry: ToolEntry, ctxFactory?: ToolContextFactory): AgentTool => {
+			const tool = wrapToolDefinition(entry.definition, (info) =>
+				// Spelled out: a spread followed by another key is slow in V8, and this runs for every call.
+				resolveContext(
+					{ toolCallId: info.toolCallId, toolName: info.toolName, signal: info.signal, source: entry.source },
+					ctxFactory,
+				),
+			);
+			if (typeof tool.label !== "string" || tool.label === "") return { ...tool, label: entry.name };
+			return tool;
+		};
 		const toAgentTools = (ctxFactory?: ToolContextFactory): AgentTool[] =>
-			active.map((entry) => {
-				const tool = wrapToolDefinition(entry.definition, (info) =>
-					// Spelled out: a spread followed by another key is slow in V8, and this runs for every call.
-					resolveContext(
-						{ toolCallId: info.toolCallId, toolName: info.toolName, signal: info.signal, source: entry.source },
-						ctxFactory,
-					),
-				);
-				if (typeof tool.label !== "string" || tool.label === "") return { ...tool, label: entry.name };
-				return tool;
+			active.map((entry) => agentToolOf(entry, ctxFactory));
+
+		// What the model is shown, worked out once per snapshot: the active tools' prepareLoadout
+		// hooks may replace descriptions and hide declarations (the tools stay active and callable).
+		let loadout:
+			| { readonly declarations: readonly ToolDeclaration[]; readonly declared: readonly ToolEntry[] }
+			| undefined;
+		const prepareLoadout = () => {
+			if (loadout) return loadout;
+			const hooks = active.filter((entry) => typeof entry.definition.prepareLoadout === "function");
+			const descriptions = new Map<string, string>();
+			const hidden = new Set<string>();
+			if (hooks.length > 0) {
+				const view: ToolLoadout = {
+					declared: active.map((entry) => agentToolOf(entry)),
+					callable: callable.map((entry) => agentToolOf(entry)),
+					registered: entries.map((entry) => agentToolOf(entry)),
+					getExposure: (name) => {
+						const entry = byEntryName.get(name);
+						return entry ? exposureOf(entry.definition) : "direct";
+					},
+					getNamespace: (name) => byEntryName.get(name)?.definition.namespace,
+					getPromptGuidelines: (name) => byEntryName.get(name)?.definition.promptGuidelines ?? [],
+				};
+				for (const entry of hooks) {
+					try {
+						const changes = entry.definition.prepareLoadout?.(view);
+						for (const [name, description] of Object.entries(changes?.descriptions ?? {})) {
+							if (typeof description === "string") descriptions.set(name, description);
+						}
+						for (const name of changes?.hiddenDeclarations ?? []) hidden.add(name);
+					} catch (error) {
+						const path = sourcePath(entry.source);
+						reportLater({
+							severity: "error",
+							code: "E_HANDLER_FAILED",
+							message: `prepareLoadout of tool ${entry.name} (${path}) failed: ${errorMessage(error)}. The tools are declared without its changes.`,
+							path,
+						});
+					}
+				}
+			}
+			const declared = active.filter((entry) => !hidden.has(entry.name));
+			const declarations = declared.map((entry): ToolDeclaration => {
+				const { name, description, parameters, constrainedSampling } = entry.definition;
+				return {
+					name,
+					description: descriptions.get(name) ?? description,
+					parameters,
+					...(constrainedSampling !== undefined ? { constrainedSampling } : {}),
+				};
 			});
+			loadout = { declarations: Object.freeze(declarations), declared };
+			return loadout;
+		};
 
 		// The executor's tools with the registry's own context factory, wrapped once per snapshot: a
 		// host runs every batch with them (their contexts are still made call by call).
@@ -483,9 +615,11 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
 			version: snapVersion,
 			entries,
 			active,
+			callable,
+			declarations: () => prepareLoadout().declarations,
 			get: (name: string) => byEntryName.get(name),
 			toAgentTools,
-			buildToolsPrompt: () => buildToolsPrompt(active.map((entry) => entry.definition)),
+			buildToolsPrompt: () => buildToolsPrompt(prepareLoadout().declared.map((entry) => entry.definition)),
 			hooks,
 			executorConfig: (ctxFactory?: ToolContextFactory): ExecuteToolCallsConfig =>
 				hasHandlers
@@ -545,13 +679,23 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
 		infos: () => {
 			const snap = snapshot();
 			const activeNames = new Set(snap.active.map((entry) => entry.name));
-			return snap.entries.map((entry) => ({
-				name: entry.name,
-				description: entry.definition.description,
-				parameters: entry.definition.parameters,
-				source: sourcePath(entry.source),
-				active: activeNames.has(entry.name),
-			}));
+			const callableNames = new Set(snap.callable.map((entry) => entry.name));
+			return snap.entries.map((entry): ToolInfo => {
+				const { definition } = entry;
+				return {
+					name: entry.name,
+					description: definition.description,
+					parameters: definition.parameters,
+					...(definition.promptGuidelines ? { promptGuidelines: definition.promptGuidelines } : {}),
+					exposure: exposureOf(definition),
+					...(definition.namespace ? { namespace: definition.namespace } : {}),
+					...(definition.annotations ? { annotations: { ...definition.annotations } } : {}),
+					...(definition.reachesTools ? { reachesTools: definition.reachesTools.bind(definition) } : {}),
+					source: sourcePath(entry.source),
+					active: activeNames.has(entry.name),
+					callable: callableNames.has(entry.name),
+				};
+			});
 		},
 		setActiveTools(names) {
 			const diagnostics: ExtensionDiagnostic[] = [];
