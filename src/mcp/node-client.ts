@@ -16,9 +16,15 @@ import {
 	ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { TSchema } from "@sinclair/typebox";
-import type { ToolResultContent } from "../contract/content.js";
+import type { JsonValue, ToolResultContent } from "../contract/content.js";
 import { errorMessage } from "../contract/errors.js";
-import type { AgentToolResult, AgentToolUpdateCallback, ToolDefinition } from "../contract/tool.js";
+import type {
+	AgentToolResult,
+	AgentToolUpdateCallback,
+	ToolDefinition,
+	ToolExposure,
+	ToolNamespace,
+} from "../contract/tool.js";
 import { fromJsonSchema } from "../exec/_from-json-schema.js";
 import { API_VERSION } from "../extensions/api.js";
 import { checkToolName } from "../providers/names.js";
@@ -61,6 +67,14 @@ export type LoadMcpToolsOptions = (McpStdioServer | McpHttpServer) & {
 	readonly prefix?: string | false;
 	/** How long one call may go without an answer or a progress notification (default 60000 ms). */
 	readonly timeoutMs?: number;
+	/**
+	 * The `exposure` of every tool (default: none, which is `"direct"`). pi 1.x gives MCP tools
+	 * `"codemode"` unless configured otherwise; toolsmith has no codemode tool, so they stay direct
+	 * unless asked.
+	 */
+	readonly exposure?: ToolExposure;
+	/** A summary of the server for its tools' `namespace.description`. */
+	readonly description?: string;
 	/** Hears every diagnostic as it happens, also those raised after loading (a server that exited). */
 	readonly onDiagnostic?: (diagnostic: McpDiagnostic) => void;
 };
@@ -177,6 +191,23 @@ export async function loadMcpTools(options: LoadMcpToolsOptions): Promise<McpToo
 	let tools: ToolDefinition<TSchema, McpToolDetails>[] = [];
 	let serverInfo = { name: where, version: "" };
 
+	/**
+	 * The namespace of the server's tools, as pi 1.x names it: `mcp__<server>` (the prefix, else the
+	 * server's own name, with every character but letters, digits and `_` as `_`), the server's name
+	 * as an alias, its instructions.
+	 */
+	const namespaceOf = (): ToolNamespace => {
+		const server = prefix !== "" ? prefix.slice(0, -1) : serverInfo.name;
+		const instructions = current?.getInstructions()?.trim();
+		const summary = options.description?.trim();
+		return {
+			name: `mcp__${server.replace(/[^A-Za-z0-9_]/g, "_")}`,
+			aliases: [server],
+			...(summary ? { description: summary } : {}),
+			...(instructions ? { instructions } : {}),
+		};
+	};
+
 	/** The server's own name and where it runs, once each. */
 	const named = (): string => (serverInfo.name === where ? where : `${serverInfo.name} (${where})`);
 
@@ -289,7 +320,10 @@ export async function loadMcpTools(options: LoadMcpToolsOptions): Promise<McpToo
 			label,
 			description: description !== "" ? description : `${label} (a tool of the MCP server ${serverInfo.name}).`,
 			parameters: fromJsonSchema(tool.inputSchema),
+			...(isRecord(tool.outputSchema) ? { outputSchema: tool.outputSchema as unknown as TSchema } : {}),
 			...(annotations ? { annotations } : {}),
+			...(options.exposure !== undefined ? { exposure: options.exposure } : {}),
+			namespace: namespaceOf(),
 			execute: (_id, params, signal, onUpdate) => callTool(remote, params, signal, onUpdate),
 		};
 	};
@@ -345,7 +379,7 @@ export async function loadMcpTools(options: LoadMcpToolsOptions): Promise<McpToo
 			...(structured ? { structuredContent: structured } : {}),
 			...(isRecord(result._meta) ? { meta: result._meta } : {}),
 		};
-		return { content, details };
+		return { content, details, ...(structured ? { structuredContent: structured as JsonValue } : {}) };
 	};
 
 	const build = (list: readonly Tool[]): ToolDefinition<TSchema, McpToolDetails>[] =>

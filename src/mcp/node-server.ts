@@ -133,6 +133,10 @@ function mcpContent(content: readonly ToolResultContent[]): CallToolResult["cont
 	);
 }
 
+function isJsonObject(value: unknown): boolean {
+	return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
 /** `details` as plain JSON, or undefined when there are none or they cannot be serialized. */
 function jsonDetails(details: unknown): unknown {
 	if (details === undefined) return undefined;
@@ -171,16 +175,19 @@ function instructionsOf(snapshot: RegistrySnapshot, intro: string | undefined): 
 	return parts.length > 0 ? parts.join("\n\n") : undefined;
 }
 
-/** Why `details` do not fit the listed output schema, or undefined when they do. */
-function outputProblem(schema: TSchema, details: unknown): string | undefined {
-	if (typeof details !== "object" || details === null || Array.isArray(details)) {
-		return "its details are not a JSON object";
+/** Why the structured result (`what` names it) does not fit the listed output schema, or undefined when it does. */
+function outputProblem(schema: TSchema, structured: unknown, what: string): string | undefined {
+	const [is, does] = what === "details" ? ["are", "do"] : ["is", "does"];
+	if (typeof structured !== "object" || structured === null || Array.isArray(structured)) {
+		return `its ${what} ${is} not a JSON object`;
 	}
 	const compiled = compiledOrUndefined(schema);
 	if (!compiled) return undefined;
-	if (compiled.checker.Check(details)) return undefined;
-	const first = compiled.checker.Errors(details).First();
-	return first ? `${first.path || "/"}: ${first.message}` : "they do not match it";
+	if (compiled.checker.Check(structured)) return undefined;
+	const first = compiled.checker.Errors(structured).First();
+	return first
+		? `its ${what} ${does} not match it at ${first.path || "/"}: ${first.message}`
+		: `its ${what} ${does} not match it`;
 }
 
 // Whether a definition's outputSchema is listed, worked out once per definition.
@@ -198,9 +205,11 @@ function listedOutputSchema(definition: ToolDefinition | undefined): TSchema | u
 }
 
 /**
- * The MCP result of a call. With an output schema, a successful result's `details` are its
- * `structuredContent`; details that do not fit make it an error result saying why (clients
- * reject a result whose structured content breaks the schema they were given).
+ * The MCP result of a call. With an output schema, a successful result carries the tool's
+ * `structuredContent` (pi 1.x), or its `details` when it set none (toolsmith's meaning of
+ * `outputSchema` before 1.x); one that does not fit makes it an error result saying why (clients
+ * reject a result whose structured content breaks the schema they were given). Without a listed
+ * schema, a tool's JSON-object `structuredContent` is passed on as it is.
  */
 function resultOf(message: ToolResultMessage | undefined, outputSchema: TSchema | undefined): CallToolResult {
 	if (!message) {
@@ -209,15 +218,18 @@ function resultOf(message: ToolResultMessage | undefined, outputSchema: TSchema 
 	const details = jsonDetails(message.details);
 	const meta = details !== undefined ? { _meta: { [MCP_DETAILS_META_KEY]: details } } : {};
 	const content = mcpContent(message.content);
+	const own = message.structuredContent;
 	if (message.isError || !outputSchema) {
-		return { content, ...(message.isError ? { isError: true } : {}), ...meta };
+		const passed = !message.isError && isJsonObject(own) ? { structuredContent: own as Record<string, unknown> } : {};
+		return { content, ...(message.isError ? { isError: true } : {}), ...passed, ...meta };
 	}
-	const problem = outputProblem(outputSchema, details);
+	const structured = own !== undefined ? own : details;
+	const problem = outputProblem(outputSchema, structured, own !== undefined ? "structuredContent" : "details");
 	if (problem !== undefined) {
 		const text = `Tool ${message.toolName} declares an outputSchema, but ${problem}.`;
 		return { content: [...content, { type: "text", text }], isError: true, ...meta };
 	}
-	return { content, structuredContent: details as Record<string, unknown>, ...meta };
+	return { content, structuredContent: structured as Record<string, unknown>, ...meta };
 }
 
 // One gate per host, shared by every server created for it.

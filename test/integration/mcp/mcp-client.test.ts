@@ -77,6 +77,24 @@ describe("loadMcpTools", () => {
 		expect(results[1]?.details).toMatchObject({ code: "E_INVALID_ARGS" });
 	});
 
+	it("pi 1.x: the output schema, structuredContent on results, the server's namespace, the exposure asked for", async () => {
+		const set = await load({ exposure: "codemode", description: "A fixture server." });
+		const echo = tool(set, "echo");
+		expect(echo.outputSchema).toMatchObject({ type: "object", required: ["text", "times"] });
+		expect(echo.exposure).toBe("codemode");
+		expect(echo.namespace).toEqual({
+			name: "mcp__fixture",
+			aliases: ["fixture"],
+			description: "A fixture server.",
+			instructions: "Echo before you fail.",
+		});
+		const { results } = await run(set, [{ name: "echo", arguments: { text: "ab" } }]);
+		expect(results[0]?.structuredContent).toEqual({ text: "ab", times: 1, typeOfTimes: "undefined" });
+		const plain = await load({ prefix: "fx-1" });
+		expect(tool(plain, "fx-1_pixel").namespace?.name).toBe("mcp__fx_1");
+		expect(tool(plain, "fx-1_pixel").exposure).toBeUndefined();
+	});
+
 	it("turns image content into image blocks and isError into an error result", async () => {
 		const set = await load();
 		const { results } = await run(set, [

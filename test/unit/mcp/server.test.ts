@@ -172,8 +172,47 @@ it("lists annotations and the output schema; details that fit it are the structu
 	const bad = await client.callTool({ name: "stats", arguments: { text: "a", lie: true } });
 	expect(bad.isError).toBe(true);
 	expect(bad.structuredContent).toBeUndefined();
-	expect(JSON.stringify(bad.content)).toContain("declares an outputSchema, but /words");
+	expect(JSON.stringify(bad.content)).toContain("declares an outputSchema, but its details do not match it at /words");
 	expect(bad._meta?.[MCP_DETAILS_META_KEY]).toEqual({ words: "many" });
+});
+
+const stats1x = defineTool({
+	name: "stats1x",
+	label: "Stats",
+	description: "Count the words of a text (pi 1.x style: structuredContent).",
+	parameters: Type.Object({ text: Type.String(), lie: Type.Optional(Type.Boolean()) }),
+	outputSchema: Type.Object({ words: Type.Integer() }),
+	async execute(_id, { text, lie }) {
+		const words = text.split(/\s+/).filter(Boolean).length;
+		return {
+			content: [{ type: "text", text: `${words} words` }],
+			details: { free: "form" },
+			structuredContent: lie ? { words: "many" } : { words },
+		};
+	},
+});
+
+const structuredOnly = defineTool({
+	name: "structured_only",
+	label: "Structured",
+	description: "Sets structuredContent without declaring an outputSchema.",
+	parameters: Type.Object({}),
+	async execute() {
+		return { content: [{ type: "text", text: "ok" }], details: undefined, structuredContent: { ok: true } };
+	},
+});
+
+it("pi 1.x: structuredContent, not details, is checked and sent; without a schema it is passed on", async () => {
+	const { client } = await connect([stats1x, structuredOnly]);
+	const ok = await client.callTool({ name: "stats1x", arguments: { text: "a b" } });
+	expect(ok.isError).toBeFalsy();
+	expect(ok.structuredContent).toEqual({ words: 2 });
+	expect(ok._meta?.[MCP_DETAILS_META_KEY]).toEqual({ free: "form" });
+	const bad = await client.callTool({ name: "stats1x", arguments: { text: "a", lie: true } });
+	expect(bad.isError).toBe(true);
+	expect(JSON.stringify(bad.content)).toContain("but its structuredContent does not match it at /words");
+	const free = await client.callTool({ name: "structured_only", arguments: {} });
+	expect(free.structuredContent).toEqual({ ok: true });
 });
 
 it("sets annotations on the built-ins: read-only tools say so, bash reaches an open world", async () => {
