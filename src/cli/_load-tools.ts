@@ -4,9 +4,15 @@ import type { ToolDefinition } from "../contract/tool.js";
 import { MemoryExecutionEnv } from "../env/memory.js";
 import type { ExtensionDiagnostic } from "../extensions/api.js";
 import { loadExtensions } from "../extensions/node-loader.js";
+import type { ToolDeclaration } from "../extensions/registry.js";
 
 export interface LoadedTools {
 	readonly tools: readonly { readonly definition: ToolDefinition; readonly source: string }[];
+	/**
+	 * Those of `tools` that requests declare to the model, as they declare them (`prepareLoadout`
+	 * hooks may replace descriptions and hide declarations).
+	 */
+	readonly declarations: readonly ToolDeclaration[];
 	readonly diagnostics: readonly ExtensionDiagnostic[];
 	/** Those of `diagnostics` that `session_start` / `session_shutdown` handlers raised. */
 	readonly fromEvents: readonly ExtensionDiagnostic[];
@@ -23,11 +29,15 @@ export async function loadToolsForCommand(paths: readonly string[], cwd: string)
 		{ cwd, env: new MemoryExecutionEnv({ cwd }), log: () => {} },
 	);
 	const fromEvents = [...(await loaded.runtime.emit({ type: "session_start", reason: "startup" }))];
-	const entries = loaded.registry.snapshot().active;
+	const snapshot = loaded.registry.snapshot();
+	const entries = snapshot.active;
+	const declarations = snapshot.declarations();
 	fromEvents.push(...(await loaded.runtime.emit({ type: "session_shutdown", reason: "exit" }, { timeoutMs: 3_000 })));
 	const diagnostics = [...loaded.diagnostics, ...fromEvents];
 	const wanted = paths.length === 0 ? entries : entries.filter((e) => e.source.kind === "extension");
+	const wantedNames = new Set(wanted.map((e) => e.name));
 	return {
+		declarations: declarations.filter((d) => wantedNames.has(d.name)),
 		tools: wanted.map((e) => ({
 			definition: e.definition,
 			source: e.source.kind === "builtin" ? "builtin" : e.source.path,

@@ -21,7 +21,8 @@ export async function runSchema(run: SchemaRun): Promise<number> {
 	const loaded = await loadToolsForCommand(run.paths, io.cwd);
 	const failedLoad = loaded.diagnostics.some((d) => d.severity === "error");
 	for (const diagnostic of loaded.diagnostics) io.stderr.write(`${formatDiagnostic(diagnostic, io.cwd, theme)}\n`);
-	const tools = loaded.tools.map((t) => t.definition);
+	// What requests declare: the active tools, as prepareLoadout hooks present them.
+	const tools = loaded.declarations;
 	io.stdout.write(
 		`${JSON.stringify(toProviderTools(tools, provider, { invalid: "omit", strict: run.strict }), null, 2)}\n`,
 	);

@@ -1,15 +1,30 @@
-/** Tools → each provider's request format. Only name, description and parameters travel. */
+/**
+ * Tools → each provider's request format. Only name, description and parameters travel, and, for
+ * OpenAI, the strict flag a tool's `constrainedSampling` asks for.
+ */
 import type { TSchema } from "@sinclair/typebox";
 import { ToolsmithError } from "../contract/errors.js";
+import type { ConstrainedSamplingConfig } from "../contract/tool.js";
 import { checkToolName, type ToolNameVerdict } from "./names.js";
 import { compileToolSchema } from "./schema.js";
 import type { CompiledToolSchema, SchemaError, SchemaRewrite, ToolProvider } from "./types.js";
 
-/** What a converter needs of a tool: `AgentTool` and `ToolDefinition` both fit. */
+/**
+ * What a converter needs of a tool: `AgentTool`, `ToolDefinition` and the registry's
+ * `ToolDeclaration` all fit.
+ */
 export interface ProviderTool {
 	readonly name: string;
 	readonly description: string;
 	readonly parameters: TSchema | Record<string, unknown>;
+	/**
+	 * pi 1.x's constrained sampling. `json_schema` makes the OpenAI converters send the tool strict
+	 * when its schema can be strict, whatever their `strict` option: `"prefer"` falls back to a
+	 * plain tool, `"require"` makes the tool one the provider cannot take (`strict-required`), as it
+	 * does for Anthropic and Google, to which toolsmith sends no strict tools. `grammar` is not
+	 * converted: the tool goes as a plain function tool.
+	 */
+	readonly constrainedSampling?: false | ConstrainedSamplingConfig;
 }
 
 /** Options for the provider converters: what to do with a tool the provider would reject, and OpenAI strict mode. */
@@ -89,10 +104,41 @@ interface Converted {
 	readonly report: ToolCompatibility;
 }
 
-function convert(tools: readonly ProviderTool[], provider: ToolProvider, strict: boolean): Converted[] {
+/** What a tool's `constrainedSampling` asks of JSON Schema sampling: `"prefer"`, `"require"`, or nothing. */
+function strictSampling(tool: ProviderTool): "prefer" | "require" | undefined {
+	const config = tool.constrainedSampling;
+	if (typeof config !== "object" || config === null || config.type !== "json_schema") return undefined;
+	return config.strict === "require" ? "require" : "prefer";
+}
+
+function isOpenAI(provider: ToolProvider): boolean {
+	return provider === "openai-chat" || provider === "openai-responses";
+}
+
+function convert(tools: readonly ProviderTool[], provider: ToolProvider, strictOption: boolean): Converted[] {
 	return tools.map((tool) => {
+		const sampling = strictSampling(tool);
+		if (sampling === "require" && !isOpenAI(provider)) {
+			const compiled = compileToolSchema(tool.parameters, provider, { strict: false });
+			const error: SchemaError = {
+				path: "",
+				kind: "strict-required",
+				message: `The tool requires strict JSON Schema sampling (constrainedSampling), which toolsmith does not send to ${provider}.`,
+			};
+			return finish(tool, provider, { ...compiled, errors: [...compiled.errors, error] }, false, undefined);
+		}
+		const strict = strictOption || (sampling !== undefined && isOpenAI(provider));
 		const compiled = compileToolSchema(tool.parameters, provider, { strict });
 		if (strict && compiled.errors.length > 0) {
+			if (sampling === "require") {
+				const error: SchemaError = {
+					path: "",
+					kind: "strict-required",
+					message:
+						"The tool requires strict JSON Schema sampling (constrainedSampling), but its schema cannot be strict.",
+				};
+				return finish(tool, provider, { ...compiled, errors: [...compiled.errors, error] }, true, undefined);
+			}
 			const relaxed = compileToolSchema(tool.parameters, provider, { strict: false });
 			// Strict is per tool at OpenAI: one tool that cannot be strict should not sink the others.
 			if (relaxed.errors.length === 0) return finish(tool, provider, relaxed, false, compiled.errors);
@@ -155,7 +201,7 @@ export function toOpenAIChatTools(
 			name: c.tool.name,
 			description: c.tool.description,
 			parameters: c.compiled.schema,
-			...(strict ? { strict: c.strict } : {}),
+			...(strict || strictSampling(c.tool) !== undefined ? { strict: c.strict } : {}),
 		},
 	}));
 }

@@ -50,6 +50,8 @@ export type SchemaRewriteKind =
  * - `non-json-type`: a TypeBox type with no JSON form (`Date`, `Uint8Array`, `undefined`, …).
  * - `unsupported-const`: a non-string `const`, which Google cannot express.
  * - `limit-exceeded`: the schema is too deep, or has too many properties or enum values, for the provider.
+ * - `strict-required`: the tool's `constrainedSampling` requires strict JSON Schema sampling, which
+ *   the provider (as toolsmith converts for it) cannot give, or its schema cannot be made strict.
  */
 export type SchemaErrorKind =
 	| "unsupported-keyword"
@@ -59,7 +61,8 @@ export type SchemaErrorKind =
 	| "root-not-object"
 	| "non-json-type"
 	| "unsupported-const"
-	| "limit-exceeded";
+	| "limit-exceeded"
+	| "strict-required";
 
 /** A lossy change `compileToolSchema` made to fit the provider's dialect, and where. */
 export interface SchemaRewrite {

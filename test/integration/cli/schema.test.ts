@@ -23,6 +23,23 @@ export default function (api) {
 `,
 );
 
+writeFileSync(
+	join(scratch, "loadout.ts"),
+	`import { defineTool, Type } from "toolsmith-sdk";
+const ok = { content: [{ type: "text", text: "ok" }], details: {} };
+const tool = (name, extra) => defineTool({ name, label: name, description: "The " + name + " tool.",
+	parameters: Type.Object({ path: Type.String() }), async execute() { return ok; }, ...extra });
+export default function (api) {
+	api.registerTool(tool("runner", { exposure: "model-only", constrainedSampling: { type: "json_schema", strict: "prefer" },
+		prepareLoadout: (loadout) => ({ descriptions: { runner: "Runs " + loadout.callable.map((t) => t.name).join(", ") },
+			hiddenDeclarations: ["quiet"] }) }));
+	api.registerTool(tool("quiet"));
+	api.registerTool(tool("helper", { exposure: "codemode" }));
+	api.registerTool(tool("secret", { exposure: "hidden" }));
+}
+`,
+);
+
 async function schema(argv: string[]) {
 	const io = { ...fakeIO(), cwd: scratch };
 	const code = await runProgram(program, ["schema", ...argv], io);
@@ -125,5 +142,18 @@ describe("toolsmith schema", () => {
 		expect(run.code).toBe(1);
 		expect(JSON.parse(run.stdout)).toEqual([]);
 		expect(run.stderr).toMatch(/^error broken\.ts .*\[E_NO_FACTORY\]\n/);
+	});
+
+	it("prints what requests declare: active tools, prepareLoadout's descriptions, constrained sampling", async () => {
+		const run = await schema(["loadout.ts", "--provider", "openai-chat"]);
+		expect(run.code).toBe(0);
+		const tools = JSON.parse(run.stdout) as { function: { name: string; description: string; strict?: boolean } }[];
+		expect(tools.map((t) => t.function)).toEqual([
+			expect.objectContaining({
+				name: "runner",
+				description: "Runs read, bash, edit, write, quiet, helper",
+				strict: true,
+			}),
+		]);
 	});
 });
