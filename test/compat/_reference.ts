@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import semver from "semver";
+import type { ToolNamespace } from "../../src/contract/tool.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 export const cacheDir = join(here, ".cache");
@@ -58,24 +59,26 @@ export interface ReferenceLoad {
 }
 
 /**
- * Load `paths` (working in `cwd`) with `release`'s `discoverAndLoadExtensions`, in a child process
- * with an empty agent folder. Rejects when the loader could not run or did not answer in time.
+ * Run `script` (a plain .mjs file in this folder taking `<release> <result file> <cwd> <paths…>`)
+ * under the Node that runs `release`, with an empty home, and parse the JSON it wrote. Rejects when
+ * the script could not run, reported `{ failed }`, or did not answer in time.
  */
-export async function referenceLoad(
+async function runReferenceScript<T>(
+	script: string,
 	release: Release,
 	paths: readonly string[],
 	cwd: string,
-	timeoutMs = 120_000,
-): Promise<ReferenceLoad> {
+	timeoutMs: number,
+	env: Readonly<Record<string, string>> = {},
+): Promise<T> {
 	const work = mkdtempSync(join(tmpdir(), "toolsmith-reference-"));
 	const resultFile = join(work, "result.json");
 	try {
 		const node = nodeFor(release);
-		const script = join(here, "_reference-load.mjs");
 		const output = await new Promise<string>((resolve, reject) => {
-			const child = spawn(node, [script, release.dir, resultFile, cwd, ...paths], {
+			const child = spawn(node, [join(here, script), release.dir, resultFile, cwd, ...paths], {
 				cwd,
-				env: { ...process.env, HOME: work },
+				env: { ...process.env, ...env, HOME: work },
 				stdio: ["ignore", "pipe", "pipe"],
 			});
 			let stderr = "";
@@ -85,7 +88,7 @@ export async function referenceLoad(
 			child.stdout.resume();
 			const timer = setTimeout(() => {
 				child.kill("SIGKILL");
-				reject(new Error(`the reference loader did not answer within ${timeoutMs} ms`));
+				reject(new Error(`${script} did not answer within ${timeoutMs} ms`));
 			}, timeoutMs);
 			child.on("error", (error) => {
 				clearTimeout(timer);
@@ -93,14 +96,66 @@ export async function referenceLoad(
 			});
 			child.on("close", (code) => {
 				clearTimeout(timer);
-				if (!existsSync(resultFile)) reject(new Error(`the reference loader exited ${code}: ${stderr.trim()}`));
+				if (!existsSync(resultFile)) reject(new Error(`${script} exited ${code}: ${stderr.trim()}`));
 				else resolve(readFileSync(resultFile, "utf8"));
 			});
 		});
-		const parsed = JSON.parse(output) as ReferenceLoad | { failed: string };
-		if ("failed" in parsed) throw new Error(parsed.failed);
-		return parsed;
+		const parsed = JSON.parse(output) as T | { failed: string };
+		if (typeof parsed === "object" && parsed !== null && "failed" in parsed) throw new Error(parsed.failed);
+		return parsed as T;
 	} finally {
 		rmSync(work, { recursive: true, force: true });
 	}
+}
+
+/**
+ * Load `paths` (working in `cwd`) with `release`'s `discoverAndLoadExtensions`, in a child process
+ * with an empty agent folder. Rejects when the loader could not run or did not answer in time.
+ */
+export function referenceLoad(
+	release: Release,
+	paths: readonly string[],
+	cwd: string,
+	timeoutMs = 120_000,
+): Promise<ReferenceLoad> {
+	return runReferenceScript<ReferenceLoad>("_reference-load.mjs", release, paths, cwd, timeoutMs);
+}
+
+/** How a pi 1.x session exposes its tools (see `_reference-session.mjs`). */
+export interface ReferenceSession {
+	readonly tools: {
+		readonly name: string;
+		readonly exposure: string;
+		readonly namespace?: ToolNamespace;
+		readonly annotations?: Record<string, boolean>;
+		readonly promptGuidelines?: string[];
+		readonly reachesTools: boolean;
+	}[];
+	readonly active: string[];
+	readonly callable: string[];
+	readonly declared: { readonly name: string; readonly description: string }[];
+	readonly calls: {
+		readonly name: string;
+		readonly content?: unknown;
+		readonly details?: unknown;
+		readonly structuredContent?: unknown;
+		readonly error?: string;
+	}[];
+	readonly errors: { readonly path: string; readonly error: string }[];
+}
+
+/**
+ * Open an in-memory session of a pi 1.x `release` with the extensions at `paths` (working in
+ * `cwd`), in a child process, run `calls` through its tools, and report how it exposes its tools.
+ */
+export function referenceSession(
+	release: Release,
+	paths: readonly string[],
+	cwd: string,
+	calls: readonly { readonly name: string; readonly args: unknown }[] = [],
+	timeoutMs = 120_000,
+): Promise<ReferenceSession> {
+	return runReferenceScript<ReferenceSession>("_reference-session.mjs", release, paths, cwd, timeoutMs, {
+		PI_REFERENCE_CALLS: JSON.stringify(calls),
+	});
 }
