@@ -7,6 +7,7 @@ import { loadExtensions } from "../extensions/node-loader.js";
 import type { ToolDeclaration } from "../extensions/registry.js";
 
 export interface LoadedTools {
+	/** The tools a model or another tool can reach: active or callable (not `hidden`, say). */
 	readonly tools: readonly { readonly definition: ToolDefinition; readonly source: string }[];
 	/**
 	 * Those of `tools` that requests declare to the model, as they declare them (`prepareLoadout`
@@ -30,7 +31,9 @@ export async function loadToolsForCommand(paths: readonly string[], cwd: string)
 	);
 	const fromEvents = [...(await loaded.runtime.emit({ type: "session_start", reason: "startup" }))];
 	const snapshot = loaded.registry.snapshot();
-	const entries = snapshot.active;
+	// The tools a model or another tool can reach: active or callable (pi 1.x exposure), not hidden.
+	const reachable = new Set([...snapshot.active, ...snapshot.callable].map((e) => e.name));
+	const entries = snapshot.entries.filter((e) => reachable.has(e.name));
 	const declarations = snapshot.declarations();
 	fromEvents.push(...(await loaded.runtime.emit({ type: "session_shutdown", reason: "exit" }, { timeoutMs: 3_000 })));
 	const diagnostics = [...loaded.diagnostics, ...fromEvents];

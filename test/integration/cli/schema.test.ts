@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { runProgram } from "../../../src/cli/_command.js";
+import { loadToolsForCommand } from "../../../src/cli/_load-tools.js";
 import { program } from "../../../src/cli/_program.js";
 import { fakeIO } from "../../unit/cli/_fake-host.js";
 
@@ -155,5 +156,11 @@ describe("toolsmith schema", () => {
 				strict: true,
 			}),
 		]);
+	});
+
+	it("commands that check tools get every reachable tool: active or callable, not hidden", async () => {
+		const loaded = await loadToolsForCommand(["loadout.ts"], scratch);
+		expect(loaded.tools.map((t) => t.definition.name)).toEqual(["runner", "quiet", "helper"]);
+		expect(loaded.declarations.map((d) => d.name)).toEqual(["runner"]);
 	});
 });
