@@ -29,7 +29,14 @@ function fakePi() {
 		registerFlag: () => {},
 		getFlag: () => undefined,
 		exec: async () => ({ stdout: "", stderr: "", code: 0, killed: false }),
-		getAllTools: () => tools.map((t) => ({ name: t.name, description: t.description, parameters: t.parameters })),
+		getAllTools: () =>
+			tools.map((t) => ({
+				name: t.name,
+				description: t.description,
+				parameters: t.parameters,
+				...(t.exposure ? { exposure: t.exposure } : {}),
+				...(t.namespace ? { namespace: t.namespace } : {}),
+			})),
 		getActiveTools: () => [...active],
 		setActiveTools(names) {
 			active = [...names];
@@ -130,5 +137,42 @@ describe("toPiExtension", () => {
 		for (const off of offs) off();
 		expect(removed).toEqual(["session_start"]);
 		expect(offs.map((off) => typeof off)).toEqual(["function", "function"]);
+	});
+
+	it("passes the pi 1.x fields on to pi, and getAllTools reports pi's exposure", async () => {
+		const { pi, tools } = fakePi();
+		const namespace = { name: "mcp__docs", aliases: ["docs"] };
+		let getAll: (() => unknown) | undefined;
+		await toPiExtension((api) => {
+			getAll = () => api.getAllTools();
+			api.registerTool(
+				defineTool({
+					...lines,
+					outputSchema: Type.Object({ count: Type.Number() }),
+					exposure: "codemode",
+					namespace,
+					defaultActive: false,
+					annotations: { readOnlyHint: true },
+					constrainedSampling: { type: "json_schema", strict: "prefer" },
+					renderShell: "self",
+					reachesTools: () => "all",
+					prepareLoadout: () => ({ hiddenDeclarations: ["x"] }),
+				}),
+			);
+		})(pi);
+		expect(tools[0]).toMatchObject({
+			exposure: "codemode",
+			namespace,
+			defaultActive: false,
+			annotations: { readOnlyHint: true },
+			constrainedSampling: { type: "json_schema", strict: "prefer" },
+			renderShell: "self",
+			outputSchema: { type: "object" },
+		});
+		expect(tools[0]?.reachesTools?.({})).toBe("all");
+		expect(tools[0]?.prepareLoadout?.({} as never)).toEqual({ hiddenDeclarations: ["x"] });
+		expect(getAll?.()).toEqual([
+			expect.objectContaining({ name: "count_lines", exposure: "codemode", namespace, active: true, callable: true }),
+		]);
 	});
 });

@@ -2,7 +2,8 @@
 import { describe, expect, it } from "vitest";
 import { Type } from "../../../src/contract/schema.js";
 import type { ToolDefinition } from "../../../src/contract/tool.js";
-import type { ExtensionDiagnostic } from "../../../src/extensions/api.js";
+import { executeToolCalls } from "../../../src/exec/execute.js";
+import type { ExtensionDiagnostic, ToolResultEvent, ToolResultEventResult } from "../../../src/extensions/api.js";
 import { createToolRegistry, validateToolDefinition } from "../../../src/extensions/registry.js";
 
 function tool(name: string, extra: Partial<ToolDefinition> = {}): ToolDefinition {
@@ -174,5 +175,43 @@ describe("registry: prepareLoadout", () => {
 			type: "json_schema",
 			strict: "prefer",
 		});
+	});
+});
+
+describe("registry: structuredContent in tool_result handlers", () => {
+	const counted = tool("counted", {
+		async execute() {
+			return { content: [{ type: "text", text: "2 items" }], details: undefined, structuredContent: { count: 2 } };
+		},
+	});
+	const context = () => ({}) as never;
+	const run = async (handlers: ((event: ToolResultEvent) => ToolResultEventResult | undefined)[]) => {
+		const registry = createToolRegistry({ builtins: [counted], context });
+		registry.replaceSource("/ext/h.ts", [], { tool_result: handlers });
+		const seen: unknown[] = [];
+		registry.replaceSource("/ext/z.ts", [], {
+			tool_result: [(event: ToolResultEvent) => void seen.push(event.structuredContent)],
+		});
+		const { results } = await executeToolCalls(
+			[{ type: "toolCall", id: "c", name: "counted", arguments: {} }],
+			registry.executorConfig(),
+		);
+		return { message: results[0], seen };
+	};
+
+	it("handlers see it; replacing content alone drops it, for later handlers too; returning it keeps it", async () => {
+		expect(await run([() => undefined])).toMatchObject({
+			message: { structuredContent: { count: 2 } },
+			seen: [{ count: 2 }],
+		});
+		const dropped = await run([() => ({ content: [{ type: "text", text: "[redacted]" }] })]);
+		expect(dropped.seen).toEqual([undefined]);
+		expect(dropped.message?.structuredContent).toBeUndefined();
+		const kept = await run([
+			() => ({ content: [{ type: "text", text: "[redacted]" }], structuredContent: { count: -1 } }),
+		]);
+		expect(kept.message?.structuredContent).toEqual({ count: -1 });
+		const details = await run([() => ({ details: { more: true } })]);
+		expect(details.message?.structuredContent).toEqual({ count: 2 });
 	});
 });
