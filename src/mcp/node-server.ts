@@ -266,7 +266,18 @@ export async function createMcpServer(options: McpServerOptions): Promise<Toolsm
 	);
 
 	const listTools = () => {
-		const conversion = toMcpTools(source.snapshot().active.map((entry) => entry.definition));
+		const snapshot = source.snapshot();
+		// Every active tool (MCP has no declared-but-hidden tool: a client calls only what it was
+		// listed), with the description the active tools' prepareLoadout hooks give it.
+		const described = new Map(snapshot.declarations().map((d) => [d.name, d.description]));
+		const conversion = toMcpTools(
+			snapshot.active.map(({ name, definition }) => {
+				const description = described.get(name);
+				return description === undefined || description === definition.description
+					? definition
+					: { ...definition, description };
+			}),
+		);
 		return { tools: conversion.tools, report: conversion.report };
 	};
 

@@ -306,3 +306,35 @@ it("keeps a sequential tool alone across the servers of one host (one per HTTP s
 		}
 	}
 });
+
+it("pi 1.x exposure: lists the active tools, with prepareLoadout's descriptions; codemode and hidden ones are not", async () => {
+	const plain = (name: string, extra: Partial<ToolDefinition> = {}): ToolDefinition => ({
+		name,
+		label: name,
+		description: `The ${name} tool.`,
+		parameters: Type.Object({}),
+		async execute() {
+			return { content: [{ type: "text", text: name }], details: undefined };
+		},
+		...extra,
+	});
+	const { client } = await connect([
+		plain("runner", {
+			exposure: "model-only",
+			prepareLoadout: (loadout) => ({
+				descriptions: { runner: `Runs: ${loadout.callable.map((t) => t.name).join(", ")}.` },
+				hiddenDeclarations: ["quiet"],
+			}),
+		}),
+		plain("quiet"),
+		plain("helper", { exposure: "codemode" }),
+		plain("secret", { exposure: "hidden" }),
+	]);
+	const { tools } = await client.listTools();
+	expect(tools.map((t) => [t.name, t.description])).toEqual([
+		["runner", "Runs: quiet, helper."],
+		["quiet", "The quiet tool."],
+	]);
+	const hidden = await client.callTool({ name: "helper", arguments: {} });
+	expect(hidden.isError).toBe(true);
+});
