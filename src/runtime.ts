@@ -13,6 +13,7 @@ export {
 	type RegistryContextInfo,
 	type RegistrySnapshot,
 	type SourceHandlers,
+	type ToolDeclaration,
 	type ToolEntry,
 	type ToolRegistry,
 	type ToolRegistryOptions,
