@@ -313,7 +313,10 @@ export interface ExtensionAPI {
 	getAllTools(): ToolInfo[];
 	/** Names of the tools the model currently sees. */
 	getActiveTools(): string[];
-	/** Choose the tools the model sees. Unknown names get a `W_UNKNOWN_TOOL` diagnostic. */
+	/**
+	 * Choose the tools the model sees (any exposure but `hidden`, which stays inactive). Unknown names
+	 * get a `W_UNKNOWN_TOOL` diagnostic.
+	 */
 	setActiveTools(names: readonly string[]): void;
 	/** Accepted and listed for hosts that offer commands (`toolsmith dev` lists them). */
 	registerCommand(name: string, options: { description?: string; handler: RegisteredCommand["handler"] }): void;
