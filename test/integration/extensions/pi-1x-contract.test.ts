@@ -6,9 +6,10 @@
  * `npm run compat:setup` installed it: the same getAllTools() fields, active tools, callable tools,
  * declarations and structuredContent.
  */
-import { mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { execFile } from "node:child_process";
+import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { NodeExecutionEnv } from "../../../src/env/node.js";
@@ -143,6 +144,40 @@ describe("a pi 1.x extension using the 1.x tool contract", () => {
 			);
 			expect(mine()).toEqual(theirs);
 			expect(reference.calls[0]).toMatchObject({ details: { chars: 13 }, structuredContent: { words: 3 } });
+		},
+		180_000,
+	);
+
+	it.runIf(release !== undefined)(
+		"type-checks against the 1.6.0 release's own declarations",
+		async () => {
+			if (!release) return;
+			const modules = resolve(release.dir, "..", "..");
+			const project = join(cwd, "tsconfig.json");
+			writeFileSync(
+				project,
+				JSON.stringify({
+					compilerOptions: {
+						target: "ES2022",
+						module: "ESNext",
+						moduleResolution: "Bundler",
+						strict: true,
+						noEmit: true,
+						skipLibCheck: true,
+						types: [],
+						paths: {
+							"@earendil-works/*": [join(modules, "@earendil-works", "*")],
+							typebox: [join(modules, "typebox")],
+						},
+					},
+					files: [join(fixture, "index.ts")],
+				}),
+			);
+			const tsc = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..", "node_modules", ".bin", "tsc");
+			const output = await new Promise<string>((done) =>
+				execFile(tsc, ["-p", project], (_error, stdout, stderr) => done(`${stdout}${stderr}`)),
+			);
+			expect(output).toBe("");
 		},
 		180_000,
 	);
