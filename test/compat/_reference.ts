@@ -55,6 +55,10 @@ export function nodeFor(release: Release): string {
 export interface ReferenceLoad {
 	readonly extensions: { readonly path: string; readonly tools: string[]; readonly commands: string[] }[];
 	readonly errors: { readonly path: string; readonly error: string }[];
+	/** The MCP servers the extensions registered (releases without them: empty). */
+	readonly mcpServers?: { readonly name: string; readonly config: unknown; readonly extensionPath: string }[];
+	/** Per probe tool name (`TOOLSMITH_REFERENCE_RENDER_PROBES`), the lines its call is drawn with. */
+	readonly renderedCalls?: Record<string, string[] | null>;
 }
 
 /**
@@ -66,6 +70,7 @@ export async function referenceLoad(
 	paths: readonly string[],
 	cwd: string,
 	timeoutMs = 120_000,
+	env: Readonly<Record<string, string>> = {},
 ): Promise<ReferenceLoad> {
 	const work = mkdtempSync(join(tmpdir(), "toolsmith-reference-"));
 	const resultFile = join(work, "result.json");
@@ -75,7 +80,7 @@ export async function referenceLoad(
 		const output = await new Promise<string>((resolve, reject) => {
 			const child = spawn(node, [script, release.dir, resultFile, cwd, ...paths], {
 				cwd,
-				env: { ...process.env, HOME: work },
+				env: { ...process.env, ...env, HOME: work },
 				stdio: ["ignore", "pipe", "pipe"],
 			});
 			let stderr = "";
