@@ -13,6 +13,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ExtensionDiagnostic } from "../../../src/extensions/api.js";
 import { createExtensionHost, type ExtensionHost } from "../../../src/extensions/node-host.js";
+import { loadExtensions } from "../../../src/extensions/node-loader.js";
 import { renderToolCall, renderToolResult, toolRenderersFor } from "../../../src/render/renderer.js";
 import { plainTheme } from "../../../src/render/theme.js";
 import { findRelease, referenceLoad } from "../../compat/_reference.js";
@@ -124,6 +125,14 @@ describe("a pi extension with an MCP server and a tool renderer", () => {
 		expect(mcpToolNames(host)).toEqual([]);
 		expect(host.runtime.mcpServers()).toEqual([]);
 	}, 20_000);
+
+	it("loadExtensions keeps the registration but says it connects nothing", async () => {
+		const loaded = await loadExtensions([fixture], { cwd, builtins: false });
+		expect(loaded.runtime.mcpServers().map((s) => s.name)).toEqual(["fixture-server"]);
+		expect(loaded.registry.infos()).toEqual([]);
+		expect(loaded.diagnostics.map((d) => [d.severity, d.code])).toEqual([["warning", "E_MCP_SERVER"]]);
+		expect(loaded.diagnostics[0]?.message).toContain("loadExtensions does not connect");
+	});
 
 	it.runIf(release !== undefined)(
 		"1.6.0's own loader registers the same server, and its resolver draws the same call",
