@@ -23,8 +23,8 @@ export interface DevHost
 		Partial<Pick<ExtensionHost, "reload">> {
 	/** The active tools with their source and definition (whose renderers show calls and results). */
 	readonly registry: { snapshot(): Pick<RegistrySnapshot, "active"> };
-	/** The `ctx` an extension's command runs with. */
-	readonly runtime: Pick<ExtensionRuntime, "createContext">;
+	/** The `ctx` an extension's command runs with; the extensions' tool renderers, when it has them. */
+	readonly runtime: Pick<ExtensionRuntime, "createContext"> & Partial<Pick<ExtensionRuntime, "resolveToolRenderers">>;
 }
 
 /** The host `toolsmith dev` asks for: its command line, resolved. */

@@ -16,7 +16,7 @@ import { displayPath, formatDiagnostic } from "../extensions/node-event-lines.js
 import type { ExtensionHostReady } from "../extensions/node-host.js";
 import type { ToolEntry } from "../extensions/registry.js";
 import type { InspectorServer } from "../inspector/node-server.js";
-import { type RenderedBlock, renderToolCall, renderToolResult } from "../render/renderer.js";
+import { type RenderedBlock, renderToolCall, renderToolResult, toolRenderersFor } from "../render/renderer.js";
 import { UsageError } from "./_args.js";
 import { defineCommand, EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK } from "./_command.js";
 import {
@@ -170,7 +170,8 @@ export function runDevLoop(host: DevHost, options: DevLoopOptions): Promise<numb
 			}
 		}
 		const entry = activeTools(host).find((t) => t.name === name);
-		const definition = entry?.definition;
+		// Drawn as the extensions' tool renderers say, for any tool (an MCP server's too).
+		const definition = toolRenderersFor(host.runtime, name, entry?.definition);
 		const toolCallId = `call-${++callCounter}`;
 		const cols = width();
 		const context = { toolCallId, cwd, args, width: cols - 2 };

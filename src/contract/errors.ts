@@ -18,6 +18,8 @@
  * - `E_NOT_READY`: an API method was called before it is available (during extension load).
  * - `E_INCOMPATIBLE`: an extension requires a toolsmith API version this is not.
  * - `E_PROCESS_EXIT`: code called `process.exit` (or `reallyExit`, `abort`) while a host refuses it.
+ * - `E_INVALID_MCP_SERVER`: `registerMcpServer` got an invalid name or config, or a name another
+ *   extension registered.
  */
 export type ToolsmithErrorCode =
 	| "E_TOOL_NOT_FOUND"
@@ -33,7 +35,8 @@ export type ToolsmithErrorCode =
 	| "E_EXTENSION_LOAD"
 	| "E_NOT_READY"
 	| "E_INCOMPATIBLE"
-	| "E_PROCESS_EXIT";
+	| "E_PROCESS_EXIT"
+	| "E_INVALID_MCP_SERVER";
 
 /** The error toolsmith throws for misuse (an invalid tool, a name clash, an incompatible extension); `code` says which kind, the message says what to do. */
 export class ToolsmithError extends Error {

@@ -5,6 +5,7 @@
 import { describeValue, errorMessage, ToolsmithError } from "../contract/errors.js";
 import type { ToolDefinition } from "../contract/tool.js";
 import type { ExecutionEnv } from "../env/types.js";
+import { checkRegistration, listServers, type McpServerTable, replaceServersOf } from "./_mcp-servers.js";
 import { EMITTED_EVENTS, UNSUPPORTED_API_MEMBERS } from "./_pi-stubs.js";
 import type {
 	EventBus,
@@ -18,6 +19,8 @@ import type {
 	LoadedExtension,
 	RegisteredCommand,
 	RegisteredFlag,
+	RegisteredMcpServer,
+	ToolRendererResolver,
 } from "./api.js";
 import type { SourceHandlers, ToolRegistry } from "./registry.js";
 
@@ -34,6 +37,10 @@ export interface Instance {
 	readonly reported: Set<string>;
 	/** Its `api.events` listeners, removed when it is unloaded so an old version hears nothing more. */
 	readonly subscriptions: Set<() => void>;
+	/** Its `registerToolRenderer` resolvers, in registration order. */
+	readonly toolRenderers: ToolRendererResolver[];
+	/** The MCP servers it registered (while loading: not yet in the runtime's table). */
+	readonly mcpServers: Map<string, RegisteredMcpServer>;
 	record?: LoadedExtension;
 }
 
@@ -49,6 +56,10 @@ export interface ApiScope {
 	readonly kept: Map<string, Map<string, unknown>>;
 	/** Flag values the host was given, by flag name (`getFlag` answers these before defaults). */
 	readonly flagValues: ReadonlyMap<string, boolean | string>;
+	/** The MCP servers every active version registered. */
+	readonly mcpTable: McpServerTable;
+	/** Called after the MCP table changed. */
+	mcpChanged(): void;
 	/** Raise a diagnostic. */
 	report(diagnostic: ExtensionDiagnostic): void;
 	/** Raise the diagnostics of a registry call, when the registry does not report to the runtime's listener itself. */
@@ -129,7 +140,7 @@ export function dispose(instance: Instance): void {
 
 /** The API the factory of `instance` receives. */
 export function createExtensionAPI(instance: Instance, scope: ApiScope): ExtensionAPI {
-	const { registry, bus, env, cwd, active, kept, flagValues, report, relay } = scope;
+	const { registry, bus, env, cwd, active, kept, flagValues, report, relay, mcpTable } = scope;
 
 	const reportOnce = (key: string, diagnostic: ExtensionDiagnostic): void => {
 		if (instance.reported.has(key)) return;
@@ -284,6 +295,33 @@ export function createExtensionAPI(instance: Instance, scope: ApiScope): Extensi
 			return flagValues.has(name) ? flagValues.get(name) : flag.default;
 		},
 		state: stateOf(kept, path),
+		registerToolRenderer(resolver) {
+			if (late("registerToolRenderer")) return;
+			if (typeof resolver !== "function") {
+				throw new ToolsmithError(
+					"E_INVALID_TOOL",
+					`api.registerToolRenderer() takes a function (toolName, next) => renderers, got ${describeValue(resolver)}.`,
+				);
+			}
+			instance.toolRenderers.push(resolver);
+		},
+		registerMcpServer(name, config) {
+			if (late("registerMcpServer")) return;
+			const loading = instance.state === "loading";
+			const server = checkRegistration(mcpTable, instance.mcpServers, path, loading, name, config);
+			instance.mcpServers.set(server.name, server);
+			if (!loading && replaceServersOf(mcpTable, path, [...instance.mcpServers.values()])) scope.mcpChanged();
+		},
+		unregisterMcpServer(name) {
+			if (late("unregisterMcpServer")) return;
+			if (!instance.mcpServers.delete(name)) return;
+			if (instance.state === "active" && replaceServersOf(mcpTable, path, [...instance.mcpServers.values()])) {
+				scope.mcpChanged();
+			}
+		},
+		getMcpServers() {
+			return listServers(mcpTable);
+		},
 		getCommands() {
 			return active.flatMap((other) =>
 				[...other.commands.values()].map((command) => ({

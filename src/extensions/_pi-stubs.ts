@@ -22,10 +22,6 @@ export const UNSUPPORTED_API_MEMBERS: Readonly<Record<string, () => unknown>> = 
 	// Added in pi 1.x.
 	registerMarkdownTransformer: () => undefined,
 	registerEntryRenderer: () => undefined,
-	registerToolRenderer: () => undefined,
-	registerMcpServer: () => undefined,
-	unregisterMcpServer: () => undefined,
-	getMcpServers: () => [],
 	registerVirtualModel: () => undefined,
 	unregisterVirtualModel: () => undefined,
 	getSettings: () => Object.freeze({}),
@@ -37,4 +33,5 @@ export const EMITTED_EVENTS: ReadonlySet<string> = new Set([
 	"session_shutdown",
 	"tool_call",
 	"tool_result",
+	"mcp_servers_change",
 ]);

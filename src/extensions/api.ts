@@ -9,6 +9,7 @@ import type { TSchema } from "../contract/schema.js";
 import type {
 	ToolAnnotations,
 	ToolContext,
+	ToolDefinition,
 	ToolDefinitionInput,
 	ToolExposure,
 	ToolNamespace,
@@ -18,7 +19,7 @@ import type {
  * The version of the extension API this build of toolsmith implements (semver). Extensions declare
  * the range they need in `engines.toolsmith`; a major bump means a breaking change of this file.
  */
-export const API_VERSION = "1.1.0";
+export const API_VERSION = "1.2.0";
 
 /**
  * Codes of extension diagnostics, one per problem the runtime reports. Match on `code`, never
@@ -47,6 +48,10 @@ export const API_VERSION = "1.1.0";
  * - `W_LATE_CALL`: an unloaded (or timed-out) extension called the API; the call was ignored.
  * - `I_BUILTIN_OVERRIDDEN`: an extension tool replaces the built-in tool of the same name.
  * - `I_EVENT_NOT_EMITTED`: an extension listens to an event toolsmith never emits.
+ * - `E_MCP_SERVER`: an MCP server an extension registered could not be connected, exited, or
+ *   reported a problem with one of its tools (the severity says how bad).
+ * - `E_RENDERER_FAILED`: a tool renderer resolver (`registerToolRenderer`) threw or returned
+ *   something that is not renderers; the next resolver (or the tool's own renderers) was used.
  */
 export type ExtensionDiagnosticCode =
 	| "E_PATH_NOT_FOUND"
@@ -68,7 +73,9 @@ export type ExtensionDiagnosticCode =
 	| "W_UNSUPPORTED_API"
 	| "W_LATE_CALL"
 	| "I_BUILTIN_OVERRIDDEN"
-	| "I_EVENT_NOT_EMITTED";
+	| "I_EVENT_NOT_EMITTED"
+	| "E_MCP_SERVER"
+	| "E_RENDERER_FAILED";
 
 /** How bad a diagnostic is: `error` (something did not load or run), `warning` (it did, with a problem), `info` (a note). */
 export type DiagnosticSeverity = "error" | "warning" | "info";
@@ -155,12 +162,24 @@ export interface ToolResultEventResult {
 	readonly isError?: boolean;
 }
 
+/**
+ * Emitted when an extension registers or unregisters an MCP server (or a reload or removal of an
+ * extension changes the servers it registered) once the session started. Servers registered while
+ * extensions load are read with `api.getMcpServers()` in a `session_start` handler.
+ */
+export interface McpServersChangeEvent {
+	readonly type: "mcp_servers_change";
+	/** Every registered server after the change. */
+	readonly servers: RegisteredMcpServer[];
+}
+
 /** Events toolsmith emits to extensions, by name. */
 export interface ExtensionEventMap {
 	session_start: SessionStartEvent;
 	session_shutdown: SessionShutdownEvent;
 	tool_call: ToolCallEvent;
 	tool_result: ToolResultEvent;
+	mcp_servers_change: McpServersChangeEvent;
 }
 
 /** What a handler of each event may return. */
@@ -169,6 +188,7 @@ export interface ExtensionEventResultMap {
 	session_shutdown: undefined;
 	tool_call: ToolCallEventResult | undefined;
 	tool_result: ToolResultEventResult | undefined;
+	mcp_servers_change: undefined;
 }
 
 /** The name of an event extensions can handle with `api.on`. */
@@ -277,6 +297,66 @@ export interface ExtensionState {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Tool renderers and MCP servers
+
+/** The renderers of one tool, as a tool definition has them (either may be missing). */
+export type ToolRenderers = Pick<ToolDefinition, "renderCall" | "renderResult">;
+
+/**
+ * Chooses how calls to a tool are drawn, for any tool name, including tools registered later (an
+ * MCP server's) and tools that are not registered at all. `next()` returns what the resolvers of
+ * extensions loaded later, then the registered tool, would use: return `next()` to leave a tool
+ * alone, `next() ?? mine` to fill in only. The object returned is used whole (its `renderCall` and
+ * `renderResult`, not merged with the tool's). May throw: the error is reported as an
+ * `E_RENDERER_FAILED` diagnostic and `next()` is used instead.
+ */
+export type ToolRendererResolver = (
+	toolName: string,
+	next: () => ToolRenderers | undefined,
+) => ToolRenderers | undefined;
+
+/** What every MCP server entry may say besides how to reach the server (the `mcpServers` fields of pi). */
+export interface McpServerConfigBase {
+	/** What the server offers, in a sentence. Kept and listed; toolsmith does not use it further. */
+	readonly description?: string;
+	/** `false` registers the server without connecting it. */
+	readonly enabled?: boolean;
+	/** Seconds one call may go without an answer or a progress notification (default 60). */
+	readonly timeout?: number;
+	/** pi's exposure of the server's tools. Accepted and kept; toolsmith registers every tool as a plain tool. */
+	readonly exposure?: "codemode" | "deferred" | "direct" | "hidden";
+	/** pi's exposure of single tools. Accepted and kept, not applied. */
+	readonly toolExposure?: Readonly<Record<string, "codemode" | "deferred" | "direct" | "hidden">>;
+}
+
+/** An MCP server started as a child process (stdio). */
+export interface McpStdioServerConfig extends McpServerConfigBase {
+	readonly command: string;
+	readonly args?: readonly string[];
+	/** Added to the few variables the child inherits. */
+	readonly env?: Readonly<Record<string, string>>;
+	/** Relative paths resolve against the session's working folder. */
+	readonly cwd?: string;
+}
+
+/** An MCP server reached over Streamable HTTP. */
+export interface McpHttpServerConfig extends McpServerConfigBase {
+	readonly url: string;
+	readonly headers?: Readonly<Record<string, string>>;
+}
+
+/** How to reach an MCP server: the shape of an `mcpServers` entry of pi's `mcp.json`. */
+export type McpServerConfig = McpStdioServerConfig | McpHttpServerConfig;
+
+/** A server an extension registered with `api.registerMcpServer`. */
+export interface RegisteredMcpServer {
+	readonly name: string;
+	readonly config: McpServerConfig;
+	/** The extension that registered it. */
+	readonly extensionPath: string;
+}
+
+// ---------------------------------------------------------------------------------------------
 // The API
 
 /**
@@ -341,6 +421,26 @@ export interface ExtensionAPI {
 	 * during load (read what the previous version kept) and later.
 	 */
 	readonly state: ExtensionState;
+	/**
+	 * Choose how calls to tools are drawn (`toolsmith dev`, the inspector): `resolver` is asked for
+	 * every tool name at render time, so it also covers tools registered later. Resolvers run in
+	 * extension load order, before the tool's own `renderCall`/`renderResult` (see
+	 * `ToolRendererResolver`). They go with the extension's version: a reload starts afresh.
+	 */
+	registerToolRenderer(resolver: ToolRendererResolver): void;
+	/**
+	 * Register an MCP server for the session: the host connects it and registers its tools as
+	 * `mcp__<server>__<tool>` (characters other than letters, digits and `_` become `_`), removing
+	 * them when the server is unregistered or the extension reloads or goes. Registering a name again
+	 * replaces this extension's earlier registration. Throws a `ToolsmithError`
+	 * (`E_INVALID_MCP_SERVER`) for an invalid name or config and for a name another extension
+	 * registered. Registrations made while loading take effect when the version becomes active.
+	 */
+	registerMcpServer(name: string, config: McpServerConfig): void;
+	/** Remove an MCP server this extension registered, closing its connection and removing its tools. */
+	unregisterMcpServer(name: string): void;
+	/** Every MCP server extensions registered, in registration order (copies). */
+	getMcpServers(): RegisteredMcpServer[];
 }
 
 /**

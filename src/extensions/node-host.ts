@@ -30,6 +30,7 @@ import { builtinsFromOption } from "../tools/builtins.js";
 import { type HostFiles, type RouteAction, routeChanges, routeReload } from "./_change-routing.js";
 import { composeAfter, composeBefore } from "./_host-hooks.js";
 import { installErrorGuard } from "./_node-error-guard.js";
+import { connectRegisteredMcpServers } from "./_node-mcp-connections.js";
 import { createReloadQueue, type QueuedJob } from "./_reload-queue.js";
 import { createSwapGate } from "./_swap-gate.js";
 import { signaturesOf, toolChanges } from "./_tool-changes.js";
@@ -284,6 +285,7 @@ export function createExtensionHost(options: ExtensionHostOptions): ExtensionHos
 		...(options.flags ? { flags: options.flags } : {}),
 	});
 	const registry = runtime.registry;
+	const mcpConnections = connectRegisteredMcpServers(runtime, cwd);
 	const removeErrorGuard = options.catchStrayErrors
 		? installErrorGuard(() => runtime.extensions(), onDiagnostic)
 		: undefined;
@@ -578,6 +580,8 @@ export function createExtensionHost(options: ExtensionHostOptions): ExtensionHos
 				await activateOne(entry, "startup", []);
 			}
 			await runtime.emit({ type: "session_start", reason: "startup" }, { timeoutMs: loadTimeoutMs });
+			// Servers registered while loading (or on session_start) bring their tools before the host is ready.
+			await mcpConnections.settled(loadTimeoutMs);
 		} finally {
 			collecting = undefined;
 		}
@@ -659,6 +663,7 @@ export function createExtensionHost(options: ExtensionHostOptions): ExtensionHos
 				}
 				await reloads.idle();
 				await runtime.emit({ type: "session_shutdown", reason: "exit" }, { timeoutMs: shutdownTimeoutMs });
+				await mcpConnections.close();
 			})()
 				.catch((error: unknown) => {
 					safeLog("error", `Closing the extension host failed: ${errorMessage(error)}`);

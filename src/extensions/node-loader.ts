@@ -325,5 +325,18 @@ export async function loadExtensions(
 		diagnostics.push(...result.diagnostics);
 		if (result.extension) extensions.push(result.extension);
 	}
+	// Only the extension host connects MCP servers: say so rather than leave their tools silently missing.
+	if (!options.runtime) {
+		for (const server of runtime.mcpServers()) {
+			const diagnostic: ExtensionDiagnostic = {
+				severity: "warning",
+				code: "E_MCP_SERVER",
+				message: `${server.extensionPath} registered the MCP server "${server.name}", which loadExtensions does not connect: its tools are not available here. The extension host (createExtensionHost; toolsmith dev, mcp and inspect) connects it.`,
+				path: server.extensionPath,
+			};
+			diagnostics.push(diagnostic);
+			runtime.report(diagnostic);
+		}
+	}
 	return { extensions, diagnostics, registry: runtime.registry, runtime };
 }

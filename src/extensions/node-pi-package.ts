@@ -18,13 +18,15 @@ import type {
 	ToolUI,
 } from "../contract/tool.js";
 import { toolSnippet } from "../prompt/tools-prompt.js";
-import { renderToolCall, renderToolResult } from "../render/renderer.js";
+import { type RenderableTool, renderToolCall, renderToolResult } from "../render/renderer.js";
 import type {
 	ExtensionAPI,
 	ExtensionContext,
 	ExtensionExecResult,
 	ExtensionFactory,
 	ExtensionState,
+	McpServerConfig,
+	RegisteredMcpServer,
 	ToolInfo,
 } from "./api.js";
 import { envForCwd } from "./node-compat/_state.js";
@@ -135,6 +137,19 @@ export interface PiExtensionAPI {
 	getActiveTools(): string[];
 	setActiveTools(names: string[]): void;
 	readonly events: ExtensionAPI["events"];
+	/** pi 1.x only. */
+	registerToolRenderer?(
+		resolver: (
+			toolName: string,
+			next: () => Pick<PiToolDefinition, "renderCall" | "renderResult"> | undefined,
+		) => Pick<PiToolDefinition, "renderCall" | "renderResult"> | undefined,
+	): void;
+	/** pi 1.x only. */
+	registerMcpServer?(name: string, config: McpServerConfig): void;
+	/** pi 1.x only. */
+	unregisterMcpServer?(name: string): void;
+	/** pi 1.x only. */
+	getMcpServers?(): RegisteredMcpServer[];
 }
 
 /** Options for `toPiExtension`. */
@@ -235,6 +250,13 @@ function piTool(definition: ToolDefinition, path: string): PiToolDefinition {
 				contextFrom(ctx, path, signal),
 			),
 	};
+	Object.assign(tool, piRenderers(definition));
+	return tool;
+}
+
+/** pi renderers drawing through toolsmith's renderer host, for the renderers `definition` has. */
+function piRenderers(definition: RenderableTool): Pick<PiToolDefinition, "renderCall" | "renderResult"> {
+	const tool: Pick<PiToolDefinition, "renderCall" | "renderResult"> = {};
 	if (definition.renderCall) {
 		tool.renderCall = (args, theme, context) =>
 			component(
@@ -339,6 +361,17 @@ export function toPiExtension(
 			registerFlag: (name, flag) => pi.registerFlag(name, flag),
 			getFlag: (name) => pi.getFlag(name),
 			state,
+			registerToolRenderer(resolver) {
+				// pi's renderers are not toolsmith's: the resolver's next() answers undefined under pi, and
+				// when it chooses nothing pi's own next resolver (or the tool) draws the call.
+				pi.registerToolRenderer?.((toolName, next) => {
+					const chosen = resolver(toolName, () => undefined);
+					return chosen ? piRenderers({ name: toolName, ...chosen }) : next();
+				});
+			},
+			registerMcpServer: (name, config) => pi.registerMcpServer?.(name, config),
+			unregisterMcpServer: (name) => pi.unregisterMcpServer?.(name),
+			getMcpServers: () => pi.getMcpServers?.() ?? [],
 		};
 		await extension(api);
 	};

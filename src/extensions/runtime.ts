@@ -10,6 +10,7 @@ import type { ToolDefinition } from "../contract/tool.js";
 import type { ExecutionEnv } from "../env/types.js";
 import { createEventBus } from "./_event-bus.js";
 import { createExtensionAPI, dispose, type Instance, sourceHandlers } from "./_extension-api.js";
+import { listServers, type McpServerTable, replaceServersOf } from "./_mcp-servers.js";
 import { createHeadlessSession } from "./_session.js";
 import { withTimeout } from "./_timeout.js";
 import { createHeadlessUI } from "./_ui.js";
@@ -22,8 +23,11 @@ import type {
 	ExtensionHandler,
 	ExtensionLogger,
 	LoadedExtension,
+	McpServersChangeEvent,
+	RegisteredMcpServer,
 	SessionShutdownEvent,
 	SessionStartEvent,
+	ToolRenderers,
 } from "./api.js";
 import { createToolRegistry, type ToolRegistry, validateToolDefinition } from "./registry.js";
 
@@ -118,7 +122,25 @@ export interface ExtensionRuntime {
 	 * Run the handlers of `event` (every extension in load order, or one with `options.path`).
 	 * Handler failures become diagnostics; never rejects.
 	 */
-	emit(event: SessionStartEvent | SessionShutdownEvent, options?: EmitOptions): Promise<ExtensionDiagnostic[]>;
+	emit(
+		event: SessionStartEvent | SessionShutdownEvent | McpServersChangeEvent,
+		options?: EmitOptions,
+	): Promise<ExtensionDiagnostic[]>;
+	/**
+	 * The renderers to draw calls to `toolName` with: the `registerToolRenderer` resolvers of the
+	 * active extensions in load order, then `base()` (the registered tool's renderers, as the host
+	 * finds them). A resolver that throws or returns something other than an object is skipped (an
+	 * `E_RENDERER_FAILED` diagnostic, once per extension version). Never throws.
+	 */
+	resolveToolRenderers(toolName: string, base: () => ToolRenderers | undefined): ToolRenderers | undefined;
+	/** The MCP servers the active extensions registered, in registration order (copies). */
+	mcpServers(): RegisteredMcpServer[];
+	/**
+	 * Hear every change of the registered MCP servers (a registration, an unregistration, a version
+	 * swapped in or removed), with the servers after it; how a host connects them. Returns a function
+	 * that removes the listener. A listener that throws is ignored.
+	 */
+	onMcpServersChange(listener: (servers: RegisteredMcpServer[]) => void): () => void;
 	/** The `ctx` handlers of `path` receive (also what its tools receive). */
 	createContext(path: string | undefined, signal?: AbortSignal): ExtensionContext;
 	/** Pass a diagnostic raised outside the runtime (by a loader or host) to its listener. */
@@ -168,6 +190,21 @@ export function createExtensionRuntime(options: ExtensionRuntimeOptions): Extens
 				// best effort
 			}
 		});
+
+	const mcpTable: McpServerTable = { servers: new Map() };
+	const mcpListeners = new Set<(servers: RegisteredMcpServer[]) => void>();
+	/** Set by the first `session_start` (`startup`) to all: from then on changes are emitted as events. */
+	let started = false;
+	const mcpChanged = (): void => {
+		for (const listener of [...mcpListeners]) {
+			try {
+				listener(listServers(mcpTable));
+			} catch {
+				// a host's listener cannot break registration
+			}
+		}
+		if (started) void emit({ type: "mcp_servers_change", servers: listServers(mcpTable) });
+	};
 
 	const session = createHeadlessSession(cwd);
 	/** What a context holds besides its signal: the same for every call of one extension (or of the built-ins). */
@@ -258,6 +295,8 @@ export function createExtensionRuntime(options: ExtensionRuntimeOptions): Extens
 			flags: new Map(),
 			reported: new Set(),
 			subscriptions: new Set(),
+			toolRenderers: [],
+			mcpServers: new Map(),
 		};
 		// What the API reports while the factory runs (an event never emitted, an unsupported member)
 		// is part of this activation's result, as well as going to the listener.
@@ -269,6 +308,8 @@ export function createExtensionRuntime(options: ExtensionRuntimeOptions): Extens
 			active,
 			kept,
 			flagValues,
+			mcpTable,
+			mcpChanged,
 			report: (diagnostic) => report(diagnostic, instance.state === "loading" ? diagnostics : undefined),
 			relay,
 		});
@@ -339,6 +380,9 @@ export function createExtensionRuntime(options: ExtensionRuntimeOptions): Extens
 			active.push(instance);
 		}
 		byPath.set(path, instance);
+		if ((previous?.mcpServers.size ?? 0) > 0 || instance.mcpServers.size > 0) {
+			if (replaceServersOf(mcpTable, path, [...instance.mcpServers.values()])) mcpChanged();
+		}
 		return { extension: instance.record, diagnostics };
 	};
 
@@ -351,13 +395,44 @@ export function createExtensionRuntime(options: ExtensionRuntimeOptions): Extens
 		const index = active.indexOf(instance);
 		if (index >= 0) active.splice(index, 1);
 		registry.removeSource(path);
+		if (replaceServersOf(mcpTable, path, [])) mcpChanged();
 		return true;
 	};
 
-	const emit = async (
-		event: SessionStartEvent | SessionShutdownEvent,
+	const resolveToolRenderers = (toolName: string, base: () => ToolRenderers | undefined): ToolRenderers | undefined => {
+		const chain = active.flatMap((instance) => instance.toolRenderers.map((resolver) => ({ instance, resolver })));
+		const resolve = (index: number): ToolRenderers | undefined => {
+			const link = chain[index];
+			if (!link) return base();
+			const next = (): ToolRenderers | undefined => resolve(index + 1);
+			let failure: string | undefined;
+			try {
+				const chosen = link.resolver(toolName, next);
+				if (chosen === undefined || (typeof chosen === "object" && chosen !== null)) return chosen;
+				failure = `returned ${typeof chosen === "function" ? "a function" : String(chosen)} instead of an object with renderCall/renderResult`;
+			} catch (error) {
+				failure = `threw: ${errorMessage(error)}`;
+			}
+			const key = "renderer";
+			if (!link.instance.reported.has(key)) {
+				link.instance.reported.add(key);
+				report({
+					severity: "warning",
+					code: "E_RENDERER_FAILED",
+					message: `A tool renderer resolver of ${link.instance.path} ${failure} (for the tool "${toolName}"); the next one was used.`,
+					path: link.instance.path,
+				});
+			}
+			return next();
+		};
+		return resolve(0);
+	};
+
+	async function emit(
+		event: SessionStartEvent | SessionShutdownEvent | McpServersChangeEvent,
 		emitOptions: EmitOptions = {},
-	): Promise<ExtensionDiagnostic[]> => {
+	): Promise<ExtensionDiagnostic[]> {
+		if (event.type === "session_start" && event.reason === "startup" && emitOptions.path === undefined) started = true;
 		const diagnostics: ExtensionDiagnostic[] = [];
 		const targets = emitOptions.path === undefined ? [...active] : active.filter((i) => i.path === emitOptions.path);
 		for (const instance of targets) {
@@ -387,7 +462,7 @@ export function createExtensionRuntime(options: ExtensionRuntimeOptions): Extens
 			}
 		}
 		return diagnostics;
-	};
+	}
 
 	return {
 		registry,
@@ -399,6 +474,14 @@ export function createExtensionRuntime(options: ExtensionRuntimeOptions): Extens
 		activate,
 		remove,
 		emit,
+		resolveToolRenderers,
+		mcpServers: () => listServers(mcpTable),
+		onMcpServersChange(listener) {
+			mcpListeners.add(listener);
+			return () => {
+				mcpListeners.delete(listener);
+			};
+		},
 		createContext,
 		report: (diagnostic) => report(diagnostic),
 	};

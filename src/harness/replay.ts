@@ -6,6 +6,8 @@
 import type { ToolResultMessage } from "../contract/content.js";
 import type { ScriptedCommand } from "../env/memory.js";
 import type { ExtensionDiagnostic } from "../extensions/api.js";
+import { renderToolCall, toolRenderersFor } from "../render/renderer.js";
+import { plainTheme } from "../render/theme.js";
 import { compileLinearPattern } from "./_linear-regex.js";
 import { textDiff } from "./_text-diff.js";
 import {
@@ -32,6 +34,12 @@ export interface ReplayCallReport {
 	readonly result: { readonly text: string; readonly isError: boolean; readonly details: unknown };
 	/** Set when the call named a tool that is not registered (the executor's `E_TOOL_NOT_FOUND`). */
 	readonly unknownTool?: UnknownToolReport;
+	/**
+	 * The call as a person sees it: the lines of its `renderCall`, or of the tool renderer an
+	 * extension registered for it (`registerToolRenderer`), else the tool name and arguments; plain
+	 * theme, 100 columns.
+	 */
+	readonly drawn: readonly string[];
 }
 
 /** What a report can say about a call to a tool that is not registered. */
@@ -165,7 +173,23 @@ function unknownToolOf(result: ToolResultMessage): UnknownToolReport | undefined
 	return { available: [...available].sort(), candidates: [] };
 }
 
-function checkCall(step: number, index: number, call: FixtureCall, result: ToolResultMessage): ReplayCallReport {
+/** Columns the calls of a report are drawn in. */
+const DRAW_WIDTH = 100;
+
+/** The call drawn as `toolsmith dev` would (plain theme): the extensions' tool renderers, then the tool's own. */
+function drawCall(harness: TestHarness, call: FixtureCall): string[] {
+	const definition = harness.registry.get(call.tool)?.definition;
+	const renderers = toolRenderersFor(harness.runtime, call.tool, definition);
+	return renderToolCall(renderers, call.args ?? {}, plainTheme, DRAW_WIDTH, { name: call.tool }).lines;
+}
+
+function checkCall(
+	step: number,
+	index: number,
+	call: FixtureCall,
+	result: ToolResultMessage,
+	drawn: readonly string[],
+): ReplayCallReport {
 	const failures: string[] = [];
 	const diffs: string[] = [];
 	const text = textOf(result);
@@ -202,6 +226,7 @@ function checkCall(step: number, index: number, call: FixtureCall, result: ToolR
 		diffs,
 		result: { text, isError: result.isError, details: result.details },
 		...(unknownTool ? { unknownTool } : {}),
+		drawn,
 	};
 }
 
@@ -265,7 +290,7 @@ export async function replay(fixture: unknown, options: ReplayOptions = {}): Pro
 				...(options.signal ? { signal: options.signal } : {}),
 			},
 		);
-		const calls = step.calls.map((call, c) => checkCall(s, c, call, results[c]!));
+		const calls = step.calls.map((call, c) => checkCall(s, c, call, results[c]!, drawCall(harness, call)));
 		const failures: string[] = [];
 		const diffs: string[] = [];
 		const files = harness.files();
@@ -354,6 +379,15 @@ function unknownToolHint(tool: string, unknown: UnknownToolReport): string[] {
 	return lines;
 }
 
+/** The drawn call under a failed one, when its drawing says more than the tool name: at most 3 lines. */
+function shownCall(call: ReplayCallReport): string[] {
+	const drawn = (call.drawn ?? []).filter((line) => line.trim() !== "");
+	if (drawn.length === 0 || (drawn.length === 1 && drawn[0] === call.tool)) return [];
+	const shown = drawn.slice(0, 3).map((line, i) => `${i === 0 ? "call:" : "     "} ${line}`);
+	if (drawn.length > 3) shown.push(`      … ${drawn.length - 3} more lines`);
+	return shown;
+}
+
 /** Options for `formatReplayReport`. */
 export interface FormatReplayReportOptions {
 	/** Also the calls that passed, and the warnings and infos of loading. */
@@ -382,6 +416,7 @@ export function formatReplayReport(report: ReplayReport, options: FormatReplayRe
 		for (const call of step.calls) {
 			if (call.pass && !options.verbose) continue;
 			lines.push(`    ${call.pass ? "✓" : "✗"} ${call.tool} (${call.id})`);
+			if (!call.pass) for (const line of shownCall(call)) lines.push(`      ${line}`);
 			for (const failure of call.failures) lines.push(`      - ${failure}`);
 			for (const diff of call.diffs) lines.push(indent(diff));
 			if (!call.pass && call.unknownTool)

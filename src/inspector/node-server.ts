@@ -25,7 +25,14 @@ import { isLoopbackHostname } from "../mcp/_loopback.js";
 import { listen, RequestError, readJsonBody, sameSecret } from "../mcp/_node-request.js";
 import { compatibilityReport, type ProviderTool, toProviderTools } from "../providers/tools.js";
 import { TOOL_PROVIDERS, type ToolProvider } from "../providers/types.js";
-import { type RenderedBlock, renderToolCall, renderToolResult } from "../render/renderer.js";
+import {
+	type RenderableTool,
+	type RenderedBlock,
+	renderToolCall,
+	renderToolResult,
+	type ToolRendererSource,
+	toolRenderersFor,
+} from "../render/renderer.js";
 import { ansiTheme, plainTheme } from "../render/theme.js";
 import { createBuiltinTools } from "../tools/builtins.js";
 import type {
@@ -61,6 +68,8 @@ const DEFAULT_WIDTH = 100;
 /** What the inspector uses of an extension host (`toolsmith dev`'s host fits as it is). */
 export interface InspectorHost extends Pick<ExtensionHost, "ready" | "buildToolsPrompt" | "on"> {
 	readonly registry: { snapshot(): Pick<RegistrySnapshot, "active"> };
+	/** The extensions' tool renderers (`registerToolRenderer`), when the host has them. */
+	readonly runtime?: ToolRendererSource;
 }
 
 export interface InspectorOptions {
@@ -364,9 +373,12 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
 	 */
 	const activeDefinition = (name: string): ToolDefinition | undefined =>
 		host.registry.snapshot().active.find((t) => t.name === name)?.definition;
+	/** What draws calls to `name`: the extensions' tool renderers, then the tool's own. */
+	const renderersOf = (name: string): RenderableTool | undefined =>
+		toolRenderersFor(host.runtime, name, activeDefinition(name));
 
 	const trackCall = (id: string, toolCallId: string, toolName: string, args: Json, width: number) => {
-		const definition = activeDefinition(toolName);
+		const definition = renderersOf(toolName);
 		const context = { toolCallId, cwd, args, width: width - 2 };
 		const base = {
 			id,

@@ -250,3 +250,37 @@ export function renderToolResult(
 		return fallback(`renderResult of ${describeValue(definition?.name ?? "tool")} failed: ${errorMessage(error)}`);
 	}
 }
+
+/** What `toolRenderersFor` needs of an extension runtime: its `resolveToolRenderers`, when it has one. */
+export interface ToolRendererSource {
+	resolveToolRenderers?(
+		toolName: string,
+		base: () => Pick<ToolDefinition, "renderCall" | "renderResult"> | undefined,
+	): Pick<ToolDefinition, "renderCall" | "renderResult"> | undefined;
+}
+
+/**
+ * What to draw calls to `name` with in a host: `definition` (the registered tool, or undefined)
+ * passed through the `registerToolRenderer` resolvers of `runtime` (an extension runtime), as something `renderToolCall` and
+ * `renderToolResult` take. Without a runtime (or one without resolvers), `definition` itself.
+ */
+export function toolRenderersFor(
+	runtime: ToolRendererSource | undefined,
+	name: string,
+	definition: RenderableTool | undefined,
+): RenderableTool | undefined {
+	if (!runtime?.resolveToolRenderers) return definition;
+	const chosen = runtime.resolveToolRenderers(name, () => definition);
+	if (chosen === definition) return definition;
+	if (!chosen) return undefined;
+	// `this` of a resolver's renderers is the object it returned, as a definition's is the definition.
+	const renderCall = chosen.renderCall;
+	const renderResult = chosen.renderResult;
+	return {
+		name,
+		...(renderCall ? { renderCall: (...args: Parameters<typeof renderCall>) => renderCall.apply(chosen, args) } : {}),
+		...(renderResult
+			? { renderResult: (...args: Parameters<typeof renderResult>) => renderResult.apply(chosen, args) }
+			: {}),
+	};
+}

@@ -4,8 +4,11 @@
  *
  *   node _reference-load.mjs <release package folder> <result file> <cwd> <extension path>...
  *
- * Writes `{ extensions: [{ path, tools, commands }], errors: [{ path, error }] }` as JSON to the
- * result file (an extension may print anything on stdout), or `{ failed }` when the loader itself
+ * Writes `{ extensions: [{ path, tools, commands }], errors: [{ path, error }], mcpServers,
+ * renderedCalls }` as JSON to the result file: `mcpServers` are the servers extensions registered
+ * (`pi.registerMcpServer`), `renderedCalls` maps each tool name listed (comma-separated) in
+ * `TOOLSMITH_REFERENCE_RENDER_PROBES` to the lines the extensions' tool renderer resolvers draw
+ * its call with (80 columns, a theme that adds no color; null when none draws it) (an extension may print anything on stdout), or `{ failed }` when the loader itself
  * could not run. The agent folder is an empty one of its own, so no installed extension joins in.
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -23,6 +26,25 @@ function names(collection) {
 	return [];
 }
 
+/** A theme whose every style returns the text as it is: `fg(color, text)`, `bold(text)`, … */
+const plainTheme = new Proxy(
+	{},
+	{ get: (_target, key) => (key === "fg" || key === "bg" ? (_color, text) => text : (text) => text) },
+);
+
+function renderProbes(extensions) {
+	const probes = (process.env.TOOLSMITH_REFERENCE_RENDER_PROBES ?? "").split(",").filter(Boolean);
+	const resolvers = extensions.flatMap((extension) => extension.toolRenderers ?? []);
+	const rendered = {};
+	for (const name of probes) {
+		const resolve = (index) =>
+			index < resolvers.length ? resolvers[index](name, () => resolve(index + 1)) : undefined;
+		const component = resolve(0)?.renderCall?.({}, plainTheme, {});
+		rendered[name] = component ? component.render(80).map((line) => line.trimEnd()) : null;
+	}
+	return rendered;
+}
+
 let result;
 try {
 	const pi = await import(pathToFileURL(join(release, "dist", "index.js")).href);
@@ -37,6 +59,8 @@ try {
 				commands: names(extension.commands).sort(),
 			})),
 			errors: loaded.errors.map((error) => ({ path: error.path, error: String(error.error) })),
+			mcpServers: loaded.runtime?.mcpServers?.list?.() ?? [],
+			renderedCalls: renderProbes(loaded.extensions),
 		};
 	}
 } catch (error) {

@@ -56,6 +56,10 @@ export function nodeFor(release: Release): string {
 export interface ReferenceLoad {
 	readonly extensions: { readonly path: string; readonly tools: string[]; readonly commands: string[] }[];
 	readonly errors: { readonly path: string; readonly error: string }[];
+	/** The MCP servers the extensions registered (releases without them: empty). */
+	readonly mcpServers?: { readonly name: string; readonly config: unknown; readonly extensionPath: string }[];
+	/** Per probe tool name (`TOOLSMITH_REFERENCE_RENDER_PROBES`), the lines its call is drawn with. */
+	readonly renderedCalls?: Record<string, string[] | null>;
 }
 
 /**
@@ -117,8 +121,9 @@ export function referenceLoad(
 	paths: readonly string[],
 	cwd: string,
 	timeoutMs = 120_000,
+	env: Readonly<Record<string, string>> = {},
 ): Promise<ReferenceLoad> {
-	return runReferenceScript<ReferenceLoad>("_reference-load.mjs", release, paths, cwd, timeoutMs);
+	return runReferenceScript<ReferenceLoad>("_reference-load.mjs", release, paths, cwd, timeoutMs, env);
 }
 
 /** How a pi 1.x session exposes its tools (see `_reference-session.mjs`). */

@@ -190,6 +190,7 @@ describe("a call to an unknown tool", () => {
 		expect(report("test/greet.json")).toContain(
 			[
 				"    ✗ greet (s0c0)",
+				'      call: greet {"name":"Ada"}',
 				'      - no tool named "greet" is registered',
 				"      - text differs from the expected text",
 			].join("\n"),

@@ -48,7 +48,7 @@ describe("loading the fixture folder", () => {
 			"broken-syntax.ts:4:2 does not parse: Unexpected token. The extension was not loaded.",
 			'Tool "dup_tool" is registered by both dup-a.ts and dup-b.ts; the one from dup-a.ts (loaded first) is used.',
 			"The default export of hangs.ts did not settle within 300 ms; the extension was not loaded. Move slow work into a session_start handler or a tool.",
-			"incompatible-pkg/index.ts requires toolsmith ^2.0.0; this is 1.1.0. The extension was not loaded: use a toolsmith whose API version matches, or update the extension.",
+			"incompatible-pkg/index.ts requires toolsmith ^2.0.0; this is 1.2.0. The extension was not loaded: use a toolsmith whose API version matches, or update the extension.",
 			'invalid-range.ts declares engines.toolsmith "not a range" in its `engines` export, which is not a valid semver range (for example "^1"); the extension was not loaded.',
 			'Tool "bad name!" from invalid-tool.ts was rejected: name "bad name!" must match ^[a-zA-Z0-9_-]{1,64}$ (letters, digits, "_" and "-", at most 64); description must be a non-empty string (the model reads it to decide when to call the tool).',
 			"no-default.ts has no default export; an extension must default-export a function that receives the extension API (export default function (api) { … }).",

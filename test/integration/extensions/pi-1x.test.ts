@@ -36,11 +36,10 @@ describe("a pi 1.x extension", () => {
 	});
 	afterAll(() => rmSync(cwd, { recursive: true, force: true }));
 
-	it("loads: only the 1.x members toolsmith does not implement are noted", () => {
+	it("loads: only the 1.x member toolsmith does not implement is noted", () => {
 		expect(loaded.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
 		expect(loaded.diagnostics.map((d) => `${d.code} ${/api\.(\w+)\(\)/.exec(d.message)?.[1] ?? d.message}`)).toEqual([
 			"W_UNSUPPORTED_API registerEntryRenderer",
-			"W_UNSUPPORTED_API registerToolRenderer",
 		]);
 		expect(
 			loaded.registry

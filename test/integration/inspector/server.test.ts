@@ -305,3 +305,26 @@ describe("live reload", () => {
 		}
 	});
 });
+
+// Last: its calls would join the fixture the API test saves.
+describe("tool renderers of extensions", () => {
+	it("draws calls and results as an extension's tool renderer says (registerToolRenderer)", async () => {
+		const file = join(it_.tools, "draw-hello.ts");
+		writeFileSync(
+			file,
+			`export default (api) => api.registerToolRenderer((name, next) => name === "hello"
+				? { renderCall: (args) => "drawn: hello " + args.name, renderResult: () => "result drawn by a resolver" }
+				: next());\n`,
+		);
+		try {
+			await it_.host.reload(it_.tools);
+			const call = await callAndWait("hello", { name: "Ada" });
+			expect(call.renderedCall.lines).toEqual(["drawn: hello Ada"]);
+			expect(call.renderedResult?.lines).toEqual(["result drawn by a resolver"]);
+		} finally {
+			rmSync(file, { force: true });
+			await it_.host.reload(it_.tools);
+		}
+		expect((await callAndWait("hello", { name: "Ada" })).renderedCall.lines.join("")).not.toContain("drawn:");
+	});
+});

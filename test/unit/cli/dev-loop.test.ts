@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { complete, runDevLoop } from "../../../src/cli/_dev.js";
 import { StringEnum, Type } from "../../../src/contract/schema.js";
 import { defineTool } from "../../../src/contract/tool.js";
+import type { ToolRenderers } from "../../../src/extensions/api.js";
 import { ansiTheme, plainTheme } from "../../../src/render/theme.js";
 import { type FakeIO, fakeHost, fakeIO } from "./_fake-host.js";
 
@@ -82,6 +83,23 @@ async function script(lines: string[], io: FakeIO = fakeIO()) {
 }
 
 describe("dev loop over piped stdin", () => {
+	it("draws calls as the extensions' tool renderers say (registerToolRenderer), also for unknown tools", async () => {
+		const io = fakeIO();
+		const host = fakeHost(tools);
+		const runtime = host.runtime as typeof host.runtime & { resolveToolRenderers?: unknown };
+		runtime.resolveToolRenderers = (name: string, next: () => ToolRenderers | undefined) =>
+			name === "greet" || name === "nothere"
+				? { renderCall: () => `drawn by a resolver: ${name}`, renderResult: () => "result drawn by a resolver" }
+				: next();
+		const exit = runDevLoop(host, { io, theme: plainTheme, cwd: "/project", interactive: false });
+		io.stdin.end('call greet {"name":"Ada"}\ncall nothere {}\ncall progress {"mode":"fast"}\n');
+		await exit;
+		const out = normalize(io.out());
+		expect(out).toContain('> call greet {"name":"Ada"}\ndrawn by a resolver: greet\n  result drawn by a resolver\n');
+		expect(out).toContain("> call nothere {}\ndrawn by a resolver: nothere\n  result drawn by a resolver\n✗ error");
+		expect(out).toContain('progress {"mode":"fast"}\n');
+	});
+
 	it("runs calls with renderers, falls back when there is none, and exits 0 at end of input", async () => {
 		const { code, out, err, host } = await script([
 			'call greet {"name":"Ada"}',

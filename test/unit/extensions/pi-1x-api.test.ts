@@ -1,7 +1,8 @@
 /**
  * What pi 1.x's extension API adds, as toolsmith's runtime answers it: `on` returns a function that
  * removes the handler (also one registered while active, also for `tool_call`), and the 1.x
- * registration members exist as reported no-ops instead of being missing.
+ * registration members it does not implement exist as reported no-ops instead of being missing
+ * (tool renderers and MCP servers are implemented: tool-renderers.test.ts, mcp-servers.test.ts).
  */
 import { describe, expect, it } from "vitest";
 import type { ToolCall } from "../../../src/contract/content.js";
@@ -71,10 +72,6 @@ describe("pi 1.x's registration members", () => {
 			for (const member of [
 				"registerMarkdownTransformer",
 				"registerEntryRenderer",
-				"registerToolRenderer",
-				"registerMcpServer",
-				"unregisterMcpServer",
-				"getMcpServers",
 				"registerVirtualModel",
 				"unregisterVirtualModel",
 				"getSettings",
@@ -82,14 +79,10 @@ describe("pi 1.x's registration members", () => {
 				answers.push(pi[member]?.("x", {}));
 			}
 		});
-		expect(answers).toEqual([undefined, undefined, undefined, undefined, undefined, [], undefined, undefined, {}]);
+		expect(answers).toEqual([undefined, undefined, undefined, undefined, {}]);
 		expect(diagnostics.map((d) => `${d.code} ${/api\.(\w+)\(\)/.exec(d.message)?.[1]}`)).toEqual([
 			"W_UNSUPPORTED_API registerMarkdownTransformer",
 			"W_UNSUPPORTED_API registerEntryRenderer",
-			"W_UNSUPPORTED_API registerToolRenderer",
-			"W_UNSUPPORTED_API registerMcpServer",
-			"W_UNSUPPORTED_API unregisterMcpServer",
-			"W_UNSUPPORTED_API getMcpServers",
 			"W_UNSUPPORTED_API registerVirtualModel",
 			"W_UNSUPPORTED_API unregisterVirtualModel",
 			"W_UNSUPPORTED_API getSettings",

@@ -4,7 +4,7 @@ import { checkEngines } from "../../../src/extensions/version.js";
 
 describe("checkEngines", () => {
 	it("accepts no range and ranges that include API_VERSION", () => {
-		expect(API_VERSION).toBe("1.1.0");
+		expect(API_VERSION).toBe("1.2.0");
 		for (const range of [undefined, "^1", "^1.0.0", ">=1", "1.x", "*", ">=0.9 <2"]) {
 			expect(checkEngines(range, "/ext/a.ts", "package.json")).toBeUndefined();
 		}
@@ -15,7 +15,7 @@ describe("checkEngines", () => {
 			severity: "error",
 			code: "E_INCOMPATIBLE",
 			message:
-				"/ext/a.ts requires toolsmith ^2.0.0; this is 1.1.0. The extension was not loaded: use a toolsmith whose API version matches, or update the extension.",
+				"/ext/a.ts requires toolsmith ^2.0.0; this is 1.2.0. The extension was not loaded: use a toolsmith whose API version matches, or update the extension.",
 			path: "/ext/a.ts",
 		});
 		expect(checkEngines("<1", "/ext/a.ts", "package.json")?.code).toBe("E_INCOMPATIBLE");

@@ -130,6 +130,34 @@ describe("replay fixtures", () => {
 		expect(report.pass).toBe(true);
 	});
 
+	it("draws each call with the extensions' tool renderers, and shows it under a failed call", async () => {
+		const report = await replay(
+			{
+				steps: [
+					{
+						calls: [
+							{ tool: "read", args: { path: "a.txt" }, expect: { text: "nothing" } },
+							{ tool: "mcp__srv__gone", args: { q: 1 }, expect: { isError: true } },
+						],
+					},
+				],
+				files: { "a.txt": "hello\n" },
+			},
+			{
+				extensions: [
+					(api) =>
+						api.registerToolRenderer((name, next) =>
+							name.startsWith("mcp__") ? { renderCall: (args) => `MCP ${name} ${JSON.stringify(args)}` } : next(),
+						),
+				],
+			},
+		);
+		const [read, mcp] = report.steps[0]?.calls ?? [];
+		expect(mcp?.drawn).toEqual(['MCP mcp__srv__gone {"q":1}']);
+		expect(read?.drawn).toEqual(["read a.txt"]);
+		expect(formatReplayReport(report)).toContain("    ✗ read (s0c0)\n      call: read a.txt\n");
+	});
+
 	it("ships a JSON Schema equal to the one it validates with", () => {
 		const shipped = JSON.parse(
 			readFileSync(fileURLToPath(new URL("../../../schema/replay-fixture.schema.json", import.meta.url)), "utf8"),
