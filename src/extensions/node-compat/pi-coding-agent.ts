@@ -3,7 +3,7 @@
  * extensions: the parts tool-only pi extensions use, on top of toolsmith's tools and env.
  */
 
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { delimiter, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -637,4 +637,96 @@ export function getShellConfig(shellPath?: string): ShellConfig {
 		.map((folder) => join(folder, "bash"))
 		.find((candidate) => candidate !== "bash" && existsSync(candidate));
 	return { shell: onPath ?? "sh", args: ["-c"] };
+}
+
+type Settings = Record<string, unknown>;
+
+function isPlainObject(value: unknown): value is Settings {
+	return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** `overrides` over `base`, nested objects merged key by key (an `undefined` override keeps the base). */
+function mergeSettings(base: Settings, overrides: Settings): Settings {
+	const out: Settings = { ...base };
+	for (const [key, value] of Object.entries(overrides)) {
+		if (value === undefined) continue;
+		const before = base[key];
+		out[key] = isPlainObject(before) && isPlainObject(value) ? mergeSettings(before, value) : value;
+	}
+	return out;
+}
+
+/** A settings file's object; `{}` when it is missing or not a JSON object. */
+function readSettings(path: string): Settings {
+	try {
+		const value: unknown = JSON.parse(readFileSync(path, "utf8"));
+		return isPlainObject(value) ? value : {};
+	} catch {
+		return {};
+	}
+}
+
+/**
+ * pi's `SettingsManager`, read-only: the global settings (`<agent dir>/settings.json`) and the
+ * project's (`<cwd>/.pi/settings.json`), merged project over global, as pi reads them at start.
+ * `getSettings()`, `getGlobalSettings()`, `getProjectSettings()` give copies; any other `getX()`
+ * gives the merged setting `x` (`getDefaultProvider()` → `defaultProvider`), without pi's defaults.
+ * Every other method does nothing (toolsmith never writes pi's settings) and reports a
+ * `W_UNSUPPORTED_API` warning once per extension and method.
+ */
+export class SettingsManager {
+	readonly #global: Settings;
+	readonly #project: Settings;
+
+	constructor(global: Settings = {}, project: Settings = {}) {
+		this.#global = global;
+		this.#project = project;
+		// biome-ignore lint/correctness/noConstructorReturn: getters pi has by the dozen, answered from the settings
+		return new Proxy(this, {
+			get(target, key) {
+				if (typeof key !== "string" || key in target || key === "then" || key === "toJSON") {
+					// Bound: private fields are not reachable through the proxy.
+					const value = Reflect.get(target, key, target);
+					return typeof value === "function" ? value.bind(target) : value;
+				}
+				if (/^get[A-Z]/.test(key)) {
+					const name = key.charAt(3).toLowerCase() + key.slice(4);
+					return () => structuredClone(target.getSettings()[name]);
+				}
+				return () => {
+					const path = callingExtension() ?? "(an extension)";
+					reportCompat(`SettingsManager.${key}`, {
+						severity: "warning",
+						code: "W_UNSUPPORTED_API",
+						message: `${path} called SettingsManager.${key}() from pi-coding-agent; toolsmith reads pi's settings but never changes them, so the call does nothing.`,
+						path,
+					});
+					return undefined;
+				};
+			},
+		});
+	}
+
+	/** The settings of `agentDir` (pi's agent folder by default) and of the project in `cwd`. */
+	static create(cwd: string = process.cwd(), agentDir: string = getAgentDir()): SettingsManager {
+		return new SettingsManager(
+			readSettings(join(resolve(agentDir), "settings.json")),
+			readSettings(join(resolve(cwd), ".pi", "settings.json")),
+		);
+	}
+
+	/** Settings that no file holds. */
+	static inMemory(settings: Settings = {}): SettingsManager {
+		return new SettingsManager(structuredClone(settings), {});
+	}
+
+	getSettings(): Settings {
+		return structuredClone(mergeSettings(this.#global, this.#project));
+	}
+	getGlobalSettings(): Settings {
+		return structuredClone(this.#global);
+	}
+	getProjectSettings(): Settings {
+		return structuredClone(this.#project);
+	}
 }

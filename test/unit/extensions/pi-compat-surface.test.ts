@@ -4,7 +4,8 @@
  * export of every public module of pi 0.73.1 and 1.6.0 resolves inside extensions, as a value of
  * the same kind, never `undefined`. Stubs report when used; what tool-only extensions need works.
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -143,5 +144,44 @@ describe("what tool-only extensions need is implemented", () => {
 		off();
 		bus.emit("x", 2);
 		expect(seen).toEqual([1]);
+	});
+});
+
+describe("pi's SettingsManager reads the settings files", () => {
+	it("merges the project's over the global ones and answers getters from them", () => {
+		const root = mkdtempSync(join(tmpdir(), "pi-settings-"));
+		try {
+			const agentDir = join(root, "agent");
+			const cwd = join(root, "project");
+			mkdirSync(agentDir, { recursive: true });
+			mkdirSync(join(cwd, ".pi"), { recursive: true });
+			writeFileSync(
+				join(agentDir, "settings.json"),
+				JSON.stringify({ theme: "dark", retry: { enabled: true, max: 3 } }),
+			);
+			writeFileSync(join(cwd, ".pi", "settings.json"), JSON.stringify({ defaultProvider: "x", retry: { max: 5 } }));
+			const SettingsManager = moduleFor("@mariozechner/pi-coding-agent", ".").SettingsManager as {
+				create(cwd: string, agentDir: string): Record<string, (...args: unknown[]) => unknown>;
+				inMemory(settings: object): Record<string, (...args: unknown[]) => unknown>;
+			};
+			const manager = SettingsManager.create(cwd, agentDir);
+			expect(manager.getSettings?.()).toEqual({
+				theme: "dark",
+				defaultProvider: "x",
+				retry: { enabled: true, max: 5 },
+			});
+			expect([manager.getTheme?.(), manager.getDefaultProvider?.(), manager.getShellPath?.()]).toEqual([
+				"dark",
+				"x",
+				undefined,
+			]);
+			expect(manager.setTheme?.("light")).toBeUndefined();
+			expect(manager.getTheme?.()).toBe("dark");
+			expect(reported.some((d) => d.message.includes("SettingsManager.setTheme()"))).toBe(true);
+			expect(SettingsManager.inMemory({ theme: "t" }).getTheme?.()).toBe("t");
+			expect(SettingsManager.create(join(root, "none"), join(root, "none")).getSettings?.()).toEqual({});
+		} finally {
+			rmSync(root, { recursive: true, force: true });
+		}
 	});
 });
