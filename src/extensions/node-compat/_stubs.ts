@@ -62,10 +62,16 @@ function stubClass(module: string, name: string): new (...args: unknown[]) => ob
 		dispose(): void {}
 	}
 	named(Stub, name);
+	const statics = new Map<string, (...args: unknown[]) => undefined>();
 	return new Proxy(Stub, {
 		get(target, key, receiver) {
 			if (typeof key !== "string" || INERT.has(key) || key in target) return Reflect.get(target, key, receiver);
-			return stubFunction(module, `${name}.${key}`);
+			let member = statics.get(key);
+			if (!member) {
+				member = stubFunction(module, `${name}.${key}`);
+				statics.set(key, member);
+			}
+			return member;
 		},
 	});
 }
