@@ -113,63 +113,90 @@ function codes(diagnostics: readonly ExtensionDiagnostic[]): string {
 		.join(" ");
 }
 
-/** One package's outcome. */
-export interface CorpusRow {
-	readonly spec: string;
+/** What one reference release registered for a package, and whether toolsmith registered the same. */
+export interface ReferenceRow {
 	readonly release: string;
-	readonly reference: string[] | undefined;
-	readonly referenceErrors: string[];
-	readonly toolsmith: string[];
-	readonly errors: ExtensionDiagnostic[];
-	readonly diagnostics: ExtensionDiagnostic[];
+	/** Why this release (its peer range, or "the other line"). */
+	readonly why: string;
+	readonly node22: boolean;
+	readonly tools: string[] | undefined;
+	readonly errors: string[];
 	readonly match: boolean;
 }
 
-/** Load one installed package both ways. */
-export async function compareOne(spec: string, dir: string, release: Release): Promise<CorpusRow> {
+/** One package's outcome: toolsmith's load, and the reference's under each release compared. */
+export interface CorpusRow {
+	readonly spec: string;
+	readonly references: ReferenceRow[];
+	readonly toolsmith: string[];
+	readonly errors: ExtensionDiagnostic[];
+	readonly diagnostics: ExtensionDiagnostic[];
+}
+
+/** Load one installed package under toolsmith and under each of `releases` (the reference's loader). */
+export async function compareOne(
+	spec: string,
+	dir: string,
+	releases: readonly { release: Release; why: string }[],
+): Promise<CorpusRow> {
 	const cwd = realpathSync(mkdtempSync(join(tmpdir(), "toolsmith-corpus-")));
 	try {
-		let reference: ReferenceLoad | undefined;
-		let referenceErrors: string[] = [];
-		try {
-			reference = await referenceLoad(release, [dir], cwd);
-			referenceErrors = reference.errors.map((e) => e.error.split("\n")[0] ?? e.error);
-		} catch (error) {
-			referenceErrors = [`loader failed: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}`];
-		}
 		const loaded = await loadExtensions([dir], { cwd, env: new NodeExecutionEnv({ cwd }), builtins: false });
 		const toolsmith = loaded.registry
 			.infos()
 			.filter((info) => info.source !== "builtin")
 			.map((info) => info.name)
 			.sort();
-		const referenceTools = reference?.extensions.flatMap((e) => e.tools).sort();
-		const errors = loaded.diagnostics.filter((d) => d.severity === "error");
-		const match =
-			referenceTools !== undefined &&
-			referenceTools.length === toolsmith.length &&
-			referenceTools.every((name, i) => name === toolsmith[i]);
+		const references: ReferenceRow[] = [];
+		for (const { release, why } of releases) {
+			let reference: ReferenceLoad | undefined;
+			let errors: string[] = [];
+			try {
+				reference = await referenceLoad(release, [dir], cwd);
+				errors = reference.errors.map((e) => e.error.split("\n")[0] ?? e.error);
+			} catch (error) {
+				errors = [`loader failed: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}`];
+			}
+			const tools = reference?.extensions.flatMap((e) => e.tools).sort();
+			const match =
+				tools !== undefined && tools.length === toolsmith.length && tools.every((name, i) => name === toolsmith[i]);
+			references.push({
+				release: `${release.scope}/pi-coding-agent@${release.version}`,
+				why,
+				node22: nodeFor(release) !== process.execPath,
+				tools,
+				errors,
+				match,
+			});
+		}
 		return {
 			spec,
-			release: `${release.scope}/pi-coding-agent@${release.version}`,
-			reference: referenceTools,
-			referenceErrors,
+			references,
 			toolsmith,
-			errors,
+			errors: loaded.diagnostics.filter((d) => d.severity === "error"),
 			diagnostics: loaded.diagnostics,
-			match,
 		};
 	} finally {
 		rmSync(cwd, { recursive: true, force: true });
 	}
 }
 
+/** The release of each line every package is also compared with: pi 0.73.1 and 1.6.0. */
+const LINES: readonly { scope: Release["scope"]; version: string }[] = [
+	{ scope: "@mariozechner", version: "0.73.1" },
+	{ scope: "@earendil-works", version: "1.6.0" },
+];
+
 function list(names: readonly string[] | undefined): string {
 	if (names === undefined) return "(not loaded)";
 	return names.length === 0 ? "(none)" : names.join(", ");
 }
 
-/** Run the corpus: one line per package; false when a package the reference loads registers other tools here. */
+/**
+ * Run the corpus: per package, toolsmith's tools against the reference's under the release its
+ * peers ask for and under the release of each line (0.73.1, 1.6.0). False when a reference release
+ * that loads the package without errors registers other tools than toolsmith.
+ */
 export async function run(): Promise<boolean> {
 	const releases = installedReleases();
 	const specs = corpusSpecs();
@@ -177,8 +204,10 @@ export async function run(): Promise<boolean> {
 		console.log("corpus: no reference release installed; run `npm run compat:setup` first");
 		return false;
 	}
+	const lines = LINES.map(({ scope, version }) => releases.find((r) => r.scope === scope && r.version === version));
 	let ok = true;
-	let matched = 0;
+	let loadedHere = 0;
+	const matched = new Map<string, number>();
 	for (const spec of specs) {
 		const dir = corpusPackageDir(spec);
 		if (!dir) {
@@ -192,20 +221,33 @@ export async function run(): Promise<boolean> {
 			ok = false;
 			continue;
 		}
-		const row = await compareOne(spec, dir, picked.release);
-		const referenceLoaded = row.reference !== undefined && row.referenceErrors.length === 0;
-		if (row.match) matched++;
-		else if (referenceLoaded) ok = false;
-		const node = nodeFor(picked.release) === process.execPath ? "" : ", Node 22";
-		const verdict = row.match ? "match" : referenceLoaded ? "DIFFERENT" : "differs (reference did not load it)";
+		const compared = [picked];
+		for (const release of lines) {
+			if (release && release !== picked.release) compared.push({ release, why: "the other line" });
+		}
+		const row = await compareOne(spec, dir, compared);
+		if (row.errors.length === 0) loadedHere++;
 		console.log(
-			`${spec} [${row.release}${node}; ${picked.why}]\n` +
-				`  reference: ${list(row.reference)}${row.referenceErrors.length ? ` — errors: ${row.referenceErrors.join(" | ")}` : ""}\n` +
-				`  toolsmith: ${list(row.toolsmith)}\n` +
-				`  ${verdict}; diagnostics ${row.diagnostics.length}${row.diagnostics.length ? ` (${codes(row.diagnostics)})` : ""}`,
+			`${spec}\n  toolsmith: ${list(row.toolsmith)}; diagnostics ${row.diagnostics.length}${row.diagnostics.length ? ` (${codes(row.diagnostics)})` : ""}`,
 		);
 		for (const error of row.errors) console.log(`    ${error.code}: ${error.message}`);
+		for (const reference of row.references) {
+			const referenceLoaded = reference.tools !== undefined && reference.errors.length === 0;
+			if (reference.match) matched.set(reference.release, (matched.get(reference.release) ?? 0) + 1);
+			else if (referenceLoaded) ok = false;
+			const verdict = reference.match ? "match" : referenceLoaded ? "DIFFERENT" : "differs (reference did not load it)";
+			console.log(
+				`  ${reference.release}${reference.node22 ? " (Node 22)" : ""} [${reference.why}]: ${list(reference.tools)} — ${verdict}${reference.errors.length ? `; errors: ${reference.errors.join(" | ")}` : ""}`,
+			);
+		}
 	}
-	console.log(`corpus: ${matched} of ${specs.length} packages register the same tools under both`);
+	console.log(
+		`corpus: ${loadedHere} of ${specs.length} packages load under toolsmith without errors (Node ${process.versions.node})`,
+	);
+	for (const release of lines) {
+		if (!release) continue;
+		const name = `${release.scope}/pi-coding-agent@${release.version}`;
+		console.log(`corpus: ${matched.get(name) ?? 0} of ${specs.length} register the same tools as ${name}`);
+	}
 	return ok;
 }

@@ -7,6 +7,7 @@
  */
 import * as typebox from "@sinclair/typebox";
 import * as toolsmith from "../../index.js";
+import { withStubs } from "./_stubs.js";
 import * as piAi from "./pi-ai.js";
 import * as piCodingAgent from "./pi-coding-agent.js";
 import * as piTui from "./pi-tui.js";
@@ -14,22 +15,35 @@ import { typeboxCompile, typeboxCompiler, typeboxValue } from "./typebox.js";
 
 export { noteExtensionFiles, setCompatEnv, setCompatReporter } from "./_state.js";
 
+// Every value export of the reference's modules resolves: what toolsmith does not implement is a
+// stub that reports when used (see _stubs.ts). Each scope's package gets the same module.
+const codingAgent = withStubs("pi-coding-agent", "pi-coding-agent", piCodingAgent);
+const ai = withStubs("pi-ai", "pi-ai", piAi);
+const tui = withStubs("pi-tui", "pi-tui", piTui);
+const agentCore = withStubs("pi-agent-core", "pi-agent-core", {});
+// TypeBox 1.x's names on top of toolsmith's TypeBox 0.34; `@sinclair/typebox` stays 0.34 as it is.
+const typebox1 = withStubs("typebox", "typebox", typebox);
+const typebox1Compile = withStubs("typebox/compile", "typebox/compile", typeboxCompile);
+const typebox1Value = withStubs("typebox/value", "typebox/value", typeboxValue);
+
 export const VIRTUAL_MODULES: Readonly<Record<string, unknown>> = Object.freeze({
-	"@mariozechner/pi-coding-agent": piCodingAgent,
-	"@earendil-works/pi-coding-agent": piCodingAgent,
-	"@mariozechner/pi-ai": piAi,
-	"@mariozechner/pi-ai/compat": piAi,
-	"@earendil-works/pi-ai": piAi,
-	"@earendil-works/pi-ai/compat": piAi,
-	"@mariozechner/pi-tui": piTui,
-	"@earendil-works/pi-tui": piTui,
+	"@mariozechner/pi-coding-agent": codingAgent,
+	"@earendil-works/pi-coding-agent": codingAgent,
+	"@mariozechner/pi-ai": ai,
+	"@mariozechner/pi-ai/compat": ai,
+	"@earendil-works/pi-ai": ai,
+	"@earendil-works/pi-ai/compat": ai,
+	"@mariozechner/pi-tui": tui,
+	"@earendil-works/pi-tui": tui,
+	"@mariozechner/pi-agent-core": agentCore,
+	"@earendil-works/pi-agent-core": agentCore,
 	"@sinclair/typebox": typebox,
 	"@sinclair/typebox/compiler": typeboxCompiler,
 	"@sinclair/typebox/compile": typeboxCompile,
 	"@sinclair/typebox/value": typeboxValue,
-	typebox,
-	"typebox/compile": typeboxCompile,
-	"typebox/value": typeboxValue,
+	typebox: typebox1,
+	"typebox/compile": typebox1Compile,
+	"typebox/value": typebox1Value,
 	"toolsmith-sdk": toolsmith,
 	// The name before the package was renamed, so extensions written against it keep loading.
 	toolsmith,

@@ -3,8 +3,10 @@
  * extensions: the parts tool-only pi extensions use, on top of toolsmith's tools and env.
  */
 
+import { existsSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
-import { join, resolve } from "node:path";
+import { delimiter, dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import { parse as parseYaml } from "yaml";
 import { describeValue } from "../../contract/errors.js";
 import type { RenderComponent } from "../../contract/render.js";
@@ -480,3 +482,251 @@ export function highlightCode(code: string, _lang?: string): string[] {
 
 /** pi 1.x's narrowing helper for its `powershell` tool's results. */
 export const isPowerShellToolResult = (event: NamedEvent): boolean => event.toolName === "powershell";
+
+/** The reference's `ToolsOptions`: options per built-in tool, for the factories that make several. */
+type ToolsOptions = Readonly<Record<string, FactoryOptions>> | undefined;
+
+/** The reference's `createCodingTools(cwd, options)`: `read`, `bash`, `edit`, `write`, working in `cwd`. */
+export function createCodingTools(cwd: string, options?: ToolsOptions): AgentTool[] {
+	return [
+		compatCreateReadTool(cwd, options?.read),
+		compatCreateBashTool(cwd, options?.bash),
+		compatCreateEditTool(cwd, options?.edit),
+		compatCreateWriteTool(cwd, options?.write),
+	];
+}
+
+/** The reference's `createReadOnlyTools(cwd, options)`: `read`, `grep`, `find`, `ls`, working in `cwd`. */
+export function createReadOnlyTools(cwd: string, options?: ToolsOptions): AgentTool[] {
+	return [
+		compatCreateReadTool(cwd, options?.read),
+		compatCreateGrepTool(cwd, options?.grep),
+		compatCreateFindTool(cwd, options?.find),
+		compatCreateLsTool(cwd, options?.ls),
+	];
+}
+
+/** What the reference's `BashOperations.exec` is given. */
+interface LocalExecOptions {
+	readonly onData: (data: Buffer) => void;
+	readonly signal?: AbortSignal;
+	/** Seconds. */
+	readonly timeout?: number;
+	/** The whole environment of the command (variables it lacks are removed). */
+	readonly env?: Readonly<Record<string, string | undefined>>;
+}
+
+/** The reference's `BashOperations` for the local machine. */
+export interface LocalBashOperations {
+	exec(command: string, cwd: string, options: LocalExecOptions): Promise<{ exitCode: number | null }>;
+}
+
+/**
+ * The reference's `createLocalBashOperations()`: commands run on this machine, through the env of
+ * their folder (the host's when it works there, so a sandbox or path policy applies). Output (stdout
+ * and stderr) goes to `onData`; a timeout rejects with `timeout:<seconds>` and an abort with
+ * `aborted`, as in the reference. `shellPath` is refused, as the tool factories refuse it.
+ */
+export function createLocalBashOperations(options?: { shellPath?: string }): LocalBashOperations {
+	if (options?.shellPath !== undefined) {
+		throw new Error(
+			`createLocalBashOperations: the option \`shellPath\` is not supported (${UNSUPPORTED_WHERE.shellPath}).`,
+		);
+	}
+	return {
+		async exec(command, cwd, { onData, signal, timeout, env }) {
+			let environment: Record<string, string | undefined> | undefined;
+			if (env) {
+				environment = { ...env };
+				for (const key of Object.keys(process.env)) if (!(key in environment)) environment[key] = undefined;
+			}
+			const send = (chunk: Uint8Array) => onData(Buffer.from(chunk));
+			const result = await envForCwd(resolve(cwd)).exec(command, {
+				cwd: resolve(cwd),
+				onStdout: send,
+				onStderr: send,
+				...(environment ? { env: environment } : {}),
+				...(signal ? { signal } : {}),
+				...(timeout !== undefined && timeout > 0 ? { timeout } : {}),
+			});
+			if (result.ok) return { exitCode: result.value.exitCode };
+			if (result.error.code === "timeout") throw new Error(`timeout:${timeout}`);
+			if (result.error.code === "aborted") throw new Error("aborted");
+			throw result.error;
+		},
+	};
+}
+
+/** The reference's `EventBus` with `clear()`: channels of handlers, for extensions that talk to each other. */
+export interface CompatEventBus {
+	emit(channel: string, data: unknown): void;
+	on(channel: string, handler: (data: unknown) => unknown): () => void;
+	clear(): void;
+}
+
+/**
+ * The reference's `createEventBus()`: `emit(channel, data)` calls the channel's handlers; a handler
+ * that throws or rejects is logged with `console.error` and the others still run.
+ */
+export function createEventBus(): CompatEventBus {
+	const channels = new Map<string, Set<(data: unknown) => unknown>>();
+	return {
+		emit(channel, data) {
+			for (const handler of [...(channels.get(channel) ?? [])]) {
+				const failed = (error: unknown) => console.error(`Event handler error (${channel}):`, error);
+				try {
+					const value = handler(data);
+					if (value instanceof Promise) value.catch(failed);
+				} catch (error) {
+					failed(error);
+				}
+			}
+		},
+		on(channel, handler) {
+			const set = channels.get(channel) ?? new Set();
+			channels.set(channel, set);
+			const once = (data: unknown) => handler(data);
+			set.add(once);
+			return () => {
+				set.delete(once);
+			};
+		},
+		clear() {
+			channels.clear();
+		},
+	};
+}
+
+/**
+ * The folder the reference's documentation paths are under: `$PI_PACKAGE_DIR`, else toolsmith's
+ * own package folder (there is no pi package here; its docs are toolsmith's).
+ */
+export function getPackageDir(): string {
+	const configured = process.env.PI_PACKAGE_DIR;
+	if (configured) return resolve(configured.startsWith("~/") ? join(homedir(), configured.slice(2)) : configured);
+	return packageRoot;
+}
+export const getReadmePath = (): string => join(getPackageDir(), "README.md");
+export const getDocsPath = (): string => join(getPackageDir(), "docs");
+export const getExamplesPath = (): string => join(getPackageDir(), "examples");
+
+const packageRoot = (() => {
+	const file = fileURLToPath(import.meta.url);
+	const at = Math.max(file.lastIndexOf("/src/"), file.lastIndexOf("/dist/"));
+	return at > 0 ? file.slice(0, at) : dirname(file);
+})();
+
+/** The reference's `ShellConfig`. */
+export interface ShellConfig {
+	readonly shell: string;
+	readonly args: string[];
+}
+
+/**
+ * The reference's `getShellConfig(shellPath?)`: the given shell (which must exist), else
+ * `/bin/bash`, else `bash` on `PATH`, else `sh`; run with `-c`.
+ */
+export function getShellConfig(shellPath?: string): ShellConfig {
+	if (shellPath) {
+		if (!existsSync(shellPath)) throw new Error(`Custom shell path not found: ${shellPath}`);
+		return { shell: shellPath, args: ["-c"] };
+	}
+	if (existsSync("/bin/bash")) return { shell: "/bin/bash", args: ["-c"] };
+	const onPath = (process.env.PATH ?? "")
+		.split(delimiter)
+		.map((folder) => join(folder, "bash"))
+		.find((candidate) => candidate !== "bash" && existsSync(candidate));
+	return { shell: onPath ?? "sh", args: ["-c"] };
+}
+
+type Settings = Record<string, unknown>;
+
+function isPlainObject(value: unknown): value is Settings {
+	return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** `overrides` over `base`, nested objects merged key by key (an `undefined` override keeps the base). */
+function mergeSettings(base: Settings, overrides: Settings): Settings {
+	const out: Settings = { ...base };
+	for (const [key, value] of Object.entries(overrides)) {
+		if (value === undefined) continue;
+		const before = base[key];
+		out[key] = isPlainObject(before) && isPlainObject(value) ? mergeSettings(before, value) : value;
+	}
+	return out;
+}
+
+/** A settings file's object; `{}` when it is missing or not a JSON object. */
+function readSettings(path: string): Settings {
+	try {
+		const value: unknown = JSON.parse(readFileSync(path, "utf8"));
+		return isPlainObject(value) ? value : {};
+	} catch {
+		return {};
+	}
+}
+
+/**
+ * pi's `SettingsManager`, read-only: the global settings (`<agent dir>/settings.json`) and the
+ * project's (`<cwd>/.pi/settings.json`), merged project over global, as pi reads them at start.
+ * `getSettings()`, `getGlobalSettings()`, `getProjectSettings()` give copies; any other `getX()`
+ * gives the merged setting `x` (`getDefaultProvider()` → `defaultProvider`), without pi's defaults.
+ * Every other method does nothing (toolsmith never writes pi's settings) and reports a
+ * `W_UNSUPPORTED_API` warning once per extension and method.
+ */
+export class SettingsManager {
+	readonly #global: Settings;
+	readonly #project: Settings;
+
+	constructor(global: Settings = {}, project: Settings = {}) {
+		this.#global = global;
+		this.#project = project;
+		// biome-ignore lint/correctness/noConstructorReturn: getters pi has by the dozen, answered from the settings
+		return new Proxy(this, {
+			get(target, key) {
+				if (typeof key !== "string" || key in target || key === "then" || key === "toJSON") {
+					// Bound: private fields are not reachable through the proxy.
+					const value = Reflect.get(target, key, target);
+					return typeof value === "function" ? value.bind(target) : value;
+				}
+				if (/^get[A-Z]/.test(key)) {
+					const name = key.charAt(3).toLowerCase() + key.slice(4);
+					return () => structuredClone(target.getSettings()[name]);
+				}
+				return () => {
+					const path = callingExtension() ?? "(an extension)";
+					reportCompat(`SettingsManager.${key}`, {
+						severity: "warning",
+						code: "W_UNSUPPORTED_API",
+						message: `${path} called SettingsManager.${key}() from pi-coding-agent; toolsmith reads pi's settings but never changes them, so the call does nothing.`,
+						path,
+					});
+					return undefined;
+				};
+			},
+		});
+	}
+
+	/** The settings of `agentDir` (pi's agent folder by default) and of the project in `cwd`. */
+	static create(cwd: string = process.cwd(), agentDir: string = getAgentDir()): SettingsManager {
+		return new SettingsManager(
+			readSettings(join(resolve(agentDir), "settings.json")),
+			readSettings(join(resolve(cwd), ".pi", "settings.json")),
+		);
+	}
+
+	/** Settings that no file holds. */
+	static inMemory(settings: Settings = {}): SettingsManager {
+		return new SettingsManager(structuredClone(settings), {});
+	}
+
+	getSettings(): Settings {
+		return structuredClone(mergeSettings(this.#global, this.#project));
+	}
+	getGlobalSettings(): Settings {
+		return structuredClone(this.#global);
+	}
+	getProjectSettings(): Settings {
+		return structuredClone(this.#project);
+	}
+}
