@@ -103,8 +103,11 @@ describe("toolsmith mcp over stdio (SDK client)", () => {
 
 		const reloadsBefore = (stderr.match(/reload failed/g) ?? []).length;
 		writeFileSync(file, `${original}\nexport const broken = ;\n`);
-		await until(() => (stderr.match(/reload failed/g) ?? []).length > reloadsBefore, "the failed reload on stderr");
-		expect(stderr).toMatch(/hello\.ts:\d+:\d+/);
+		// The reload line and its diagnostic may reach us in separate chunks: wait for both.
+		await until(
+			() => (stderr.match(/reload failed/g) ?? []).length > reloadsBefore && /hello\.ts:\d+:\d+/.test(stderr),
+			"the failed reload and its diagnostic on stderr",
+		);
 		// Each failed reload's diagnostic is shown once, under its reload line.
 		await new Promise((resolve) => setTimeout(resolve, 500));
 		const failedReloads = (stderr.match(/reload failed/g) ?? []).length;

@@ -78,7 +78,8 @@ beforeAll(async () => {
 	await Promise.all(firstRuns.values());
 }, 600_000);
 
-afterAll(() => rmSync(work, { recursive: true, force: true }));
+// The installed projects hold tens of thousands of files: removing them takes a while on a loaded machine.
+afterAll(() => rmSync(work, { recursive: true, force: true }), 180_000);
 
 describe.each(templates)("the %s template", (template) => {
 	const dir = () => join(work, `${template}-project`);
