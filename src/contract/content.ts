@@ -52,6 +52,11 @@ export interface ToolResultMessage<TDetails = unknown> {
 	/** Tools made available by this call (for providers with deferred tool loading). */
 	readonly addedToolNames?: string[];
 	readonly usage?: Usage;
+	/**
+	 * Milliseconds the tool ran, from its call until it settled (the `afterToolCall` hook not
+	 * included); absent for a call that never ran (unknown tool, invalid arguments, blocked, aborted).
+	 */
+	readonly durationMs?: number;
 	/** Milliseconds since the epoch, when the result was finalized. */
 	readonly timestamp: number;
 }

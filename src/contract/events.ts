@@ -31,6 +31,8 @@ export interface ToolExecutionEndEvent {
 	readonly toolName: string;
 	readonly result: AgentToolResult<unknown>;
 	readonly isError: boolean;
+	/** Milliseconds the tool ran (from its call until it settled); absent for a call that never ran. */
+	readonly durationMs?: number;
 }
 
 /** Any of the events a batch emits while it runs: start, update, end. */

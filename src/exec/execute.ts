@@ -1,7 +1,7 @@
 /** Running the tool calls of one assistant message: prepare → execute → finalize. */
 import type { ToolCall, ToolResultMessage } from "../contract/content.js";
 import { describeValue, errorMessage, type ToolsmithErrorCode } from "../contract/errors.js";
-import type { ToolExecutionEvent } from "../contract/events.js";
+import type { ToolExecutionEndEvent, ToolExecutionEvent } from "../contract/events.js";
 import type { AgentTool, AgentToolResult, AgentToolUpdateCallback } from "../contract/tool.js";
 import { cloneArguments } from "./_json.js";
 import { contentProblem, errorResult, type ResultFields, readResult } from "./_results.js";
@@ -44,6 +44,10 @@ class Call implements ResultFields {
 	isError = false;
 	/** When the call ended (its end event): the message's timestamp. */
 	finishedAt = 0;
+	/** `performance.now()` as the tool was called; 0 for a call that never ran. */
+	startedAt = 0;
+	/** Milliseconds from the tool's call until it settled (or was abandoned); only for calls that ran. */
+	durationMs: number | undefined = undefined;
 	/** Parallel mode: settles once the started call has ended (after hook and end event done); never rejects. */
 	ending: Promise<void> | undefined = undefined;
 
@@ -234,7 +238,8 @@ class Slots {
 	}
 }
 
-const ABORTED_TEXT = "Aborted: the batch was cancelled before this tool call ran.";
+/** The reference's text for a call the abort stopped before it ran (pi-agent-core 1.x). */
+const ABORTED_TEXT = "Operation aborted";
 const SKIPPED_TEXT =
 	"Skipped: the remaining tool calls of this batch were not run because the agent was asked to stop. Call the tool again if it is still needed.";
 
@@ -390,6 +395,14 @@ async function before(batch: Batch, c: Call): Promise<void> {
 const ignoreUpdate: AgentToolUpdateCallback<unknown> = () => {};
 
 /**
+ * Records how long the tool ran, as the reference's `durationMs` does: from the call of `execute`
+ * until it settled, rounded to whole milliseconds, without the `afterToolCall` hook.
+ */
+function stopClock(c: Call): void {
+	c.durationMs = Math.round(performance.now() - c.startedAt);
+}
+
+/**
  * Starts one prepared call and records its outcome as soon as it settles (`c.running` says when),
  * so a batch of cheap tools is all recorded by the time the collector awaits the first one. The
  * handlers are attached at once: no rejection goes unhandled while earlier calls are awaited.
@@ -408,11 +421,13 @@ function launch(batch: Batch, c: Call, owner?: ParallelRun): void {
 			}
 		: ignoreUpdate;
 	let promise: Promise<unknown>;
+	c.startedAt = owner ? owner.launchClock() : performance.now();
 	try {
 		const returned: unknown = (c.tool as AgentTool).execute(c.id, c.args, batch.signal, onUpdate);
 		// `instanceof` asks a Proxy's getPrototypeOf trap, which may throw too.
 		promise = returned instanceof Promise ? returned : Promise.resolve(returned);
 	} catch (error) {
+		stopClock(c);
 		c.fail(thrownMessage(error), "E_TOOL_FAILED");
 		return;
 	}
@@ -420,21 +435,27 @@ function launch(batch: Batch, c: Call, owner?: ParallelRun): void {
 		? promise.then(
 				(value) => {
 					if (c.abandoned) return;
+					c.durationMs = Math.round(owner.settleClock() - c.startedAt);
 					recordSafely(c, value);
 					owner.settled(c);
 				},
 				(reason) => {
 					if (c.abandoned) return;
+					c.durationMs = Math.round(owner.settleClock() - c.startedAt);
 					c.fail(thrownMessage(reason), "E_TOOL_FAILED");
 					owner.settled(c);
 				},
 			)
 		: promise.then(
 				(value) => {
-					if (!c.abandoned) recordSafely(c, value);
+					if (c.abandoned) return;
+					stopClock(c);
+					recordSafely(c, value);
 				},
 				(reason) => {
-					if (!c.abandoned) c.fail(thrownMessage(reason), "E_TOOL_FAILED");
+					if (c.abandoned) return;
+					stopClock(c);
+					c.fail(thrownMessage(reason), "E_TOOL_FAILED");
 				},
 			);
 }
@@ -449,6 +470,7 @@ async function waitForTool(batch: Batch, c: Call): Promise<boolean> {
 	const outcome = await bounded(batch, c.running, "grace");
 	if (outcome !== GAVE_UP || c.done) return false;
 	c.abandoned = true;
+	stopClock(c);
 	c.fail(
 		`Aborted: the batch was cancelled and tool ${c.name} did not stop within ${ABORT_GRACE_MS} ms; its outcome, if it ever comes, is ignored.`,
 		"E_ABORTED",
@@ -527,22 +549,34 @@ async function after(batch: Batch, c: Call): Promise<void> {
 
 /** The call's message, from the result's fields as read once (no getter of the tool's runs here). */
 function toMessage(c: Call): ToolResultMessage {
-	const message: ToolResultMessage = {
-		role: "toolResult",
-		toolCallId: c.id,
-		toolName: c.name,
-		content: c.content,
-		details: c.details,
-		isError: c.isError,
-		timestamp: c.finishedAt || Date.now(),
-	};
-	if (c.addedToolNames === undefined && c.usage === undefined) return message;
-	return {
-		...message,
-		...(c.addedToolNames !== undefined ? { addedToolNames: c.addedToolNames } : {}),
-		...(c.usage !== undefined ? { usage: c.usage } : {}),
-	};
+	// Built as one literal per shape: spreading optional fields costs more than a cheap call.
+	const message: Mutable<ToolResultMessage> =
+		c.durationMs === undefined
+			? {
+					role: "toolResult",
+					toolCallId: c.id,
+					toolName: c.name,
+					content: c.content,
+					details: c.details,
+					isError: c.isError,
+					timestamp: c.finishedAt || Date.now(),
+				}
+			: {
+					role: "toolResult",
+					toolCallId: c.id,
+					toolName: c.name,
+					content: c.content,
+					details: c.details,
+					isError: c.isError,
+					durationMs: c.durationMs,
+					timestamp: c.finishedAt || Date.now(),
+				};
+	if (c.addedToolNames !== undefined) message.addedToolNames = c.addedToolNames;
+	if (c.usage !== undefined) message.usage = c.usage;
+	return message;
 }
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 function askSkip(config: ExecuteToolCallsConfig): boolean {
 	if (typeof config.shouldSkipRemaining !== "function") return false;
@@ -560,13 +594,17 @@ function emitStart(batch: Batch, c: Call): void {
 /** Ends the call at `now`: its message's timestamp, and its end event. */
 function emitEnd(batch: Batch, c: Call, now: number): void {
 	c.finishedAt = now;
-	batch.emit?.({
+	const emit = batch.emit;
+	if (emit === undefined) return;
+	const event: Mutable<ToolExecutionEndEvent> = {
 		type: "tool_execution_end",
 		toolCallId: c.id,
 		toolName: c.name,
 		result: c.view(),
 		isError: c.isError,
-	});
+	};
+	if (c.durationMs !== undefined) event.durationMs = c.durationMs;
+	emit(event);
 }
 
 async function runSequential(batch: Batch, calls: readonly Call[]): Promise<void> {
@@ -591,8 +629,8 @@ async function runSequential(batch: Batch, calls: readonly Call[]): Promise<void
 }
 
 /**
- * A parallel batch in progress: calls are started and launched in source order, each as soon as it
- * is prepared, and each call ends (`afterToolCall`, then its end event) as soon as it settles: a
+ * A parallel batch in progress: calls are started and prepared in source order, then launched in
+ * source order once every call is prepared, and each call ends (`afterToolCall`, then its end event) as soon as it settles: a
  * call rejected before it ran ends right after its start, and a fast call is reported before a slow
  * one that came before it. `afterToolCall` hooks run one after another, in the order the calls
  * settle. The results are collected in source order once every call has ended. (One object with
@@ -610,6 +648,10 @@ class ParallelRun {
 	private readonly shared: boolean;
 	/** The shared reading, 0 when there is none; reset before each wait of the collector. */
 	private now = 0;
+	/** The shared `performance.now()` reading for `durationMs`, on the same terms as `now`. */
+	private tick = 0;
+	/** The shared reading as the calls launched (they all launch in one synchronous stretch when shared). */
+	private launchedAt = 0;
 	/** The call the collector waits for. */
 	private awaited: Call | undefined = undefined;
 	/** The after hooks, chained in the order the calls settle; never rejects (`after` does not). */
@@ -634,6 +676,20 @@ class ParallelRun {
 		if (!this.shared || (this.awaited !== undefined && !this.awaited.done)) return Date.now();
 		if (this.now === 0) this.now = Date.now();
 		return this.now;
+	}
+
+	/** `performance.now()` as a call launches; one reading serves every launch of a shared batch. */
+	launchClock(): number {
+		if (!this.shared) return performance.now();
+		if (this.launchedAt === 0) this.launchedAt = performance.now();
+		return this.launchedAt;
+	}
+
+	/** `performance.now()` as a call's tool settles; shared as `clock` shares its reading. */
+	settleClock(): number {
+		if (!this.shared || (this.awaited !== undefined && !this.awaited.done)) return performance.now();
+		if (this.tick === 0) this.tick = performance.now();
+		return this.tick;
 	}
 
 	/** Ends a call whose tool settled, or that did not run (aborted, skipped, invalid, blocked). */
@@ -671,21 +727,31 @@ class ParallelRun {
 		return false;
 	}
 
-	/** Launches a prepared call; it ends as its tool settles (at once when `execute` threw synchronously). */
-	run(c: Call): void {
-		launch(this.batch, c, this);
+	/**
+	 * Launches a prepared call, unless the batch was aborted since (it then ends with the aborted
+	 * result); it ends as its tool settles (at once when `execute` threw synchronously). A call
+	 * prepared before `shouldSkipRemaining` said to skip still runs: its hook already let it through.
+	 */
+	launch(c: Call): void {
+		const batch = this.batch;
+		if (batch.signal?.aborted) {
+			c.fail(ABORTED_TEXT, "E_ABORTED");
+			this.end(c);
+			return;
+		}
+		launch(batch, c, this);
 		if (!c.running) this.settled(c);
 	}
 
-	/** Waits until every call has ended; the order of the waits does not matter. */
-	async collect(calls: readonly Call[], launched: readonly Promise<void>[] | undefined): Promise<void> {
+	/** Waits until every call has ended (every call is launched or ended by now); the order of the waits does not matter. */
+	async collect(calls: readonly Call[]): Promise<void> {
 		for (let index = 0; index < calls.length; index++) {
 			const c = calls[index] as Call;
-			if (launched) await launched[index];
 			// Cheap tools have all settled by the time the first is awaited: the others need no await.
 			if (!c.done) {
 				this.awaited = c;
 				this.now = 0;
+				this.tick = 0;
 				if (await waitForTool(this.batch, c)) this.settled(c);
 			}
 			if (c.ending) await c.ending;
@@ -693,38 +759,52 @@ class ParallelRun {
 	}
 }
 
-/** Runs a parallel batch (see `ParallelRun`); settles once every call has ended. */
+/**
+ * Runs a parallel batch (see `ParallelRun`); settles once every call has ended. As in the
+ * reference, every call is prepared (start event, preparation, `beforeToolCall`) before any tool
+ * runs: a confirmation asked for the last call is answered before the first one starts.
+ */
 function runParallel(batch: Batch, calls: readonly Call[]): Promise<void> {
 	const hooked = typeof batch.config.beforeToolCall === "function";
-	// More calls than the limit: each call holds a slot from its start until its tool settled.
+	// More calls than the limit: each call holds a slot from its launch until its tool settled.
 	const slots = calls.length > batch.limit ? new Slots(batch.limit, batch.signal) : undefined;
 	const run = new ParallelRun(batch, hooked, slots !== undefined);
 	if (!hooked && !slots) {
-		for (const c of calls) if (run.start(c)) run.run(c);
-		return run.collect(calls, undefined);
+		// Preparation is synchronous: prepare all, launch all, in one stretch.
+		for (const c of calls) run.start(c);
+		for (const c of calls) if (!c.done) run.launch(c);
+		return run.collect(calls);
 	}
-	// Hooks run one after another in source order (they may ask a person); each call launches as
-	// soon as its hook lets it through (and a slot is free), and the collector waits for the launch.
-	const release = slots ? () => slots.release() : undefined;
-	let chain: Promise<void> = Promise.resolve();
-	const launched = calls.map((c) => {
-		chain = chain.then(async () => {
-			const waiting = slots?.acquire();
+	return prepareAndLaunch(batch, run, calls, hooked, slots).then(() => run.collect(calls));
+}
+
+/** The slow path of `runParallel`: hooks run one after another in source order (they may ask a person), then the calls launch as slots free. */
+async function prepareAndLaunch(
+	batch: Batch,
+	run: ParallelRun,
+	calls: readonly Call[],
+	hooked: boolean,
+	slots: Slots | undefined,
+): Promise<void> {
+	for (const c of calls) {
+		if (run.start(c) && hooked) {
+			await before(batch, c);
+			if (!c.done && batch.signal?.aborted) c.fail(ABORTED_TEXT, "E_ABORTED");
+			if (c.done) run.end(c);
+		}
+	}
+	for (const c of calls) {
+		if (c.done) continue;
+		if (slots) {
+			const waiting = slots.acquire();
 			if (waiting) await waiting;
-			if (run.start(c)) {
-				if (hooked) await before(batch, c);
-				if (!c.done && batch.signal?.aborted) c.fail(ABORTED_TEXT, "E_ABORTED");
-				if (c.done) run.end(c);
-				else run.run(c);
-			}
-			if (release) {
-				if (c.running) void c.running.then(release);
-				else release();
-			}
-		});
-		return chain;
-	});
-	return run.collect(calls, launched);
+		}
+		run.launch(c);
+		if (slots) {
+			if (c.running) void c.running.then(() => slots.release());
+			else slots.release();
+		}
+	}
 }
 
 /** The batch's shared state, read once from the config; throws when the config cannot be read. */

@@ -78,8 +78,8 @@ export interface ExecuteToolCallsConfig {
 	/** Receives start/update/end events. Listener errors are swallowed. */
 	readonly onEvent?: ToolExecutionEventListener;
 	/**
-	 * Asked after each finished call (sequential) and before launching each call (parallel); `true`
-	 * skips the calls not yet started (they get a `Skipped` error result). May throw: treated as `false`.
+	 * Asked after each finished call (sequential) and before preparing each call (parallel); `true`
+	 * skips the calls not yet prepared (they get a `Skipped` error result). May throw: treated as `false`.
 	 */
 	readonly shouldSkipRemaining?: () => boolean;
 }
