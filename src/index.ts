@@ -6,6 +6,8 @@
  */
 export type {
 	ImageContent,
+	NestedCallRecord,
+	NestedCalls,
 	TextContent,
 	ToolCall,
 	ToolResultContent,
@@ -53,9 +55,12 @@ export {
 	type AgentToolResult,
 	type AgentToolUpdateCallback,
 	defineTool,
+	type ExecuteToolOptions,
 	type ExtensionInfo,
+	type NestedToolCalls,
 	type ToolAnnotations,
 	type ToolCallInfo,
+	type ToolCallOutcome,
 	type ToolContext,
 	type ToolContextFactory,
 	type ToolDefinition,

@@ -2,8 +2,16 @@
 import type { ToolCall, ToolResultMessage } from "../contract/content.js";
 import { describeValue, errorMessage, type ToolsmithErrorCode } from "../contract/errors.js";
 import type { ToolExecutionEndEvent, ToolExecutionEvent } from "../contract/events.js";
-import type { AgentTool, AgentToolResult, AgentToolUpdateCallback } from "../contract/tool.js";
+import type {
+	AgentTool,
+	AgentToolResult,
+	AgentToolUpdateCallback,
+	ExecuteToolOptions,
+	NestedToolCalls,
+	ToolCallOutcome,
+} from "../contract/tool.js";
 import { cloneArguments } from "./_json.js";
+import { addUsage, NestedRecorder } from "./_nested.js";
 import { contentProblem, errorResult, type ResultFields, readResult } from "./_results.js";
 import { compiledOrUndefined, copyArguments, validateArguments, validateOwned } from "./_validate.js";
 import type { ExecuteToolCallsConfig, ExecuteToolCallsResult, ToolCallHookContext } from "./types.js";
@@ -48,6 +56,12 @@ class Call implements ResultFields {
 	startedAt = 0;
 	/** Milliseconds from the tool's call until it settled (or was abandoned); only for calls that ran. */
 	durationMs: number | undefined = undefined;
+	/** For a call another tool made (`ctx.executeTool`): the calling call's id. */
+	parent: string | undefined = undefined;
+	/** The record of nested calls this call belongs to (its model-issued ancestor's); made on first need. */
+	recorder: NestedRecorder | undefined = undefined;
+	/** The number of this call's next nested call. */
+	nextNested = 1;
 	/** Parallel mode: settles once the started call has ended (after hook and end event done); never rejects. */
 	ending: Promise<void> | undefined = undefined;
 
@@ -109,6 +123,8 @@ interface Batch {
 	readonly ownsSignal: boolean;
 	/** When the executor stops waiting after an abort; made on first need, only when there is a signal. */
 	cutoffs: Cutoffs | undefined;
+	/** The tools nested calls may reach; made on first need. */
+	callable: readonly AgentTool[] | undefined;
 }
 
 /**
@@ -369,7 +385,9 @@ function prepareCall(batch: Batch, c: Call): void {
 }
 
 function hookContext(batch: Batch, c: Call): ToolCallHookContext {
-	return { toolCall: c.call, tool: c.tool as AgentTool, args: c.args, signal: batch.signal };
+	return c.parent === undefined
+		? { toolCall: c.call, tool: c.tool as AgentTool, args: c.args, signal: batch.signal }
+		: { toolCall: c.call, tool: c.tool as AgentTool, args: c.args, signal: batch.signal, parentToolCallId: c.parent };
 }
 
 /** The `beforeToolCall` hook; a blocked call ends with an error result. Never rejects. */
@@ -417,13 +435,30 @@ function launch(batch: Batch, c: Call, owner?: ParallelRun): void {
 	const onUpdate: AgentToolUpdateCallback<unknown> = emit
 		? (partialResult) => {
 				if (c.done) return;
-				emit({ type: "tool_execution_update", toolCallId: c.id, toolName: c.name, args: c.args, partialResult });
+				emit(
+					c.parent === undefined
+						? { type: "tool_execution_update", toolCallId: c.id, toolName: c.name, args: c.args, partialResult }
+						: {
+								type: "tool_execution_update",
+								toolCallId: c.id,
+								toolName: c.name,
+								args: c.args,
+								partialResult,
+								parentToolCallId: c.parent,
+							},
+				);
 			}
 		: ignoreUpdate;
 	let promise: Promise<unknown>;
 	c.startedAt = owner ? owner.launchClock() : performance.now();
 	try {
-		const returned: unknown = (c.tool as AgentTool).execute(c.id, c.args, batch.signal, onUpdate);
+		const returned: unknown = (c.tool as AgentTool).execute(
+			c.id,
+			c.args,
+			batch.signal,
+			onUpdate,
+			new NestedHandle(batch, c),
+		);
 		// `instanceof` asks a Proxy's getPrototypeOf trap, which may throw too.
 		promise = returned instanceof Promise ? returned : Promise.resolve(returned);
 	} catch (error) {
@@ -573,6 +608,14 @@ function toMessage(c: Call): ToolResultMessage {
 				};
 	if (c.addedToolNames !== undefined) message.addedToolNames = c.addedToolNames;
 	if (c.usage !== undefined) message.usage = c.usage;
+	const recorder = c.recorder;
+	if (recorder !== undefined) {
+		const nestedCalls = recorder.snapshot();
+		if (nestedCalls !== undefined) message.nestedCalls = nestedCalls;
+		// The nested results reach no message of their own: their usage counts on this one.
+		if (recorder.usage !== undefined)
+			message.usage = message.usage ? addUsage(message.usage, recorder.usage) : recorder.usage;
+	}
 	return message;
 }
 
@@ -588,7 +631,11 @@ function askSkip(config: ExecuteToolCallsConfig): boolean {
 }
 
 function emitStart(batch: Batch, c: Call): void {
-	batch.emit?.({ type: "tool_execution_start", toolCallId: c.id, toolName: c.name, args: c.raw });
+	batch.emit?.(
+		c.parent === undefined
+			? { type: "tool_execution_start", toolCallId: c.id, toolName: c.name, args: c.raw }
+			: { type: "tool_execution_start", toolCallId: c.id, toolName: c.name, args: c.raw, parentToolCallId: c.parent },
+	);
 }
 
 /** Ends the call at `now`: its message's timestamp, and its end event. */
@@ -604,6 +651,7 @@ function emitEnd(batch: Batch, c: Call, now: number): void {
 		isError: c.isError,
 	};
 	if (c.durationMs !== undefined) event.durationMs = c.durationMs;
+	if (c.parent !== undefined) event.parentToolCallId = c.parent;
 	emit(event);
 }
 
@@ -807,6 +855,154 @@ async function prepareAndLaunch(
 	}
 }
 
+/** A tool's `exposure` (pi 1.x), read defensively: undefined when unset, `hidden` when reading it throws. */
+function exposureOf(tool: unknown): string | undefined {
+	try {
+		const exposure = (tool as { exposure?: unknown }).exposure;
+		return typeof exposure === "string" ? exposure : undefined;
+	} catch {
+		return "hidden";
+	}
+}
+
+/**
+ * The tools nested calls may reach: the batch's tools and the config's `callableTools`, first of a
+ * name wins, except those whose `exposure` is `model-only` or `hidden`.
+ */
+function callableTools(batch: Batch): readonly AgentTool[] {
+	if (batch.callable !== undefined) return batch.callable;
+	const extra = batch.config.callableTools;
+	const sources = Array.isArray(extra) ? [batch.tools, extra as readonly unknown[]] : [batch.tools];
+	const seen = new Set<string>();
+	const callable: AgentTool[] = [];
+	for (const list of sources) {
+		for (const tool of list) {
+			const name = nameOf(tool);
+			if (name === undefined || seen.has(name)) continue;
+			seen.add(name);
+			const exposure = exposureOf(tool);
+			if (exposure !== "model-only" && exposure !== "hidden") callable.push(tool as AgentTool);
+		}
+	}
+	batch.callable = callable;
+	return callable;
+}
+
+/** What a running call gets to call other tools with (`execute`'s fifth argument). */
+class NestedHandle implements NestedToolCalls {
+	readonly #batch: Batch;
+	readonly #caller: Call;
+
+	constructor(batch: Batch, caller: Call) {
+		this.#batch = batch;
+		this.#caller = caller;
+	}
+
+	get tools(): readonly AgentTool[] {
+		return callableTools(this.#batch);
+	}
+
+	executeTool(name: string, args: unknown, options?: ExecuteToolOptions): Promise<ToolCallOutcome> {
+		return runNested(this.#batch, this.#caller, name, args, options);
+	}
+}
+
+/**
+ * The batch as a nested call sees it: the callable tools, the signal it was given (the calling
+ * tool's by default), its own abort cutoffs, and its `onUpdate` fed along with the update events.
+ */
+function nestedView(batch: Batch, id: string, options: ExecuteToolOptions | undefined): Batch {
+	let signal = batch.signal;
+	let onUpdate: ExecuteToolOptions["onUpdate"];
+	try {
+		if (options?.signal instanceof AbortSignal) signal = options.signal;
+		if (typeof options?.onUpdate === "function") onUpdate = options.onUpdate;
+	} catch {
+		// Options whose getters throw count as none.
+	}
+	const outer = batch.emit;
+	const emit: Batch["emit"] =
+		onUpdate === undefined
+			? outer
+			: (event) => {
+					if (event.type === "tool_execution_update" && event.toolCallId === id) {
+						try {
+							onUpdate(event.partialResult);
+						} catch {
+							// The caller's listener is the caller's business.
+						}
+					}
+					outer?.(event);
+				};
+	return {
+		...batch,
+		tools: callableTools(batch),
+		signal,
+		emit,
+		detach: undefined,
+		ownsSignal: false,
+		cutoffs: undefined,
+	};
+}
+
+/**
+ * A call a running tool made: the same path as the model's calls (lookup among the callable tools,
+ * arguments, `prepareArguments`, validation, `beforeToolCall`, `execute`, `afterToolCall`), the id
+ * `<calling id>/<n>`, events with `parentToolCallId`, and an entry in the bounded record of its
+ * model-issued ancestor. Never rejects.
+ */
+async function runNested(
+	batch: Batch,
+	caller: Call,
+	name: unknown,
+	args: unknown,
+	options: ExecuteToolOptions | undefined,
+): Promise<ToolCallOutcome> {
+	caller.recorder ??= new NestedRecorder();
+	const recorder = caller.recorder;
+	const id = `${caller.id}/${caller.nextNested++}`;
+	const toolName = typeof name === "string" ? name : describeValue(name);
+	const raw = args ?? {};
+	const toolCall: ToolCall = { type: "toolCall", id, name: toolName, arguments: raw as ToolCall["arguments"] };
+	const c = new Call(toolCall, id, toolName, raw);
+	c.parent = caller.id;
+	c.recorder = recorder;
+	const entry = recorder.start(id, toolName, raw);
+	const view = nestedView(batch, id, options);
+	try {
+		c.tool = findTool(view.tools, toolName);
+		if (c.tool !== undefined) {
+			try {
+				void c.tool.executionMode;
+			} catch (error) {
+				c.toolProblem = `reading its executionMode threw: ${errorMessage(error)}`;
+			}
+		}
+		emitStart(view, c);
+		if (view.signal?.aborted) c.fail(ABORTED_TEXT, "E_ABORTED");
+		else {
+			prepare(view, c);
+			if (!c.done) await before(view, c);
+			if (!c.done && view.signal?.aborted) c.fail(ABORTED_TEXT, "E_ABORTED");
+			if (!c.done) {
+				launch(view, c);
+				if (!c.done) await waitForTool(view, c);
+				if (typeof view.config.afterToolCall === "function") await after(view, c);
+			}
+		}
+	} catch (error) {
+		if (!c.done) c.fail(`Internal error of the tool executor: ${thrownMessage(error)}`, "E_TOOL_FAILED");
+	} finally {
+		view.cutoffs?.close();
+	}
+	emitEnd(view, c, Date.now());
+	const result = c.view();
+	recorder.finish(entry, c.isError, result);
+	return c.durationMs === undefined
+		? { toolCall, result, isError: c.isError }
+		: { toolCall, result, isError: c.isError, durationMs: c.durationMs };
+}
+
 /** The batch's shared state, read once from the config; throws when the config cannot be read. */
 function openBatch(config: ExecuteToolCallsConfig, calls: readonly Call[]): Batch {
 	const tools: readonly unknown[] = Array.isArray(config.tools) ? config.tools : [];
@@ -836,6 +1032,7 @@ function openBatch(config: ExecuteToolCallsConfig, calls: readonly Call[]): Batc
 			limit,
 			ownsSignal: false,
 			cutoffs: undefined,
+			callable: undefined,
 		};
 	}
 	// A batch-owned signal: every running tool sees the abort, and listeners added by tools do not
@@ -851,6 +1048,7 @@ function openBatch(config: ExecuteToolCallsConfig, calls: readonly Call[]): Batc
 		limit,
 		ownsSignal: true,
 		cutoffs: undefined,
+		callable: undefined,
 	};
 	if (outer.aborted) controller.abort(outer.reason);
 	else {

@@ -394,6 +394,7 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
 				toolCallId: context.toolCall.id,
 				toolName: context.toolCall.name,
 				input,
+				...(context.parentToolCallId !== undefined ? { parentToolCallId: context.parentToolCallId } : {}),
 			};
 			for (const set of handlerSets) {
 				for (const handler of set.toolCall) {
@@ -426,6 +427,7 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
 				content: context.result.content,
 				details: context.result.details,
 				isError: context.isError,
+				...(context.parentToolCallId !== undefined ? { parentToolCallId: context.parentToolCallId } : {}),
 			};
 			let modified = false;
 			for (const set of handlerSets) {
