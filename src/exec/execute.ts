@@ -62,6 +62,8 @@ class Call implements ResultFields {
 	recorder: NestedRecorder | undefined = undefined;
 	/** The number of this call's next nested call. */
 	nextNested = 1;
+	/** Whether this call runs inside a nested call that holds the batch's nested queue (see `runNested`). */
+	holdsQueue = false;
 	/** Parallel mode: settles once the started call has ended (after hook and end event done); never rejects. */
 	ending: Promise<void> | undefined = undefined;
 
@@ -125,6 +127,8 @@ interface Batch {
 	cutoffs: Cutoffs | undefined;
 	/** The tools nested calls may reach; made on first need. */
 	callable: readonly AgentTool[] | undefined;
+	/** The queue of nested calls that must not overlap (see `runNested`); shared by the nested views. */
+	readonly queue: { tail: Promise<unknown> };
 }
 
 /**
@@ -969,30 +973,43 @@ async function runNested(
 	c.recorder = recorder;
 	const entry = recorder.start(id, toolName, raw);
 	const view = nestedView(batch, id, options);
+	let release: (() => void) | undefined;
 	try {
 		c.tool = findTool(view.tools, toolName);
+		let sequential = batch.sequential;
 		if (c.tool !== undefined) {
 			try {
-				void c.tool.executionMode;
+				if (c.tool.executionMode === "sequential") sequential = true;
 			} catch (error) {
 				c.toolProblem = `reading its executionMode threw: ${errorMessage(error)}`;
 			}
 		}
 		emitStart(view, c);
-		if (view.signal?.aborted) c.fail(ABORTED_TEXT, "E_ABORTED");
-		else {
-			prepare(view, c);
-			if (!c.done) await before(view, c);
-			if (!c.done && view.signal?.aborted) c.fail(ABORTED_TEXT, "E_ABORTED");
-			if (!c.done) {
-				launch(view, c);
-				if (!c.done) await waitForTool(view, c);
-				if (typeof view.config.afterToolCall === "function") await after(view, c);
-			}
+		// Nested calls of a sequential batch, or to a sequential tool, run one at a time, as pi's
+		// session queues them; calls made inside such a call do not wait for it (they would wait forever).
+		const exclusive = sequential && !caller.holdsQueue;
+		if (exclusive) {
+			const previous = batch.queue.tail;
+			batch.queue.tail = new Promise<void>((resolve) => {
+				release = resolve;
+			});
+			if ((await bounded(view, previous, "abort")) === GAVE_UP) c.fail(ABORTED_TEXT, "E_ABORTED");
+		}
+		c.holdsQueue = caller.holdsQueue || exclusive;
+		// (A call aborted while it waited for its turn is done already.)
+		if (!c.done && view.signal?.aborted) c.fail(ABORTED_TEXT, "E_ABORTED");
+		if (!c.done) prepare(view, c);
+		if (!c.done) await before(view, c);
+		if (!c.done && view.signal?.aborted) c.fail(ABORTED_TEXT, "E_ABORTED");
+		if (!c.done) {
+			launch(view, c);
+			if (!c.done) await waitForTool(view, c);
+			if (typeof view.config.afterToolCall === "function") await after(view, c);
 		}
 	} catch (error) {
 		if (!c.done) c.fail(`Internal error of the tool executor: ${thrownMessage(error)}`, "E_TOOL_FAILED");
 	} finally {
+		release?.();
 		view.cutoffs?.close();
 	}
 	emitEnd(view, c, Date.now());
@@ -1033,6 +1050,7 @@ function openBatch(config: ExecuteToolCallsConfig, calls: readonly Call[]): Batc
 			ownsSignal: false,
 			cutoffs: undefined,
 			callable: undefined,
+			queue: { tail: Promise.resolve() },
 		};
 	}
 	// A batch-owned signal: every running tool sees the abort, and listeners added by tools do not
@@ -1049,6 +1067,7 @@ function openBatch(config: ExecuteToolCallsConfig, calls: readonly Call[]): Batc
 		ownsSignal: true,
 		cutoffs: undefined,
 		callable: undefined,
+		queue: { tail: Promise.resolve() },
 	};
 	if (outer.aborted) controller.abort(outer.reason);
 	else {

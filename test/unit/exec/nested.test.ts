@@ -134,6 +134,70 @@ describe("nested calls", () => {
 		expect(firstText(results[0]!)).toBe("done/Operation aborted");
 	});
 
+	it("run nested calls to a sequential tool one at a time, and let calls inside them through", async () => {
+		let running = 0;
+		let most = 0;
+		const inner = tool("inner", async () => {
+			running++;
+			most = Math.max(most, running);
+			await new Promise((resolve) => setTimeout(resolve, 5));
+			running--;
+			return text("inner");
+		});
+		const serial = caller("serial", async (nested) => {
+			running++;
+			most = Math.max(most, running);
+			// A call made inside the queued call must not wait for the queue it holds.
+			const deeper = await nested.executeTool("add", { a: 1, b: 1 });
+			await new Promise((resolve) => setTimeout(resolve, 5));
+			running--;
+			return firstText(deeper.result);
+		});
+		const serialTool = { ...serial, executionMode: "sequential" } as AgentTool;
+		const outer = caller("outer", async (nested) => {
+			const outcomes = await Promise.all([
+				nested.executeTool("serial", {}),
+				nested.executeTool("serial", {}),
+				nested.executeTool("inner", {}),
+			]);
+			return outcomes.map((o) => firstText(o.result)).join(",");
+		});
+		const { results } = await executeToolCalls([call("c", "outer")], { tools: [outer, serialTool, inner, add] });
+		expect(firstText(results[0]!)).toBe("2,2,inner");
+		// The two sequential calls never overlapped; the parallel one may run beside one of them.
+		expect(most).toBeLessThanOrEqual(2);
+		const sequentialBatch = await executeToolCalls([call("c", "outer")], {
+			tools: [outer, serial, inner, add],
+			toolExecution: "sequential",
+		});
+		expect(firstText(sequentialBatch.results[0]!)).toBe("2,2,inner");
+	});
+
+	it("never overlap in a sequential batch", async () => {
+		let running = 0;
+		let most = 0;
+		const slow = tool("slow", async () => {
+			running++;
+			most = Math.max(most, running);
+			await new Promise((resolve) => setTimeout(resolve, 5));
+			running--;
+			return text("slow");
+		});
+		const outer = caller("outer", async (nested) => {
+			const outcomes = await Promise.all([1, 2, 3].map(() => nested.executeTool("slow", {})));
+			return outcomes.map((o) => firstText(o.result)).join(",");
+		});
+		const { results } = await executeToolCalls([call("c", "outer")], {
+			tools: [outer, slow],
+			toolExecution: "sequential",
+		});
+		expect(firstText(results[0]!)).toBe("slow,slow,slow");
+		expect(most).toBe(1);
+		most = 0;
+		await executeToolCalls([call("c", "outer")], { tools: [outer, slow] });
+		expect(most).toBe(3);
+	});
+
 	it("records grandchildren on the model-issued call, bounded to 256 calls", async () => {
 		const middle = caller("middle", async (nested) => {
 			const inner = await nested.executeTool("add", { a: 1, b: 1 });
