@@ -128,7 +128,7 @@ interface Batch {
 	/** The tools nested calls may reach; made on first need. */
 	callable: readonly AgentTool[] | undefined;
 	/** The queue of nested calls that must not overlap (see `runNested`); shared by the nested views. */
-	readonly queue: { tail: Promise<unknown> };
+	readonly queue: { tail: Promise<unknown> | undefined };
 }
 
 /**
@@ -993,7 +993,8 @@ async function runNested(
 			batch.queue.tail = new Promise<void>((resolve) => {
 				release = resolve;
 			});
-			if ((await bounded(view, previous, "abort")) === GAVE_UP) c.fail(ABORTED_TEXT, "E_ABORTED");
+			if (previous !== undefined && (await bounded(view, previous, "abort")) === GAVE_UP)
+				c.fail(ABORTED_TEXT, "E_ABORTED");
 		}
 		c.holdsQueue = caller.holdsQueue || exclusive;
 		// (A call aborted while it waited for its turn is done already.)
@@ -1050,7 +1051,7 @@ function openBatch(config: ExecuteToolCallsConfig, calls: readonly Call[]): Batc
 			ownsSignal: false,
 			cutoffs: undefined,
 			callable: undefined,
-			queue: { tail: Promise.resolve() },
+			queue: { tail: undefined },
 		};
 	}
 	// A batch-owned signal: every running tool sees the abort, and listeners added by tools do not
@@ -1067,7 +1068,7 @@ function openBatch(config: ExecuteToolCallsConfig, calls: readonly Call[]): Batc
 		ownsSignal: true,
 		cutoffs: undefined,
 		callable: undefined,
-		queue: { tail: Promise.resolve() },
+		queue: { tail: undefined },
 	};
 	if (outer.aborted) controller.abort(outer.reason);
 	else {
