@@ -43,6 +43,33 @@ export interface Usage {
 	readonly cost?: { readonly total?: number; readonly [key: string]: number | undefined };
 }
 
+/** One call a tool made through `ctx.executeTool`, as recorded on the calling call's message. */
+export interface NestedCallRecord {
+	/** `<calling id>/<n>`. */
+	readonly id: string;
+	readonly name: string;
+	/** `unfinished` when the calling call ended before this one did. */
+	readonly status: "ok" | "error" | "unfinished";
+	/** The arguments as given, unless they were too large to keep (see `argumentsBytes`). */
+	readonly arguments?: unknown;
+	/** The size of arguments left out of the record, in bytes of JSON. */
+	readonly argumentsBytes?: number;
+	/** Milliseconds from the nested call's start to its end, hooks included. */
+	readonly durationMs?: number;
+	/** The start of an error result's text. */
+	readonly error?: string;
+}
+
+/**
+ * The bounded record of the nested calls of one call: at most 256 calls, arguments of at most
+ * 8 KiB each and 32 KiB in all, errors cut at 500 characters; `complete` is false when anything
+ * was left out or unfinished.
+ */
+export interface NestedCalls {
+	readonly calls: readonly NestedCallRecord[];
+	readonly complete: boolean;
+}
+
 /** The message that goes back to the model for one tool call. */
 export interface ToolResultMessage<TDetails = unknown> {
 	readonly role: "toolResult";
@@ -57,6 +84,13 @@ export interface ToolResultMessage<TDetails = unknown> {
 	/** Tools made available by this call (for providers with deferred tool loading). */
 	readonly addedToolNames?: string[];
 	readonly usage?: Usage;
+	/**
+	 * Milliseconds the tool ran, from its call until it settled (the `afterToolCall` hook not
+	 * included); absent for a call that never ran (unknown tool, invalid arguments, blocked, aborted).
+	 */
+	readonly durationMs?: number;
+	/** The calls this call's tool made through `ctx.executeTool` (and theirs), when it made any. */
+	readonly nestedCalls?: NestedCalls;
 	/** Milliseconds since the epoch, when the result was finalized. */
 	readonly timestamp: number;
 }

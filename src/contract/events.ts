@@ -10,6 +10,8 @@ export interface ToolExecutionStartEvent {
 	readonly toolCallId: string;
 	readonly toolName: string;
 	readonly args: unknown;
+	/** Set for a call another tool made (`ctx.executeTool`): the calling call's id. */
+	readonly parentToolCallId?: string;
 }
 
 /** A partial result from a running call, for UIs only: the model sees the final result. */
@@ -19,6 +21,8 @@ export interface ToolExecutionUpdateEvent {
 	readonly toolName: string;
 	readonly args: unknown;
 	readonly partialResult: AgentToolResult<unknown>;
+	/** Set for a call another tool made (`ctx.executeTool`): the calling call's id. */
+	readonly parentToolCallId?: string;
 }
 
 /**
@@ -31,6 +35,10 @@ export interface ToolExecutionEndEvent {
 	readonly toolName: string;
 	readonly result: AgentToolResult<unknown>;
 	readonly isError: boolean;
+	/** Milliseconds the tool ran (from its call until it settled); absent for a call that never ran. */
+	readonly durationMs?: number;
+	/** Set for a call another tool made (`ctx.executeTool`): the calling call's id. */
+	readonly parentToolCallId?: string;
 }
 
 /** Any of the events a batch emits while it runs: start, update, end. */

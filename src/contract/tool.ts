@@ -4,7 +4,7 @@
  */
 import type { Static, TSchema } from "@sinclair/typebox";
 import type { ExecutionEnv } from "../env/types.js";
-import type { JsonValue, ToolResultContent, Usage } from "./content.js";
+import type { JsonValue, ToolCall, ToolResultContent, Usage } from "./content.js";
 import type { RenderContext, RenderOutput, RenderResultOptions, Theme } from "./render.js";
 
 /** `parallel` (the default) lets a batch run concurrently; one `sequential` tool serializes its whole batch. */
@@ -64,7 +64,37 @@ export interface AgentTool<TParameters extends TSchema = TSchema, TDetails = unk
 		params: Static<TParameters>,
 		signal?: AbortSignal,
 		onUpdate?: AgentToolUpdateCallback<TDetails>,
+		nested?: NestedToolCalls,
 	): Promise<AgentToolResult<TDetails>>;
+}
+
+/** Options of a nested call (`ctx.executeTool`). */
+export interface ExecuteToolOptions {
+	/** The nested call's abort signal; defaults to the calling tool's. */
+	readonly signal?: AbortSignal;
+	/** Receives the nested tool's partial results (besides the `tool_execution_update` events). */
+	readonly onUpdate?: AgentToolUpdateCallback<unknown>;
+}
+
+/** What a nested call gives back (pi 1.x's `AgentToolCallOutcome`). */
+export interface ToolCallOutcome {
+	/** The nested call, with its id `<calling id>/<n>`. */
+	readonly toolCall: ToolCall;
+	readonly result: AgentToolResult<unknown>;
+	readonly isError: boolean;
+	/** Milliseconds its tool ran; absent when it did not run. */
+	readonly durationMs?: number;
+}
+
+/**
+ * What the executor hands a running call (as `execute`'s fifth argument) so that it can call other
+ * tools; `wrapToolDefinition` puts it on `ctx`.
+ */
+export interface NestedToolCalls {
+	/** The tools `executeTool` can reach. */
+	readonly tools: readonly AgentTool[];
+	/** Runs another tool through the executor's whole path; never rejects. */
+	executeTool(name: string, args: unknown, options?: ExecuteToolOptions): Promise<ToolCallOutcome>;
 }
 
 /** Dialogs a tool may open. Headless hosts resolve every dialog to `undefined`/`false`. */
@@ -95,6 +125,14 @@ export interface ToolContext {
 	readonly extension?: ExtensionInfo;
 	/** The call's abort signal (the same one `execute` receives). */
 	readonly signal?: AbortSignal;
+	/** The tools `executeTool` can reach (pi 1.x); set by `wrapToolDefinition`. */
+	readonly tools?: readonly AgentTool[];
+	/**
+	 * Runs another tool (pi 1.x) through the same validation, hooks and permission checks as the
+	 * model's calls, with the id `<calling id>/<n>`; set by `wrapToolDefinition`. Never rejects:
+	 * failures come back as `isError: true`.
+	 */
+	readonly executeTool?: (name: string, args: unknown, options?: ExecuteToolOptions) => Promise<ToolCallOutcome>;
 }
 
 /**
@@ -384,18 +422,46 @@ export function wrapToolDefinition<TParameters extends TSchema, TDetails>(
 		label: definition.label,
 		description: definition.description,
 		parameters: definition.parameters,
-		execute: (toolCallId, params, signal, onUpdate) =>
+		execute: (toolCallId, params, signal, onUpdate, nested) =>
 			promiseOf(() =>
 				definition.execute(
 					toolCallId,
 					params,
 					signal,
 					onUpdate,
-					ctxFactory({ toolCallId, toolName: definition.name, signal }),
+					withNestedCalls(ctxFactory({ toolCallId, toolName: definition.name, signal }), toolCallId, nested),
 				),
 			),
 	};
+	const exposure: unknown = (definition as { exposure?: unknown }).exposure;
+	if (typeof exposure === "string") (tool as { exposure?: string }).exposure = exposure;
 	return Object.assign(tool, schedulingFields(definition));
+}
+
+/**
+ * `ctx` with `tools` and `executeTool` from the executor's `nested` (a ctx that brings its own keeps
+ * them). Without an executor behind the call, `executeTool` answers that nested calls are not
+ * available, as pi 1.x does.
+ */
+function withNestedCalls(ctx: ToolContext, toolCallId: string, nested: NestedToolCalls | undefined): ToolContext {
+	if (typeof ctx !== "object" || ctx === null || typeof ctx.executeTool === "function") return ctx;
+	const executeTool: NonNullable<ToolContext["executeTool"]> = nested
+		? (name, args, options) => nested.executeTool(name, args, options)
+		: (name) =>
+				Promise.resolve({
+					toolCall: { type: "toolCall", id: `${toolCallId}/0`, name, arguments: {} },
+					result: {
+						content: [{ type: "text", text: "Nested tool calls are not available in this context" }],
+						details: {},
+					},
+					isError: true,
+				});
+	const fields: PropertyDescriptorMap = {
+		tools: { value: nested ? nested.tools : [], enumerable: true, configurable: true },
+		executeTool: { value: executeTool, enumerable: true, configurable: true },
+	};
+	// A fresh ctx gets the fields; a frozen one is extended through its prototype chain.
+	return Object.isExtensible(ctx) ? Object.defineProperties(ctx, fields) : Object.create(ctx, fields);
 }
 
 /** `wrapToolDefinition` over a list, keeping its order. */

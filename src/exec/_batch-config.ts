@@ -22,6 +22,7 @@ export function batchConfig(tools: readonly AgentTool[], hooks: Hooks, options: 
 		passSignalThrough: options.passSignalThrough,
 		onEvent: options.onEvent,
 		shouldSkipRemaining: options.shouldSkipRemaining,
+		callableTools: options.callableTools,
 	} satisfies Record<keyof ExecuteToolCallsConfig, unknown>;
 	return config;
 }

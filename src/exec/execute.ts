@@ -1,9 +1,17 @@
 /** Running the tool calls of one assistant message: prepare → execute → finalize. */
 import type { ToolCall, ToolResultMessage } from "../contract/content.js";
 import { describeValue, errorMessage, type ToolsmithErrorCode } from "../contract/errors.js";
-import type { ToolExecutionEvent } from "../contract/events.js";
-import type { AgentTool, AgentToolResult, AgentToolUpdateCallback } from "../contract/tool.js";
+import type { ToolExecutionEndEvent, ToolExecutionEvent } from "../contract/events.js";
+import type {
+	AgentTool,
+	AgentToolResult,
+	AgentToolUpdateCallback,
+	ExecuteToolOptions,
+	NestedToolCalls,
+	ToolCallOutcome,
+} from "../contract/tool.js";
 import { cloneArguments } from "./_json.js";
+import { addUsage, NestedRecorder } from "./_nested.js";
 import { contentProblem, errorResult, type ResultFields, readResult } from "./_results.js";
 import { compiledOrUndefined, copyArguments, validateArguments, validateOwned } from "./_validate.js";
 import type { ExecuteToolCallsConfig, ExecuteToolCallsResult, ToolCallHookContext } from "./types.js";
@@ -45,6 +53,18 @@ class Call implements ResultFields {
 	isError = false;
 	/** When the call ended (its end event): the message's timestamp. */
 	finishedAt = 0;
+	/** `performance.now()` as the tool was called; 0 for a call that never ran. */
+	startedAt = 0;
+	/** Milliseconds from the tool's call until it settled (or was abandoned); only for calls that ran. */
+	durationMs: number | undefined = undefined;
+	/** For a call another tool made (`ctx.executeTool`): the calling call's id. */
+	parent: string | undefined = undefined;
+	/** The record of nested calls this call belongs to (its model-issued ancestor's); made on first need. */
+	recorder: NestedRecorder | undefined = undefined;
+	/** The number of this call's next nested call. */
+	nextNested = 1;
+	/** Whether this call runs inside a nested call that holds the batch's nested queue (see `runNested`). */
+	holdsQueue = false;
 	/** Parallel mode: settles once the started call has ended (after hook and end event done); never rejects. */
 	ending: Promise<void> | undefined = undefined;
 
@@ -108,6 +128,10 @@ interface Batch {
 	readonly ownsSignal: boolean;
 	/** When the executor stops waiting after an abort; made on first need, only when there is a signal. */
 	cutoffs: Cutoffs | undefined;
+	/** The tools nested calls may reach; made on first need. */
+	callable: readonly AgentTool[] | undefined;
+	/** The queue of nested calls that must not overlap (see `runNested`); shared by the nested views. */
+	readonly queue: { tail: Promise<unknown> | undefined };
 }
 
 /**
@@ -237,7 +261,8 @@ class Slots {
 	}
 }
 
-const ABORTED_TEXT = "Aborted: the batch was cancelled before this tool call ran.";
+/** The reference's text for a call the abort stopped before it ran (pi-agent-core 1.x). */
+const ABORTED_TEXT = "Operation aborted";
 const SKIPPED_TEXT =
 	"Skipped: the remaining tool calls of this batch were not run because the agent was asked to stop. Call the tool again if it is still needed.";
 
@@ -367,7 +392,9 @@ function prepareCall(batch: Batch, c: Call): void {
 }
 
 function hookContext(batch: Batch, c: Call): ToolCallHookContext {
-	return { toolCall: c.call, tool: c.tool as AgentTool, args: c.args, signal: batch.signal };
+	return c.parent === undefined
+		? { toolCall: c.call, tool: c.tool as AgentTool, args: c.args, signal: batch.signal }
+		: { toolCall: c.call, tool: c.tool as AgentTool, args: c.args, signal: batch.signal, parentToolCallId: c.parent };
 }
 
 /** The `beforeToolCall` hook; a blocked call ends with an error result. Never rejects. */
@@ -393,6 +420,14 @@ async function before(batch: Batch, c: Call): Promise<void> {
 const ignoreUpdate: AgentToolUpdateCallback<unknown> = () => {};
 
 /**
+ * Records how long the tool ran, as the reference's `durationMs` does: from the call of `execute`
+ * until it settled, rounded to whole milliseconds, without the `afterToolCall` hook.
+ */
+function stopClock(c: Call): void {
+	c.durationMs = Math.round(performance.now() - c.startedAt);
+}
+
+/**
  * Starts one prepared call and records its outcome as soon as it settles (`c.running` says when),
  * so a batch of cheap tools is all recorded by the time the collector awaits the first one. The
  * handlers are attached at once: no rejection goes unhandled while earlier calls are awaited.
@@ -407,15 +442,34 @@ function launch(batch: Batch, c: Call, owner?: ParallelRun): void {
 	const onUpdate: AgentToolUpdateCallback<unknown> = emit
 		? (partialResult) => {
 				if (c.done) return;
-				emit({ type: "tool_execution_update", toolCallId: c.id, toolName: c.name, args: c.args, partialResult });
+				emit(
+					c.parent === undefined
+						? { type: "tool_execution_update", toolCallId: c.id, toolName: c.name, args: c.args, partialResult }
+						: {
+								type: "tool_execution_update",
+								toolCallId: c.id,
+								toolName: c.name,
+								args: c.args,
+								partialResult,
+								parentToolCallId: c.parent,
+							},
+				);
 			}
 		: ignoreUpdate;
 	let promise: Promise<unknown>;
+	c.startedAt = owner ? owner.launchClock() : performance.now();
 	try {
-		const returned: unknown = (c.tool as AgentTool).execute(c.id, c.args, batch.signal, onUpdate);
+		const returned: unknown = (c.tool as AgentTool).execute(
+			c.id,
+			c.args,
+			batch.signal,
+			onUpdate,
+			new NestedHandle(batch, c),
+		);
 		// `instanceof` asks a Proxy's getPrototypeOf trap, which may throw too.
 		promise = returned instanceof Promise ? returned : Promise.resolve(returned);
 	} catch (error) {
+		stopClock(c);
 		c.fail(thrownMessage(error), "E_TOOL_FAILED");
 		return;
 	}
@@ -423,21 +477,27 @@ function launch(batch: Batch, c: Call, owner?: ParallelRun): void {
 		? promise.then(
 				(value) => {
 					if (c.abandoned) return;
+					c.durationMs = Math.round(owner.settleClock() - c.startedAt);
 					recordSafely(c, value);
 					owner.settled(c);
 				},
 				(reason) => {
 					if (c.abandoned) return;
+					c.durationMs = Math.round(owner.settleClock() - c.startedAt);
 					c.fail(thrownMessage(reason), "E_TOOL_FAILED");
 					owner.settled(c);
 				},
 			)
 		: promise.then(
 				(value) => {
-					if (!c.abandoned) recordSafely(c, value);
+					if (c.abandoned) return;
+					stopClock(c);
+					recordSafely(c, value);
 				},
 				(reason) => {
-					if (!c.abandoned) c.fail(thrownMessage(reason), "E_TOOL_FAILED");
+					if (c.abandoned) return;
+					stopClock(c);
+					c.fail(thrownMessage(reason), "E_TOOL_FAILED");
 				},
 			);
 }
@@ -452,6 +512,7 @@ async function waitForTool(batch: Batch, c: Call): Promise<boolean> {
 	const outcome = await bounded(batch, c.running, "grace");
 	if (outcome !== GAVE_UP || c.done) return false;
 	c.abandoned = true;
+	stopClock(c);
 	c.fail(
 		`Aborted: the batch was cancelled and tool ${c.name} did not stop within ${ABORT_GRACE_MS} ms; its outcome, if it ever comes, is ignored.`,
 		"E_ABORTED",
@@ -533,23 +594,43 @@ async function after(batch: Batch, c: Call): Promise<void> {
 
 /** The call's message, from the result's fields as read once (no getter of the tool's runs here). */
 function toMessage(c: Call): ToolResultMessage {
-	const message: ToolResultMessage = {
-		role: "toolResult",
-		toolCallId: c.id,
-		toolName: c.name,
-		content: c.content,
-		details: c.details,
-		isError: c.isError,
-		timestamp: c.finishedAt || Date.now(),
-	};
-	if (c.addedToolNames === undefined && c.usage === undefined && c.structuredContent === undefined) return message;
-	return {
-		...message,
-		...(c.structuredContent !== undefined ? { structuredContent: c.structuredContent } : {}),
-		...(c.addedToolNames !== undefined ? { addedToolNames: c.addedToolNames } : {}),
-		...(c.usage !== undefined ? { usage: c.usage } : {}),
-	};
+	// Built as one literal per shape: spreading optional fields costs more than a cheap call.
+	const message: Mutable<ToolResultMessage> =
+		c.durationMs === undefined
+			? {
+					role: "toolResult",
+					toolCallId: c.id,
+					toolName: c.name,
+					content: c.content,
+					details: c.details,
+					isError: c.isError,
+					timestamp: c.finishedAt || Date.now(),
+				}
+			: {
+					role: "toolResult",
+					toolCallId: c.id,
+					toolName: c.name,
+					content: c.content,
+					details: c.details,
+					isError: c.isError,
+					durationMs: c.durationMs,
+					timestamp: c.finishedAt || Date.now(),
+				};
+	if (c.structuredContent !== undefined) message.structuredContent = c.structuredContent;
+	if (c.addedToolNames !== undefined) message.addedToolNames = c.addedToolNames;
+	if (c.usage !== undefined) message.usage = c.usage;
+	const recorder = c.recorder;
+	if (recorder !== undefined) {
+		const nestedCalls = recorder.snapshot();
+		if (nestedCalls !== undefined) message.nestedCalls = nestedCalls;
+		// The nested results reach no message of their own: their usage counts on this one.
+		if (recorder.usage !== undefined)
+			message.usage = message.usage ? addUsage(message.usage, recorder.usage) : recorder.usage;
+	}
+	return message;
 }
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 function askSkip(config: ExecuteToolCallsConfig): boolean {
 	if (typeof config.shouldSkipRemaining !== "function") return false;
@@ -561,19 +642,28 @@ function askSkip(config: ExecuteToolCallsConfig): boolean {
 }
 
 function emitStart(batch: Batch, c: Call): void {
-	batch.emit?.({ type: "tool_execution_start", toolCallId: c.id, toolName: c.name, args: c.raw });
+	batch.emit?.(
+		c.parent === undefined
+			? { type: "tool_execution_start", toolCallId: c.id, toolName: c.name, args: c.raw }
+			: { type: "tool_execution_start", toolCallId: c.id, toolName: c.name, args: c.raw, parentToolCallId: c.parent },
+	);
 }
 
 /** Ends the call at `now`: its message's timestamp, and its end event. */
 function emitEnd(batch: Batch, c: Call, now: number): void {
 	c.finishedAt = now;
-	batch.emit?.({
+	const emit = batch.emit;
+	if (emit === undefined) return;
+	const event: Mutable<ToolExecutionEndEvent> = {
 		type: "tool_execution_end",
 		toolCallId: c.id,
 		toolName: c.name,
 		result: c.view(),
 		isError: c.isError,
-	});
+	};
+	if (c.durationMs !== undefined) event.durationMs = c.durationMs;
+	if (c.parent !== undefined) event.parentToolCallId = c.parent;
+	emit(event);
 }
 
 async function runSequential(batch: Batch, calls: readonly Call[]): Promise<void> {
@@ -598,8 +688,8 @@ async function runSequential(batch: Batch, calls: readonly Call[]): Promise<void
 }
 
 /**
- * A parallel batch in progress: calls are started and launched in source order, each as soon as it
- * is prepared, and each call ends (`afterToolCall`, then its end event) as soon as it settles: a
+ * A parallel batch in progress: calls are started and prepared in source order, then launched in
+ * source order once every call is prepared, and each call ends (`afterToolCall`, then its end event) as soon as it settles: a
  * call rejected before it ran ends right after its start, and a fast call is reported before a slow
  * one that came before it. `afterToolCall` hooks run one after another, in the order the calls
  * settle. The results are collected in source order once every call has ended. (One object with
@@ -617,6 +707,10 @@ class ParallelRun {
 	private readonly shared: boolean;
 	/** The shared reading, 0 when there is none; reset before each wait of the collector. */
 	private now = 0;
+	/** The shared `performance.now()` reading for `durationMs`, on the same terms as `now`. */
+	private tick = 0;
+	/** The shared reading as the calls launched (they all launch in one synchronous stretch when shared). */
+	private launchedAt = 0;
 	/** The call the collector waits for. */
 	private awaited: Call | undefined = undefined;
 	/** The after hooks, chained in the order the calls settle; never rejects (`after` does not). */
@@ -641,6 +735,20 @@ class ParallelRun {
 		if (!this.shared || (this.awaited !== undefined && !this.awaited.done)) return Date.now();
 		if (this.now === 0) this.now = Date.now();
 		return this.now;
+	}
+
+	/** `performance.now()` as a call launches; one reading serves every launch of a shared batch. */
+	launchClock(): number {
+		if (!this.shared) return performance.now();
+		if (this.launchedAt === 0) this.launchedAt = performance.now();
+		return this.launchedAt;
+	}
+
+	/** `performance.now()` as a call's tool settles; shared as `clock` shares its reading. */
+	settleClock(): number {
+		if (!this.shared || (this.awaited !== undefined && !this.awaited.done)) return performance.now();
+		if (this.tick === 0) this.tick = performance.now();
+		return this.tick;
 	}
 
 	/** Ends a call whose tool settled, or that did not run (aborted, skipped, invalid, blocked). */
@@ -678,21 +786,31 @@ class ParallelRun {
 		return false;
 	}
 
-	/** Launches a prepared call; it ends as its tool settles (at once when `execute` threw synchronously). */
-	run(c: Call): void {
-		launch(this.batch, c, this);
+	/**
+	 * Launches a prepared call, unless the batch was aborted since (it then ends with the aborted
+	 * result); it ends as its tool settles (at once when `execute` threw synchronously). A call
+	 * prepared before `shouldSkipRemaining` said to skip still runs: its hook already let it through.
+	 */
+	launch(c: Call): void {
+		const batch = this.batch;
+		if (batch.signal?.aborted) {
+			c.fail(ABORTED_TEXT, "E_ABORTED");
+			this.end(c);
+			return;
+		}
+		launch(batch, c, this);
 		if (!c.running) this.settled(c);
 	}
 
-	/** Waits until every call has ended; the order of the waits does not matter. */
-	async collect(calls: readonly Call[], launched: readonly Promise<void>[] | undefined): Promise<void> {
+	/** Waits until every call has ended (every call is launched or ended by now); the order of the waits does not matter. */
+	async collect(calls: readonly Call[]): Promise<void> {
 		for (let index = 0; index < calls.length; index++) {
 			const c = calls[index] as Call;
-			if (launched) await launched[index];
 			// Cheap tools have all settled by the time the first is awaited: the others need no await.
 			if (!c.done) {
 				this.awaited = c;
 				this.now = 0;
+				this.tick = 0;
 				if (await waitForTool(this.batch, c)) this.settled(c);
 			}
 			if (c.ending) await c.ending;
@@ -700,38 +818,214 @@ class ParallelRun {
 	}
 }
 
-/** Runs a parallel batch (see `ParallelRun`); settles once every call has ended. */
+/**
+ * Runs a parallel batch (see `ParallelRun`); settles once every call has ended. As in the
+ * reference, every call is prepared (start event, preparation, `beforeToolCall`) before any tool
+ * runs: a confirmation asked for the last call is answered before the first one starts.
+ */
 function runParallel(batch: Batch, calls: readonly Call[]): Promise<void> {
 	const hooked = typeof batch.config.beforeToolCall === "function";
-	// More calls than the limit: each call holds a slot from its start until its tool settled.
+	// More calls than the limit: each call holds a slot from its launch until its tool settled.
 	const slots = calls.length > batch.limit ? new Slots(batch.limit, batch.signal) : undefined;
 	const run = new ParallelRun(batch, hooked, slots !== undefined);
 	if (!hooked && !slots) {
-		for (const c of calls) if (run.start(c)) run.run(c);
-		return run.collect(calls, undefined);
+		// Preparation is synchronous: prepare all, launch all, in one stretch.
+		for (const c of calls) run.start(c);
+		for (const c of calls) if (!c.done) run.launch(c);
+		return run.collect(calls);
 	}
-	// Hooks run one after another in source order (they may ask a person); each call launches as
-	// soon as its hook lets it through (and a slot is free), and the collector waits for the launch.
-	const release = slots ? () => slots.release() : undefined;
-	let chain: Promise<void> = Promise.resolve();
-	const launched = calls.map((c) => {
-		chain = chain.then(async () => {
-			const waiting = slots?.acquire();
+	return prepareAndLaunch(batch, run, calls, hooked, slots).then(() => run.collect(calls));
+}
+
+/** The slow path of `runParallel`: hooks run one after another in source order (they may ask a person), then the calls launch as slots free. */
+async function prepareAndLaunch(
+	batch: Batch,
+	run: ParallelRun,
+	calls: readonly Call[],
+	hooked: boolean,
+	slots: Slots | undefined,
+): Promise<void> {
+	for (const c of calls) {
+		if (run.start(c) && hooked) {
+			await before(batch, c);
+			if (!c.done && batch.signal?.aborted) c.fail(ABORTED_TEXT, "E_ABORTED");
+			if (c.done) run.end(c);
+		}
+	}
+	for (const c of calls) {
+		if (c.done) continue;
+		if (slots) {
+			const waiting = slots.acquire();
 			if (waiting) await waiting;
-			if (run.start(c)) {
-				if (hooked) await before(batch, c);
-				if (!c.done && batch.signal?.aborted) c.fail(ABORTED_TEXT, "E_ABORTED");
-				if (c.done) run.end(c);
-				else run.run(c);
+		}
+		run.launch(c);
+		if (slots) {
+			if (c.running) void c.running.then(() => slots.release());
+			else slots.release();
+		}
+	}
+}
+
+/** A tool's `exposure` (pi 1.x), read defensively: undefined when unset, `hidden` when reading it throws. */
+function exposureOf(tool: unknown): string | undefined {
+	try {
+		const exposure = (tool as { exposure?: unknown }).exposure;
+		return typeof exposure === "string" ? exposure : undefined;
+	} catch {
+		return "hidden";
+	}
+}
+
+/**
+ * The tools nested calls may reach: the batch's tools and the config's `callableTools`, first of a
+ * name wins, except those whose `exposure` is `model-only` or `hidden`.
+ */
+function callableTools(batch: Batch): readonly AgentTool[] {
+	if (batch.callable !== undefined) return batch.callable;
+	const extra = batch.config.callableTools;
+	const sources = Array.isArray(extra) ? [batch.tools, extra as readonly unknown[]] : [batch.tools];
+	const seen = new Set<string>();
+	const callable: AgentTool[] = [];
+	for (const list of sources) {
+		for (const tool of list) {
+			const name = nameOf(tool);
+			if (name === undefined || seen.has(name)) continue;
+			seen.add(name);
+			const exposure = exposureOf(tool);
+			if (exposure !== "model-only" && exposure !== "hidden") callable.push(tool as AgentTool);
+		}
+	}
+	batch.callable = callable;
+	return callable;
+}
+
+/** What a running call gets to call other tools with (`execute`'s fifth argument). */
+class NestedHandle implements NestedToolCalls {
+	readonly #batch: Batch;
+	readonly #caller: Call;
+
+	constructor(batch: Batch, caller: Call) {
+		this.#batch = batch;
+		this.#caller = caller;
+	}
+
+	get tools(): readonly AgentTool[] {
+		return callableTools(this.#batch);
+	}
+
+	executeTool(name: string, args: unknown, options?: ExecuteToolOptions): Promise<ToolCallOutcome> {
+		return runNested(this.#batch, this.#caller, name, args, options);
+	}
+}
+
+/**
+ * The batch as a nested call sees it: the callable tools, the signal it was given (the calling
+ * tool's by default), its own abort cutoffs, and its `onUpdate` fed along with the update events.
+ */
+function nestedView(batch: Batch, id: string, options: ExecuteToolOptions | undefined): Batch {
+	let signal = batch.signal;
+	let onUpdate: ExecuteToolOptions["onUpdate"];
+	try {
+		if (options?.signal instanceof AbortSignal) signal = options.signal;
+		if (typeof options?.onUpdate === "function") onUpdate = options.onUpdate;
+	} catch {
+		// Options whose getters throw count as none.
+	}
+	const outer = batch.emit;
+	const emit: Batch["emit"] =
+		onUpdate === undefined
+			? outer
+			: (event) => {
+					if (event.type === "tool_execution_update" && event.toolCallId === id) {
+						try {
+							onUpdate(event.partialResult);
+						} catch {
+							// The caller's listener is the caller's business.
+						}
+					}
+					outer?.(event);
+				};
+	return {
+		...batch,
+		tools: callableTools(batch),
+		signal,
+		emit,
+		detach: undefined,
+		ownsSignal: false,
+		cutoffs: undefined,
+	};
+}
+
+/**
+ * A call a running tool made: the same path as the model's calls (lookup among the callable tools,
+ * arguments, `prepareArguments`, validation, `beforeToolCall`, `execute`, `afterToolCall`), the id
+ * `<calling id>/<n>`, events with `parentToolCallId`, and an entry in the bounded record of its
+ * model-issued ancestor. Never rejects.
+ */
+async function runNested(
+	batch: Batch,
+	caller: Call,
+	name: unknown,
+	args: unknown,
+	options: ExecuteToolOptions | undefined,
+): Promise<ToolCallOutcome> {
+	caller.recorder ??= new NestedRecorder();
+	const recorder = caller.recorder;
+	const id = `${caller.id}/${caller.nextNested++}`;
+	const toolName = typeof name === "string" ? name : describeValue(name);
+	const raw = args ?? {};
+	const toolCall: ToolCall = { type: "toolCall", id, name: toolName, arguments: raw as ToolCall["arguments"] };
+	const c = new Call(toolCall, id, toolName, raw);
+	c.parent = caller.id;
+	c.recorder = recorder;
+	const entry = recorder.start(id, toolName, raw);
+	const view = nestedView(batch, id, options);
+	let release: (() => void) | undefined;
+	try {
+		c.tool = findTool(view.tools, toolName);
+		let sequential = batch.sequential;
+		if (c.tool !== undefined) {
+			try {
+				if (c.tool.executionMode === "sequential") sequential = true;
+			} catch (error) {
+				c.toolProblem = `reading its executionMode threw: ${errorMessage(error)}`;
 			}
-			if (release) {
-				if (c.running) void c.running.then(release);
-				else release();
-			}
-		});
-		return chain;
-	});
-	return run.collect(calls, launched);
+		}
+		emitStart(view, c);
+		// Nested calls of a sequential batch, or to a sequential tool, run one at a time, as pi's
+		// session queues them; calls made inside such a call do not wait for it (they would wait forever).
+		const exclusive = sequential && !caller.holdsQueue;
+		if (exclusive) {
+			const previous = batch.queue.tail;
+			batch.queue.tail = new Promise<void>((resolve) => {
+				release = resolve;
+			});
+			if (previous !== undefined && (await bounded(view, previous, "abort")) === GAVE_UP)
+				c.fail(ABORTED_TEXT, "E_ABORTED");
+		}
+		c.holdsQueue = caller.holdsQueue || exclusive;
+		// (A call aborted while it waited for its turn is done already.)
+		if (!c.done && view.signal?.aborted) c.fail(ABORTED_TEXT, "E_ABORTED");
+		if (!c.done) prepare(view, c);
+		if (!c.done) await before(view, c);
+		if (!c.done && view.signal?.aborted) c.fail(ABORTED_TEXT, "E_ABORTED");
+		if (!c.done) {
+			launch(view, c);
+			if (!c.done) await waitForTool(view, c);
+			if (typeof view.config.afterToolCall === "function") await after(view, c);
+		}
+	} catch (error) {
+		if (!c.done) c.fail(`Internal error of the tool executor: ${thrownMessage(error)}`, "E_TOOL_FAILED");
+	} finally {
+		release?.();
+		view.cutoffs?.close();
+	}
+	emitEnd(view, c, Date.now());
+	const result = c.view();
+	recorder.finish(entry, c.isError, result);
+	return c.durationMs === undefined
+		? { toolCall, result, isError: c.isError }
+		: { toolCall, result, isError: c.isError, durationMs: c.durationMs };
 }
 
 /** The batch's shared state, read once from the config; throws when the config cannot be read. */
@@ -763,6 +1057,8 @@ function openBatch(config: ExecuteToolCallsConfig, calls: readonly Call[]): Batc
 			limit,
 			ownsSignal: false,
 			cutoffs: undefined,
+			callable: undefined,
+			queue: { tail: undefined },
 		};
 	}
 	// A batch-owned signal: every running tool sees the abort, and listeners added by tools do not
@@ -778,6 +1074,8 @@ function openBatch(config: ExecuteToolCallsConfig, calls: readonly Call[]): Batc
 		limit,
 		ownsSignal: true,
 		cutoffs: undefined,
+		callable: undefined,
+		queue: { tail: undefined },
 	};
 	if (outer.aborted) controller.abort(outer.reason);
 	else {

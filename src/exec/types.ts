@@ -11,6 +11,8 @@ export interface ToolCallHookContext {
 	/** The validated (and coerced) arguments the tool will receive. */
 	readonly args: unknown;
 	readonly signal?: AbortSignal;
+	/** Set for a call another tool made (`ctx.executeTool`): the calling call's id. */
+	readonly parentToolCallId?: string;
 }
 
 /** Returned by `beforeToolCall` to stop a call; the model gets an error result with `reason`. */
@@ -40,8 +42,17 @@ export interface AfterToolCallContext extends ToolCallHookContext {
 
 /** Configuration of one `executeToolCalls` batch: the tools, the scheduling mode, the hooks, cancellation and the event listener. */
 export interface ExecuteToolCallsConfig {
-	/** The tools the batch may call (by name). */
+	/**
+	 * The tools the batch may call (by name). A running tool may call those whose `exposure` is
+	 * unset or `direct` through `ctx.executeTool`.
+	 */
 	readonly tools: readonly AgentTool[];
+	/**
+	 * Tools only other tools may call through `ctx.executeTool` (pi 1.x's `codemode` and `deferred`
+	 * exposure), besides the batch's own; tools whose `exposure` is `model-only` or `hidden` are
+	 * never reachable that way.
+	 */
+	readonly callableTools?: readonly AgentTool[];
 	/** `parallel` (default) or `sequential`. A single sequential tool in the batch serializes it too. */
 	readonly toolExecution?: "parallel" | "sequential";
 	/**
@@ -83,8 +94,8 @@ export interface ExecuteToolCallsConfig {
 	/** Receives start/update/end events. Listener errors are swallowed. */
 	readonly onEvent?: ToolExecutionEventListener;
 	/**
-	 * Asked after each finished call (sequential) and before launching each call (parallel); `true`
-	 * skips the calls not yet started (they get a `Skipped` error result). May throw: treated as `false`.
+	 * Asked after each finished call (sequential) and before preparing each call (parallel); `true`
+	 * skips the calls not yet prepared (they get a `Skipped` error result). May throw: treated as `false`.
 	 */
 	readonly shouldSkipRemaining?: () => boolean;
 }

@@ -132,6 +132,8 @@ export interface ToolCallEvent {
 	readonly toolCallId: string;
 	readonly toolName: string;
 	readonly input: Record<string, unknown>;
+	/** Set for a call another tool made (`ctx.executeTool`, pi 1.x): the calling call's id. */
+	readonly parentToolCallId?: string;
 }
 
 /** What a `tool_call` handler may return: `{ block: true, reason }` stops the call. */
@@ -151,6 +153,8 @@ export interface ToolResultEvent {
 	/** The result's `structuredContent` (pi 1.x): handlers that redact `content` should replace it too. */
 	readonly structuredContent?: JsonValue;
 	readonly isError: boolean;
+	/** Set for a call another tool made (`ctx.executeTool`, pi 1.x): the calling call's id. */
+	readonly parentToolCallId?: string;
 }
 
 /** A partial patch: each field present replaces the result's field; omitted fields stay. */

@@ -12,6 +12,7 @@ import type {
 	AgentToolResult,
 	AgentToolUpdateCallback,
 	ToolAnnotations,
+	ToolContext,
 	ToolDefinition,
 	ToolExposure,
 	ToolNamespace,
@@ -42,6 +43,10 @@ export interface PiContext {
 		input?(title: string, placeholder?: string): Promise<string | undefined>;
 		notify?(message: string, type?: "info" | "warning" | "error"): void;
 	};
+	/** pi 1.x: the tools `executeTool` can reach. */
+	readonly tools?: ToolContext["tools"];
+	/** pi 1.x: runs another tool through pi's pipeline. */
+	readonly executeTool?: ToolContext["executeTool"];
 }
 
 /** The part of pi's theme toolsmith renderers are given (as a toolsmith `Theme`). */
@@ -182,6 +187,10 @@ function contextFrom(ctx: PiContext, path: string, signal?: AbortSignal): Extens
 		ui: uiFrom(ctx.ui),
 		extension: { path },
 		...(callSignal ? { signal: callSignal } : {}),
+		// Under pi 1.x, nested calls go through pi's own pipeline.
+		...(typeof ctx.executeTool === "function"
+			? { executeTool: ctx.executeTool.bind(ctx), tools: ctx.tools ?? [] }
+			: {}),
 	};
 }
 

@@ -460,6 +460,7 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
 				toolCallId: context.toolCall.id,
 				toolName: context.toolCall.name,
 				input,
+				...(context.parentToolCallId !== undefined ? { parentToolCallId: context.parentToolCallId } : {}),
 			};
 			for (const set of handlerSets) {
 				for (const handler of set.toolCall) {
@@ -495,6 +496,7 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
 					? { structuredContent: context.result.structuredContent }
 					: {}),
 				isError: context.isError,
+				...(context.parentToolCallId !== undefined ? { parentToolCallId: context.parentToolCallId } : {}),
 			};
 			let modified = false;
 			for (const set of handlerSets) {

@@ -522,7 +522,6 @@ export async function runToolsmith(batch: BatchSpec): Promise<SideRun> {
 export const BEHAVIOR_DIFFERENCES = {
 	errorTexts: "Error texts",
 	updateArguments: "Update arguments",
-	whenToolsStart: "When tools start",
 	finishTogether: "Calls that finish together",
 	coercion: "Coercion",
 } as const;
@@ -599,29 +598,6 @@ function ranSequentially(run: SideRun): boolean {
 		if (event.kind === "end") ended.add(event.id);
 	}
 	return run.exec.every((entry, index) => index % 2 === (entry.phase === "begin" ? 0 : 1));
-}
-
-/**
- * The reference's parallel order, from ours: every start (with the end that follows it, for a call
- * refused before its tool ran) first, then everything else in its order. The reference prepares the
- * whole batch before it runs any tool; we run each call as soon as it is prepared.
- */
-function startsFirst(run: SideRun, events: readonly SideEvent[]): SideEvent[] {
-	const front: SideEvent[] = [];
-	const rest: SideEvent[] = [];
-	events.forEach((event, index) => {
-		const previous = events[index - 1];
-		if (event.kind === "start") front.push(event);
-		else if (
-			event.kind === "end" &&
-			!run.received.has(event.id) &&
-			previous?.kind === "start" &&
-			previous.id === event.id
-		)
-			front.push(event);
-		else rest.push(event);
-	});
-	return [...front, ...rest];
 }
 
 const eventKey = (e: SideEvent): string => `${e.kind}:${e.id}${e.text !== undefined ? `:${e.text}` : ""}`;
@@ -847,21 +823,13 @@ export function compareBatch(
 	}
 	verdicts["update arguments"] = updateArgs;
 
-	// The whole sequence of events: as it is, with ties put in source order, with our starts first.
+	// The whole sequence of events: as it is, or with ties put in source order.
 	const theirSequence = theirEvents.map(eventKey);
 	const ourSequence = ourEvents.map(eventKey);
 	const theirTied = tiesInSourceOrder(theirs, theirEvents, order).map(eventKey);
 	const ourTied = tiesInSourceOrder(ours, ourEvents, order).map(eventKey);
-	const ourStartsFirst = tiesInSourceOrder(ours, startsFirst(ours, ourEvents), order).map(eventKey);
 	if (same(theirSequence, ourSequence)) verdicts["event interleaving"] = coercionOr(AGREE);
 	else if (same(theirTied, ourTied)) verdicts["event interleaving"] = documented(BEHAVIOR_DIFFERENCES.finishTogether);
-	else if (!expectSequential && same(theirSequence, startsFirst(ours, ourEvents).map(eventKey)))
-		verdicts["event interleaving"] = documented(BEHAVIOR_DIFFERENCES.whenToolsStart);
-	else if (!expectSequential && same(theirTied, ourStartsFirst))
-		verdicts["event interleaving"] = documented(
-			BEHAVIOR_DIFFERENCES.whenToolsStart,
-			BEHAVIOR_DIFFERENCES.finishTogether,
-		);
 	else
 		verdicts["event interleaving"] = undocumented(
 			`reference ${theirSequence.join(" ")}; toolsmith ${ourSequence.join(" ")}`,

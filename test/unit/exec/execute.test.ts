@@ -247,21 +247,21 @@ describe("scheduling", () => {
 			onEvent: (event) => events.push(event),
 		});
 		await flush();
-		// The failed lookup ends right after its start, without waiting for the calls before it.
-		expect(eventLog(events)).toEqual(["start:s", "start:f", "update:f", "start:x", "end:x"]);
+		// Every call is prepared before any runs; the failed lookup ends right after its start.
+		expect(eventLog(events)).toEqual(["start:s", "start:f", "start:x", "end:x", "update:f"]);
 		fast.resolve();
 		await flush();
 		// The fast call is reported as soon as it is done; the slow one before it still runs.
-		expect(eventLog(events)).toEqual(["start:s", "start:f", "update:f", "start:x", "end:x", "end:f"]);
+		expect(eventLog(events)).toEqual(["start:s", "start:f", "start:x", "end:x", "update:f", "end:f"]);
 		slow.resolve();
 		const { results } = await batch;
 		expect(results.map((r) => firstText(r))).toEqual(["slow done", "fast done", expect.stringContaining("not found")]);
 		expect(eventLog(events)).toEqual([
 			"start:s",
 			"start:f",
-			"update:f",
 			"start:x",
 			"end:x",
+			"update:f",
 			"end:f",
 			"update:s",
 			"end:s",
@@ -341,32 +341,57 @@ describe("scheduling", () => {
 		]);
 	});
 
-	it("runs beforeToolCall hooks in source order and lets earlier calls finish meanwhile", async () => {
+	it("runs beforeToolCall hooks in source order, and no tool before the last hook returned", async () => {
 		const gate = deferred();
 		const events: ToolExecutionEvent[] = [];
 		const hooks: string[] = [];
-		const t = tool("t", async (id) => text(id));
+		const ran: string[] = [];
+		const t = tool("t", async (id) => {
+			ran.push(id);
+			return text(id);
+		});
 		const batch = executeToolCalls([call("1", "t"), call("2", "t"), call("3", "t")], {
 			tools: [t],
 			onEvent: (e) => events.push(e),
 			beforeToolCall: async ({ toolCall }) => {
 				hooks.push(toolCall.id);
-				if (toolCall.id === "2") await gate.promise;
+				// A slow confirmation on the last call of the batch.
+				if (toolCall.id === "3") await gate.promise;
 				return undefined;
 			},
 		});
 		await flush();
-		// Call 1 is done and reported while call 2's hook still waits (for a person, say).
-		expect(hooks).toEqual(["1", "2"]);
-		expect(eventLog(events)).toContain("end:1");
-		expect(eventLog(events)).not.toContain("start:3");
+		await new Promise((resolve) => setTimeout(resolve, 20));
+		expect(hooks).toEqual(["1", "2", "3"]);
+		expect(ran).toEqual([]);
+		expect(eventLog(events)).toEqual(["start:1", "start:2", "start:3"]);
 		gate.resolve();
 		const { results } = await batch;
-		expect(hooks).toEqual(["1", "2", "3"]);
+		expect(ran).toEqual(["1", "2", "3"]);
 		expect(results.map((r) => firstText(r))).toEqual(["1", "2", "3"]);
 		const log = eventLog(events);
 		expect(log.filter((e) => e.startsWith("start"))).toEqual(["start:1", "start:2", "start:3"]);
 		expect(log.filter((e) => e.startsWith("end"))).toEqual(["end:1", "end:2", "end:3"]);
+	});
+
+	it("ends a call its hook blocks right after the hook, before any tool runs", async () => {
+		const events: ToolExecutionEvent[] = [];
+		const gate = deferred();
+		const t = tool("t", async (id) => text(id));
+		const batch = executeToolCalls([call("1", "t"), call("2", "t"), call("3", "t")], {
+			tools: [t],
+			onEvent: (e) => events.push(e),
+			beforeToolCall: async ({ toolCall }) => {
+				if (toolCall.id === "2") return { block: true, reason: "no" };
+				if (toolCall.id === "3") await gate.promise;
+				return undefined;
+			},
+		});
+		await flush();
+		expect(eventLog(events)).toEqual(["start:1", "start:2", "end:2", "start:3"]);
+		gate.resolve();
+		const { results } = await batch;
+		expect(results.map((r) => firstText(r))).toEqual(["1", "no", "3"]);
 	});
 
 	it("emits start, updates and end per call in order in sequential mode", async () => {
@@ -551,7 +576,7 @@ describe("abort", () => {
 			[true, "E_ABORTED"],
 			[true, "E_ABORTED"],
 		]);
-		expect(firstText(results[0]!)).toMatch(/^Aborted/);
+		expect(firstText(results[0]!)).toBe("Operation aborted");
 	});
 
 	it.each([false, true])(

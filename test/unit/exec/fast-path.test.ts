@@ -73,7 +73,10 @@ describe("arguments valid as sent", () => {
 
 /** The result messages without their timestamps, which differ between two runs. */
 function outcome(result: Awaited<ReturnType<typeof executeToolCalls>>) {
-	return { terminate: result.terminate, results: result.results.map(({ timestamp: _, ...rest }) => rest) };
+	return {
+		terminate: result.terminate,
+		results: result.results.map(({ timestamp: _, durationMs: __, ...rest }) => rest),
+	};
 }
 
 describe("a batch without hooks or events", () => {

@@ -226,6 +226,49 @@ describe("tool_call and tool_result handlers through the executor hooks", () => 
 		]);
 	});
 
+	it("runs a tool's nested calls (ctx.executeTool) through the handlers, with parentToolCallId", async () => {
+		const caller = tool("caller", "", {
+			async execute(_id, _params, _signal, _onUpdate, ctx) {
+				const names = (ctx.tools ?? []).map((t) => t.name).join(",");
+				const fine = await ctx.executeTool?.("echo", { value: "fine" });
+				const denied = await ctx.executeTool?.("echo", { value: "forbidden" });
+				return {
+					content: [
+						{
+							type: "text",
+							text: `${names}|${fine?.isError}:${text(fine?.result as never)}|${denied?.isError}:${text(denied?.result as never)}`,
+						},
+					],
+					details: {},
+				};
+			},
+		});
+		const registry = createToolRegistry({ builtins: [tool("echo"), caller], context });
+		const seen: string[] = [];
+		registry.reserveSource("/ext/guard.ts");
+		registry.replaceSource("/ext/guard.ts", [], {
+			tool_call: [
+				(event: ToolCallEvent) => {
+					seen.push(`${event.toolCallId}<${event.parentToolCallId ?? ""}`);
+					return event.input.value === "forbidden" ? { block: true, reason: "not allowed" } : undefined;
+				},
+			],
+			tool_result: [
+				(event: ToolResultEvent) => {
+					seen.push(`result ${event.toolCallId}<${event.parentToolCallId ?? ""}`);
+					return undefined;
+				},
+			],
+		});
+		const { results } = await executeToolCalls([call("caller", {}, "c")], registry.executorConfig());
+		expect(text(results[0] as never)).toBe("echo,caller|false:echo|true:not allowed");
+		expect(seen).toEqual(["c<", "c/1<c", "result c/1<c", "c/2<c", "result c<"]);
+		expect(results[0]?.nestedCalls?.calls.map((r) => [r.id, r.status])).toEqual([
+			["c/1", "ok"],
+			["c/2", "error"],
+		]);
+	});
+
 	it("blocks the call with the message of a throwing tool_call handler", async () => {
 		const registry = createToolRegistry({ builtins: [tool("echo")], context });
 		registry.replaceSource("/ext/guard.ts", [], {

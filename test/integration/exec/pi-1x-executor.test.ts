@@ -1,0 +1,101 @@
+/**
+ * The executor against the reference 1.x agent loop (`@earendil-works/pi-agent-core` 1.6.0, under
+ * Node 22 in a child process: test/compat/_executor-1x.mjs) on what 1.x fixed: a parallel batch
+ * runs no tool before every call is prepared (a slow `beforeToolCall` on its last call), an abort
+ * from that hook gives every call `Operation aborted` with the same events, and result messages
+ * carry `durationMs`, the time `execute` took. Skips unless `npm run compat:setup` installed 1.6.0.
+ */
+import { spawnSync } from "node:child_process";
+import { dirname, join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { executeToolCalls } from "../../../src/exec/execute.js";
+import type { ToolExecutionEvent } from "../../../src/index.js";
+import { compatDir, listReleases } from "../../compat/_releases.js";
+import { call, firstText, text, tool } from "../../unit/exec/_helpers.js";
+
+interface Side {
+	log: string[];
+	events: string[];
+	results: { id: string; text: string; isError: boolean; durationMs?: number }[];
+}
+
+const release = listReleases().find((r) => r.spec === "@earendil-works/pi-coding-agent@1.6.0");
+const usable = release?.installed === true && release.node !== undefined;
+
+function reference(): { slowLastHook: Side; abortInHook: Side } {
+	const modules = dirname(dirname((release as { packageDir: string }).packageDir));
+	const run = spawnSync(release?.node as string, [join(compatDir, "_executor-1x.mjs"), modules], {
+		encoding: "utf8",
+		timeout: 60_000,
+	});
+	if (run.status !== 0) throw new Error(`the reference run failed: ${run.stderr}`);
+	return JSON.parse(run.stdout);
+}
+
+async function ours(
+	ids: string[],
+	hook: (id: string, log: string[], abort: () => void) => Promise<undefined> | undefined,
+): Promise<Side> {
+	const log: string[] = [];
+	const events: string[] = [];
+	const controller = new AbortController();
+	const t = tool("t", async (id) => {
+		log.push(`run:${id}`);
+		await new Promise((resolve) => setTimeout(resolve, 30));
+		return text(id);
+	});
+	const { results } = await executeToolCalls(
+		ids.map((id) => call(id, "t")),
+		{
+			tools: [t],
+			signal: controller.signal,
+			beforeToolCall: ({ toolCall }) => hook(toolCall.id, log, () => controller.abort()),
+			onEvent: (e: ToolExecutionEvent) => {
+				if (e.type !== "tool_execution_update") events.push(`${e.type.slice(15)}:${e.toolCallId}`);
+			},
+		},
+	);
+	return {
+		log,
+		events,
+		results: results.map((r) => ({
+			id: r.toolCallId,
+			text: firstText(r),
+			isError: r.isError,
+			durationMs: r.durationMs,
+		})),
+	};
+}
+
+describe.skipIf(!usable)("executeToolCalls against the reference 1.6.0 agent loop", () => {
+	it("prepares the whole parallel batch first, aborts alike, and measures durationMs alike", async () => {
+		const theirs = reference();
+		const slowLastHook = await ours(["1", "2", "3"], async (id, log) => {
+			if (id !== "3") return undefined;
+			log.push("hook:3");
+			await new Promise((resolve) => setTimeout(resolve, 40));
+			log.push("hook:3 done");
+			return undefined;
+		});
+		const abortInHook = await ours(["1", "2"], (id, _log, abort) => {
+			if (id === "2") abort();
+			return undefined;
+		});
+		for (const [name, mine, reference] of [
+			["slow last hook", slowLastHook, theirs.slowLastHook],
+			["abort in hook", abortInHook, theirs.abortInHook],
+		] as const) {
+			expect(mine.log, name).toEqual(reference.log);
+			expect(mine.events, name).toEqual(reference.events);
+			const shape = (side: Side) => side.results.map((r) => [r.id, r.text, r.isError, r.durationMs === undefined]);
+			expect(shape(mine), name).toEqual(shape(reference));
+		}
+		expect(theirs.slowLastHook.log).toEqual(["hook:3", "hook:3 done", "run:1", "run:2", "run:3"]);
+		for (const side of [slowLastHook, theirs.slowLastHook]) {
+			for (const r of side.results) {
+				expect(r.durationMs).toBeGreaterThanOrEqual(25);
+				expect(r.durationMs).toBeLessThan(200);
+			}
+		}
+	}, 60_000);
+});
