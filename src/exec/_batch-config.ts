@@ -4,13 +4,18 @@
  * takes a microsecond or two; a literal of known fields takes nanoseconds. The `satisfies` check
  * makes a field added to `ExecuteToolCallsConfig` a compile error here until it is passed on.
  */
-import type { AgentTool } from "../contract/tool.js";
 import type { ExecuteToolCallsConfig } from "./types.js";
 
 type Hooks = Pick<ExecuteToolCallsConfig, "beforeToolCall" | "afterToolCall">;
 type Options = Omit<ExecuteToolCallsConfig, "tools" | "beforeToolCall" | "afterToolCall">;
+/** What a registry snapshot gives a batch: its tools, and those only nested calls may reach. */
+type Tools = Pick<ExecuteToolCallsConfig, "tools" | "callableTools">;
 
-export function batchConfig(tools: readonly AgentTool[], hooks: Hooks, options: Options): ExecuteToolCallsConfig {
+/**
+ * The batch's config: the snapshot's `tools`, `hooks`, and the caller's `options` (whose
+ * `callableTools`, when given, replace the snapshot's).
+ */
+export function batchConfig({ tools, callableTools }: Tools, hooks: Hooks, options: Options): ExecuteToolCallsConfig {
 	// Every field of the config, each possibly undefined (which the executor reads as absent).
 	const config = {
 		tools,
@@ -22,7 +27,7 @@ export function batchConfig(tools: readonly AgentTool[], hooks: Hooks, options: 
 		passSignalThrough: options.passSignalThrough,
 		onEvent: options.onEvent,
 		shouldSkipRemaining: options.shouldSkipRemaining,
-		callableTools: options.callableTools,
+		callableTools: options.callableTools ?? callableTools,
 	} satisfies Record<keyof ExecuteToolCallsConfig, unknown>;
 	return config;
 }

@@ -629,7 +629,7 @@ export function createExtensionHost(options: ExtensionHostOptions): ExtensionHos
 				beforeToolCall: composeBefore(config.beforeToolCall, executeOptions.beforeToolCall),
 				afterToolCall: composeAfter(config.afterToolCall, executeOptions.afterToolCall),
 			};
-			return executeToolCalls(toolCalls, batchConfig(config.tools, hooks, executeOptions));
+			return executeToolCalls(toolCalls, batchConfig(config, hooks, executeOptions));
 		},
 		buildToolsPrompt: () => registry.buildToolsPrompt(),
 		extensions: () => runtime.extensions(),

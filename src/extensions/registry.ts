@@ -613,6 +613,19 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
 			return defaultTools;
 		};
 
+		// What nested calls may reach besides the batch's own tools: callable tools that are not
+		// active (a codemode or deferred tool is callable whenever it is registered).
+		const activeNames = new Set(active.map((entry) => entry.name));
+		const inactiveCallable = callable.filter((entry) => !activeNames.has(entry.name));
+		let defaultCallable: readonly AgentTool[] | undefined;
+		const callableTools = (ctxFactory?: ToolContextFactory): readonly AgentTool[] => {
+			if (ctxFactory) return inactiveCallable.map((entry) => agentToolOf(entry, ctxFactory));
+			defaultCallable ??= Object.freeze(inactiveCallable.map((entry) => agentToolOf(entry)));
+			return defaultCallable;
+		};
+		const withCallable = (config: ExecuteToolCallsConfig, ctxFactory?: ToolContextFactory): ExecuteToolCallsConfig =>
+			inactiveCallable.length === 0 ? config : { ...config, callableTools: callableTools(ctxFactory) };
+
 		return Object.freeze({
 			version: snapVersion,
 			entries,
@@ -624,9 +637,12 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
 			buildToolsPrompt: () => buildToolsPrompt(prepareLoadout().declared.map((entry) => entry.definition)),
 			hooks,
 			executorConfig: (ctxFactory?: ToolContextFactory): ExecuteToolCallsConfig =>
-				hasHandlers
-					? { tools: executorTools(ctxFactory), beforeToolCall, afterToolCall }
-					: { tools: executorTools(ctxFactory) },
+				withCallable(
+					hasHandlers
+						? { tools: executorTools(ctxFactory), beforeToolCall, afterToolCall }
+						: { tools: executorTools(ctxFactory) },
+					ctxFactory,
+				),
 		});
 	};
 

@@ -218,7 +218,7 @@ export async function finishHarness<TArguments extends object = Record<never, ne
 		const config = runtime.registry.snapshot().executorConfig();
 		return executeToolCalls(
 			calls.map((call, index) => toToolCall(call, index)),
-			batchConfig(config.tools, config, {
+			batchConfig(config, config, {
 				toolExecution: batchOptions.toolExecution ?? options.toolExecution,
 				signal: batchOptions.signal,
 				onEvent: (event) => events.push(event),

@@ -118,7 +118,7 @@ function sourceOf(options: McpServerOptions): Source {
 		onChange: (listener) => registry.onChange(listener),
 		execute: (calls, execOptions) => {
 			const config = registry.snapshot().executorConfig();
-			return executeToolCalls(calls, batchConfig(config.tools, config, execOptions));
+			return executeToolCalls(calls, batchConfig(config, config, execOptions));
 		},
 		ready: Promise.resolve(),
 	};

@@ -1,7 +1,7 @@
 /** The registry's pi 1.x tool contract: exposure, defaultActive, prepareLoadout, getAllTools fields. */
 import { describe, expect, it } from "vitest";
 import { Type } from "../../../src/contract/schema.js";
-import type { ToolDefinition } from "../../../src/contract/tool.js";
+import type { ToolContext, ToolDefinition } from "../../../src/contract/tool.js";
 import { executeToolCalls } from "../../../src/exec/execute.js";
 import type { ExtensionDiagnostic, ToolResultEvent, ToolResultEventResult } from "../../../src/extensions/api.js";
 import { createToolRegistry, validateToolDefinition } from "../../../src/extensions/registry.js";
@@ -213,5 +213,47 @@ describe("registry: structuredContent in tool_result handlers", () => {
 		expect(kept.message?.structuredContent).toEqual({ count: -1 });
 		const details = await run([() => ({ details: { more: true } })]);
 		expect(details.message?.structuredContent).toEqual({ count: 2 });
+	});
+});
+
+describe("registry: which tools a nested call reaches", () => {
+	it("reaches codemode and deferred tools that are not active, never model-only or hidden ones", async () => {
+		const caller = tool("caller", {
+			async execute(_id, _params, _signal, _onUpdate, ctx) {
+				const answers: string[] = [];
+				for (const name of ["code_tool", "deferred_tool", "model_tool", "hidden_tool", "direct_tool"]) {
+					const outcome = await ctx.executeTool?.(name, {});
+					const text = outcome?.result.content.map((block) => (block.type === "text" ? block.text : "")).join("");
+					answers.push(`${name}: ${outcome?.isError ? "error" : text}`);
+				}
+				return { content: [{ type: "text", text: answers.join("\n") }], details: undefined };
+			},
+		});
+		const { registry } = registryWith(
+			caller,
+			tool("direct_tool"),
+			tool("model_tool", { exposure: "model-only" }),
+			tool("code_tool", { exposure: "codemode" }),
+			tool("deferred_tool", { exposure: "deferred" }),
+			tool("hidden_tool", { exposure: "hidden" }),
+		);
+		const snapshot = registry.snapshot();
+		// Neither the codemode nor the deferred tool is active, so the batch's own tools lack them.
+		expect(snapshot.active.map((entry) => entry.name)).toEqual(["caller", "direct_tool", "model_tool"]);
+		const { results } = await executeToolCalls(
+			[{ type: "toolCall", id: "c1", name: "caller", arguments: {} }],
+			// The tools here read nothing of their ctx but what the executor adds to it.
+			snapshot.executorConfig(() => ({}) as ToolContext),
+		);
+		const text = results[0]?.content.map((block) => (block.type === "text" ? block.text : "")).join("");
+		expect(text).toBe(
+			[
+				"code_tool: code_tool",
+				"deferred_tool: deferred_tool",
+				"model_tool: error",
+				"hidden_tool: error",
+				"direct_tool: direct_tool",
+			].join("\n"),
+		);
 	});
 });
