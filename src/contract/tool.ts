@@ -51,6 +51,11 @@ export interface AgentTool<TParameters extends TSchema = TSchema, TDetails = unk
 	/** Provider-side constrained sampling for the arguments (see `ConstrainedSamplingConfig`). */
 	readonly constrainedSampling?: false | ConstrainedSamplingConfig;
 	/**
+	 * Copied from the definition (pi's own wrapper drops it): the executor reads it to keep
+	 * `model-only` and `hidden` tools out of nested calls' reach.
+	 */
+	readonly exposure?: ToolExposure;
+	/**
 	 * Shim for older argument shapes, run on the parsed arguments before validation. May throw:
 	 * the call then fails with an error result carrying the message.
 	 */
@@ -434,7 +439,7 @@ export function wrapToolDefinition<TParameters extends TSchema, TDetails>(
 			),
 	};
 	const exposure: unknown = (definition as { exposure?: unknown }).exposure;
-	if (typeof exposure === "string") (tool as { exposure?: string }).exposure = exposure;
+	if (typeof exposure === "string") (tool as { exposure?: unknown }).exposure = exposure;
 	return Object.assign(tool, schedulingFields(definition));
 }
 

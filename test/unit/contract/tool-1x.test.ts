@@ -42,11 +42,14 @@ describe("the pi 1.x tool fields", () => {
 		expect(counter.reachesTools?.({ text: "x" })).toEqual(["x"]);
 	});
 
-	it("outputSchema and constrainedSampling pass to the AgentTool, the others stay on the definition", () => {
+	it("outputSchema, constrainedSampling and exposure pass to the AgentTool, the others stay on the definition", () => {
 		const tool: AgentTool = wrapToolDefinition(counter, () => ({}) as never);
 		expect(tool.outputSchema).toBe(counter.outputSchema);
 		expect(tool.constrainedSampling).toEqual({ type: "grammar", variants: { openai_regex: "\\d+" } });
-		expect("exposure" in tool).toBe(false);
+		// Unlike pi's wrapper, toolsmith's keeps exposure: the executor reads it to tell which of a
+		// batch's tools a nested call may reach (never a model-only or hidden one).
+		expect(tool.exposure).toBe(counter.exposure);
+		expect("namespace" in tool).toBe(false);
 		const back = toolDefinitionFromAgentTool(tool);
 		expect(back.outputSchema).toBe(counter.outputSchema);
 		expect(back.constrainedSampling).toBe(tool.constrainedSampling);
