@@ -114,8 +114,11 @@ describe("toolsmith mcp --http", () => {
 		const original = readFileSync(file, "utf8");
 		try {
 			writeFileSync(file, `${original}\nexport const broken = ;\n`);
-			await until(() => /reload failed countdown\.ts/.test(server.stderr()), "the failed reload on stderr");
-			expect(server.stderr()).toMatch(/countdown\.ts:\d+:\d+/);
+			// The reload line and its diagnostic may reach us in separate chunks: wait for both.
+			await until(
+				() => /reload failed countdown\.ts/.test(server.stderr()) && /countdown\.ts:\d+:\d+/.test(server.stderr()),
+				"the failed reload and its diagnostic on stderr",
+			);
 			expect((await client.listTools()).tools.map((t) => t.name)).toContain("countdown");
 			expect(textOf(await client.callTool({ name: "countdown", arguments: { from: 1, intervalMs: 0 } }))).toBe(
 				"Counted down from 1.",
