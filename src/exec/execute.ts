@@ -594,28 +594,16 @@ async function after(batch: Batch, c: Call): Promise<void> {
 
 /** The call's message, from the result's fields as read once (no getter of the tool's runs here). */
 function toMessage(c: Call): ToolResultMessage {
-	// Built as one literal per shape: spreading optional fields costs more than a cheap call.
-	const message: Mutable<ToolResultMessage> =
-		c.durationMs === undefined
-			? {
-					role: "toolResult",
-					toolCallId: c.id,
-					toolName: c.name,
-					content: c.content,
-					details: c.details,
-					isError: c.isError,
-					timestamp: c.finishedAt || Date.now(),
-				}
-			: {
-					role: "toolResult",
-					toolCallId: c.id,
-					toolName: c.name,
-					content: c.content,
-					details: c.details,
-					isError: c.isError,
-					durationMs: c.durationMs,
-					timestamp: c.finishedAt || Date.now(),
-				};
+	const message: Mutable<ToolResultMessage> = {
+		role: "toolResult",
+		toolCallId: c.id,
+		toolName: c.name,
+		content: c.content,
+		details: c.details,
+		isError: c.isError,
+		timestamp: c.finishedAt || Date.now(),
+	};
+	if (c.durationMs !== undefined) message.durationMs = c.durationMs;
 	if (c.structuredContent !== undefined) message.structuredContent = c.structuredContent;
 	if (c.addedToolNames !== undefined) message.addedToolNames = c.addedToolNames;
 	if (c.usage !== undefined) message.usage = c.usage;
