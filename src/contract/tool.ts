@@ -10,7 +10,7 @@ import type { RenderContext, RenderOutput, RenderResultOptions, Theme } from "./
 /** `parallel` (the default) lets a batch run concurrently; one `sequential` tool serializes its whole batch. */
 export type ToolExecutionMode = "sequential" | "parallel";
 
-/** What a tool returns. A tool reports failure by throwing; returning never marks an error. */
+/** What a tool returns. A tool reports failure by throwing, or by returning `isError: true` (pi 1.x). */
 export interface AgentToolResult<TDetails = unknown> {
 	/** Text and image blocks for the model. */
 	content: ToolResultContent[];
