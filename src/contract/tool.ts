@@ -10,7 +10,7 @@ import type { RenderContext, RenderOutput, RenderResultOptions, Theme } from "./
 /** `parallel` (the default) lets a batch run concurrently; one `sequential` tool serializes its whole batch. */
 export type ToolExecutionMode = "sequential" | "parallel";
 
-/** What a tool returns. A tool reports failure by throwing; returning never marks an error. */
+/** What a tool returns. A tool reports failure by throwing, or by returning `isError: true` (pi 1.x). */
 export interface AgentToolResult<TDetails = unknown> {
 	/** Text and image blocks for the model. */
 	content: ToolResultContent[];
@@ -24,6 +24,12 @@ export interface AgentToolResult<TDetails = unknown> {
 	usage?: Usage;
 	/** Names of tools this call made available. */
 	addedToolNames?: string[];
+	/**
+	 * Report a failure without throwing (pi 1.x): the model gets `content` as an error result
+	 * (`isError: true` on the message and the end event), and `details` and `structuredContent`
+	 * are kept for UIs and programmatic callers. Only `true` counts.
+	 */
+	isError?: boolean;
 	/** Ask the agent loop to stop after this batch; it stops only if every result in the batch asks. */
 	terminate?: boolean;
 }

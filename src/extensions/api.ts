@@ -136,10 +136,14 @@ export interface ToolCallEvent {
 	readonly parentToolCallId?: string;
 }
 
-/** What a `tool_call` handler may return: `{ block: true, reason }` stops the call. */
+/**
+ * What a `tool_call` handler may return: `{ block: true, reason }` stops the call; `terminate: true`
+ * with it asks the loop to stop after the batch (pi 1.x; it stops only if every result asks).
+ */
 export interface ToolCallEventResult {
 	readonly block?: boolean;
 	readonly reason?: string;
+	readonly terminate?: boolean;
 }
 
 /** Emitted after a tool settled (also when it threw). Handlers see the result as patched so far. */
