@@ -5,8 +5,9 @@
  *
  *   node _reference-session.mjs <release package folder> <result file> <cwd> <extension path>...
  *
- * Writes `{ tools, active, callable, declared, calls, errors }` as JSON to the result file (an extension
- * may print anything on stdout), or `{ failed }` when the session could not be made. `tools` are
+ * Writes `{ tools, active, callable, declared, calls, rendered, errors }` (and `turn`) as JSON to
+ * the result file (an extension may print anything on stdout), or `{ failed }` when the session
+ * could not be made. `tools` are
  * `getAllTools()` without functions (`reachesTools` becomes whether it is there); `declared` are
  * the declarations a request carries, after `prepareLoadout`. The agent folder is an empty one of
  * its own, so no installed extension joins in. `PI_REFERENCE_CALLS` (JSON: `[{ name, args }]`) names
