@@ -70,8 +70,8 @@ async function takeTurn(session, faux) {
 	const events = [];
 	const unsubscribe = session.subscribe((event) => {
 		if (!event.type.startsWith("tool_execution_")) return;
-		const { type, toolCallId, toolName, parentToolCallId, isError, args, result, partialResult } = event;
-		events.push({ type, toolCallId, toolName, parentToolCallId, isError, args, result, partialResult });
+		const { type, toolCallId, toolName, parentToolCallId, isError, durationMs, args, result, partialResult } = event;
+		events.push({ type, toolCallId, toolName, parentToolCallId, isError, durationMs, args, result, partialResult });
 	});
 	await session.prompt("Go.");
 	await session.agent.waitForIdle();

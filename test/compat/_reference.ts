@@ -156,6 +156,7 @@ export interface ReferenceSession {
 			readonly toolName: string;
 			readonly parentToolCallId?: string;
 			readonly isError?: boolean;
+			readonly durationMs?: number;
 			readonly args?: unknown;
 			readonly result?: unknown;
 		}[];

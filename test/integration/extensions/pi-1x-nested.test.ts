@@ -107,7 +107,7 @@ interface Run {
 	active: string[];
 	callable: string[];
 	declared: { name: string; description: string }[];
-	events: { type: string; toolCallId: string; toolName: string; parentToolCallId?: string; isError?: boolean }[];
+	events: ReturnType<typeof eventOf>[];
 	/** The end events' `isError` and result, by call id. */
 	endResults: Record<string, { isError?: boolean; result?: unknown }>;
 	message: Record<string, unknown>;
@@ -147,6 +147,7 @@ function eventOf(e: {
 	toolName: string;
 	parentToolCallId?: string;
 	isError?: boolean;
+	durationMs?: number;
 }) {
 	return {
 		type: e.type,
@@ -154,6 +155,8 @@ function eventOf(e: {
 		toolName: e.toolName,
 		...(e.parentToolCallId !== undefined ? { parentToolCallId: e.parentToolCallId } : {}),
 		...(e.isError !== undefined ? { isError: e.isError } : {}),
+		// An end event measures the call when the tool ran.
+		...(e.type === "tool_execution_end" ? { ran: e.durationMs !== undefined } : {}),
 	};
 }
 
@@ -217,16 +220,19 @@ describe("a pi 1.6.0 extension whose tool calls other tools", () => {
 		expect(mine.active).toEqual(["read", "bash", "edit", "write", "secret", "gather"]);
 		expect(mine.events).toEqual([
 			{ type: "tool_execution_start", toolCallId: "call_1", toolName: "gather" },
-			...[
-				["1", "lookup", false],
-				["2", "lookup", true],
-				["3", "lookup", true],
-				["4", "secret", true],
-			].flatMap(([n, toolName, isError]) => [
+			// Only the first nested call runs its tool: validation, the handler and the callable set refuse the rest.
+			...(
+				[
+					["1", "lookup", false, true],
+					["2", "lookup", true, false],
+					["3", "lookup", true, false],
+					["4", "secret", true, false],
+				] as const
+			).flatMap(([n, toolName, isError, ran]) => [
 				{ type: "tool_execution_start", toolCallId: `call_1/${n}`, toolName, parentToolCallId: "call_1" },
-				{ type: "tool_execution_end", toolCallId: `call_1/${n}`, toolName, parentToolCallId: "call_1", isError },
+				{ type: "tool_execution_end", toolCallId: `call_1/${n}`, toolName, parentToolCallId: "call_1", isError, ran },
 			]),
-			{ type: "tool_execution_end", toolCallId: "call_1", toolName: "gather", isError: false },
+			{ type: "tool_execution_end", toolCallId: "call_1", toolName: "gather", isError: false, ran: true },
 		]);
 		const details = mine.message.details as {
 			callable: string[];
