@@ -67,7 +67,7 @@ describe.concurrent("nested calls through the CLI", () => {
 			> exit
 			"
 		`);
-	}, 60_000);
+	}, 120_000);
 
 	it("toolsmith mcp returns the caller's result with the nested outcomes and their record", async ({ expect }) => {
 		const transport = new StdioClientTransport({ ...mcpCommand(["nested.ts"]), cwd: scratch, stderr: "pipe" });
@@ -130,5 +130,5 @@ describe.concurrent("nested calls through the CLI", () => {
 			await client.close();
 		}
 		expect(stderr).toMatch(/toolsmith mcp · 2 tools · stdio/);
-	}, 60_000);
+	}, 120_000);
 });
