@@ -8,7 +8,7 @@ import { createInterface, type Interface } from "node:readline";
 import type { Writable } from "node:stream";
 import type { ToolResultMessage } from "../contract/content.js";
 import { errorMessage } from "../contract/errors.js";
-import type { ToolExecutionEvent } from "../contract/events.js";
+import type { ToolExecutionEndEvent, ToolExecutionEvent } from "../contract/events.js";
 import type { Theme } from "../contract/render.js";
 import type { AgentToolResult } from "../contract/tool.js";
 import type { RegisteredCommand } from "../extensions/api.js";
@@ -182,8 +182,50 @@ export function runDevLoop(host: DevHost, options: DevLoopOptions): Promise<numb
 		armedToExit = false;
 		let lastPartial = "";
 		const started = performance.now();
+		// Calls the tool makes through ctx.executeTool, drawn as each ends (with the arguments it started with).
+		const nestedArgs = new Map<string, unknown>();
+		const drawNested = (event: ToolExecutionEndEvent) => {
+			const depth = event.toolCallId.split("/").length - 1;
+			const indent = "  ".repeat(depth);
+			const snapshot = host.registry.snapshot();
+			const entry = [...snapshot.active, ...(snapshot.callable ?? [])].find((t) => t.name === event.toolName);
+			const renderers = toolRenderersFor(host.runtime, event.toolName, entry?.definition);
+			const args = nestedArgs.get(event.toolCallId);
+			nestedArgs.delete(event.toolCallId);
+			const inner = Math.max(20, cols - indent.length - 4);
+			const nested = { toolCallId: event.toolCallId, cwd, args, width: inner };
+			clearLive();
+			const drawnCall = renderToolCall(
+				renderers,
+				args,
+				theme,
+				inner,
+				{ ...nested, name: event.toolName },
+				{ overflow },
+			);
+			printBlock({ ...drawnCall, lines: drawnCall.lines.map((l, i) => (i === 0 ? `↳ ${l}` : `  ${l}`)) }, indent);
+			const drawnResult = renderToolResult(
+				renderers,
+				event.result,
+				{ expanded, isPartial: false },
+				theme,
+				inner,
+				{ ...nested, isError: event.isError },
+				{ overflow },
+			);
+			printBlock(drawnResult, `${indent}    `);
+			const status = event.isError ? theme.fg("error", "✗ error") : theme.fg("success", "✓ ok");
+			const ms = event.durationMs === undefined ? "" : ` · ${event.durationMs} ms`;
+			out(`${indent}  ${status} ${theme.fg("muted", `· ${event.toolCallId}${ms}`)}`);
+		};
 		const onEvent = (event: ToolExecutionEvent) => {
-			if (event.type !== "tool_execution_update" || event.toolCallId !== toolCallId || finished) return;
+			if (finished) return;
+			if (event.parentToolCallId !== undefined && event.toolCallId.startsWith(`${toolCallId}/`)) {
+				if (event.type === "tool_execution_start") nestedArgs.set(event.toolCallId, event.args);
+				else if (event.type === "tool_execution_end") drawNested(event);
+				return;
+			}
+			if (event.type !== "tool_execution_update" || event.toolCallId !== toolCallId) return;
 			const block = renderToolResult(
 				definition,
 				event.partialResult,
@@ -428,7 +470,7 @@ export function createDevCommand(factory: DevHostFactory = startExtensionHost) {
 			const { diagnostics, watching } = ready;
 			const interactive = io.stdin.isTTY === true && io.stdout.isTTY === true;
 			const tools = activeTools(host);
-			const extensionCount = new Set(tools.flatMap((t) => (t.source.kind === "extension" ? [t.source.path] : []))).size;
+			const extensionCount = tools.filter((t) => t.source.kind === "extension").length;
 			io.stdout.write(
 				`${theme.bold("toolsmith dev")} · ${tools.length} tools (${extensionCount} from extensions) · ${options.env} env${confinedLabel(options.confine, options["confine-reads"])} · cwd ${displayPath(cwd, io.cwd)}\n`,
 			);
