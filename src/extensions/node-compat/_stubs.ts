@@ -196,10 +196,13 @@ function drawParts(parts: readonly unknown[], width: number, depth = 0): string[
 function stubClass(module: string, name: string): new (...args: unknown[]) => object {
 	class Stub {
 		/** The strings and components a component was given: it draws them as plain lines. */
-		private readonly parts: unknown[];
+		declare private readonly parts: unknown[];
 		constructor(...args: unknown[]) {
 			report(module, name, "constructed");
-			this.parts = args.filter((arg) => typeof arg === "string" || Array.isArray(arg) || isDrawable(arg));
+			// Not enumerable: spreading or serializing an instance shows none of what it was given.
+			Object.defineProperty(this, "parts", {
+				value: args.filter((arg) => typeof arg === "string" || Array.isArray(arg) || isDrawable(arg)),
+			});
 			// Members the class lacks are inert values (reported when used), never `undefined`.
 			// biome-ignore lint/correctness/noConstructorReturn: the instance is wrapped so unknown members answer
 			return new Proxy(this, {

@@ -218,6 +218,16 @@ describe("stub classes", () => {
 		const stack = new HStack([new Text("left", 0, 0)]);
 		stack.addChild("right\nside");
 		expect(stack.render(40)).toEqual(["left", "right", "side"]);
+		// What it was given stays out of spreading and JSON (pi's TUI object is circular).
+		const tuiObject: Record<string, unknown> = { render: () => [] };
+		tuiObject.self = tuiObject;
+		const loader = new Loader(
+			tuiObject,
+			() => "",
+			() => "",
+			"Loading",
+		);
+		expect([JSON.stringify(loader), Object.keys({ ...loader })]).toEqual(["{}", []]);
 		expect(
 			new Loader(
 				{},
