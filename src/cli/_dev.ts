@@ -16,7 +16,14 @@ import { displayPath, formatDiagnostic } from "../extensions/node-event-lines.js
 import type { ExtensionHostReady } from "../extensions/node-host.js";
 import type { ToolEntry } from "../extensions/registry.js";
 import type { InspectorServer } from "../inspector/node-server.js";
-import { type RenderedBlock, renderToolCall, renderToolResult, toolRenderersFor } from "../render/renderer.js";
+import {
+	DEFAULT_OUTPUT_PAD,
+	type RenderedBlock,
+	renderToolCall,
+	renderToolResult,
+	shellLayout,
+	toolRenderersFor,
+} from "../render/renderer.js";
 import { UsageError } from "./_args.js";
 import { defineCommand, EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK } from "./_command.js";
 import {
@@ -174,7 +181,9 @@ export function runDevLoop(host: DevHost, options: DevLoopOptions): Promise<numb
 		const definition = toolRenderersFor(host.runtime, name, entry?.definition);
 		const toolCallId = `call-${++callCounter}`;
 		const cols = width();
-		const context = { toolCallId, cwd, args, width: cols - 2 };
+		// Results are indented under the call, unless the tool draws its own frame (renderShell "self").
+		const shell = shellLayout(definition, cols, 2);
+		const context = { toolCallId, cwd, args, width: shell.width, outputPad: DEFAULT_OUTPUT_PAD };
 		printBlock(renderToolCall(definition, args, theme, cols, { ...context, name }, { overflow }), "");
 
 		const controller = new AbortController();
@@ -231,13 +240,13 @@ export function runDevLoop(host: DevHost, options: DevLoopOptions): Promise<numb
 				event.partialResult,
 				{ expanded, isPartial: true },
 				theme,
-				cols - 2,
+				shell.width,
 				context,
 				{ overflow },
 			);
 			if (interactive) {
 				clearLive();
-				const shown = block.lines.slice(-LIVE_LINES).map((l) => `  ${l}`);
+				const shown = block.lines.slice(-LIVE_LINES).map((l) => `${shell.indent}${l}`);
 				if (shown.length > 0) out(shown.join("\n"));
 				liveLines = shown.length;
 			} else {
@@ -276,11 +285,11 @@ export function runDevLoop(host: DevHost, options: DevLoopOptions): Promise<numb
 				result,
 				{ expanded, isPartial: false },
 				theme,
-				cols - 2,
+				shell.width,
 				{ ...context, isError: message.isError },
 				{ overflow },
 			),
-			"  ",
+			shell.indent,
 		);
 		const status = controller.signal.aborted
 			? theme.fg("warning", "✗ aborted")

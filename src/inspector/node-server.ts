@@ -26,10 +26,12 @@ import { listen, RequestError, readJsonBody, sameSecret } from "../mcp/_node-req
 import { compatibilityReport, type ProviderTool, toProviderTools } from "../providers/tools.js";
 import { TOOL_PROVIDERS, type ToolProvider } from "../providers/types.js";
 import {
+	DEFAULT_OUTPUT_PAD,
 	type RenderableTool,
 	type RenderedBlock,
 	renderToolCall,
 	renderToolResult,
+	shellLayout,
 	type ToolRendererSource,
 	toolRenderersFor,
 } from "../render/renderer.js";
@@ -379,7 +381,9 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
 
 	const trackCall = (id: string, toolCallId: string, toolName: string, args: Json, width: number) => {
 		const definition = renderersOf(toolName);
-		const context = { toolCallId, cwd, args, width: width - 2 };
+		// The result pane is inset under the call, unless the tool draws its own frame (renderShell "self").
+		const resultWidth = shellLayout(definition, width, 2).width;
+		const context = { toolCallId, cwd, args, width: resultWidth, outputPad: DEFAULT_OUTPUT_PAD };
 		const base = {
 			id,
 			tool: toolName,
@@ -402,7 +406,7 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
 							event.partialResult,
 							{ expanded: true, isPartial: true },
 							ansiTheme,
-							width - 2,
+							resultWidth,
 							context,
 						),
 					),
@@ -426,7 +430,7 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
 					durationMs: Math.round(performance.now() - started),
 					updates,
 					renderedResult: view(
-						renderToolResult(definition, result, { expanded: true, isPartial: false }, ansiTheme, width - 2, {
+						renderToolResult(definition, result, { expanded: true, isPartial: false }, ansiTheme, resultWidth, {
 							...context,
 							isError: message?.isError ?? true,
 						}),
