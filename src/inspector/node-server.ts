@@ -342,6 +342,10 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
 
 	const unsubscribe = [
 		host.on("reload", (event: ExtensionReloadEvent) => {
+			// A diagnostic of a module the extension imports (a syntax error in src/tools/x.ts) was
+			// remembered under that module: this load of the extension replaces it too.
+			const modules = host.extensions?.().find((e) => e.path === event.path)?.modules ?? [];
+			for (const file of [...event.files, ...modules]) if (file !== event.path) diagnosticsByFile.delete(file);
 			diagnosticsByFile.set(event.path, [...event.diagnostics]);
 			if (event.kind === "unload" && event.diagnostics.length === 0) diagnosticsByFile.delete(event.path);
 			const reload: InspectorReload = {

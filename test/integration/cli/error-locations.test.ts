@@ -6,7 +6,10 @@
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { stripVTControlCharacters } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { InspectorState } from "../../../src/inspector/protocol.js";
+import { startInspectCli } from "../inspector/_cli.js";
 import { runCli, startCli } from "./_run.js";
 
 const ENTRY = `import { defineExtension } from "toolsmith-sdk";
@@ -137,5 +140,36 @@ describe("toolsmith dev on a project with a module per tool", () => {
 				"",
 			].join("\n"),
 		);
+	}, 120_000);
+});
+
+describe("toolsmith inspect on a project with a module per tool", () => {
+	it("lists the broken module's diagnostic at its line, then each tool's own file and reload line", async () => {
+		writeFileSync(jsonGet(), BROKEN("json_get", "jsonGet", "v1"));
+		const inspect = await startInspectCli(["inspect", "."], { cwd: dir });
+		const state = async () =>
+			(await (
+				await fetch(`http://127.0.0.1:${inspect.port}/api/state?token=${inspect.token}`)
+			).json()) as InspectorState;
+		try {
+			const broken = await state();
+			expect(broken.diagnostics.map((d) => clean(d.text))).toEqual([SYNTAX_LINE]);
+			expect(broken.tools.map((t) => t.name)).not.toContain("json_get");
+
+			writeFileSync(jsonGet(), tool("json_get", "jsonGet", "v2"));
+			await expect.poll(async () => (await state()).reloads.length, { timeout: 30_000 }).toBe(1);
+			const fixed = await state();
+			expect(fixed.diagnostics).toEqual([]);
+			expect(fixed.tools.filter((t) => t.kind === "extension").map((t) => [t.name, t.source])).toEqual([
+				["hello", "src/tools/hello.ts"],
+				["json_get", "src/tools/json-get.ts"],
+			]);
+			expect(clean(stripVTControlCharacters(fixed.reloads[0]?.lines[0] ?? ""))).toBe(
+				"loaded src/index.ts in N ms · +hello (src/tools/hello.ts) +json_get (src/tools/json-get.ts)",
+			);
+		} finally {
+			writeFileSync(jsonGet(), tool("json_get", "jsonGet", "v1"));
+			await inspect.kill();
+		}
 	}, 120_000);
 });
