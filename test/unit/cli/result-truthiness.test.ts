@@ -150,7 +150,7 @@ beforeAll(() => {
 		.map((d) => `${d.file?.fileName}: ${ts.flattenDiagnosticMessageText(d.messageText, " ")}`);
 	expect(errors).toEqual([]);
 	findings = findResultConditions(ts, program);
-}, 30_000);
+}, 90_000);
 
 describe("conditions that test a Result", () => {
 	it.each(Object.keys(positives))("reports %s at each marked expression", (name) => {
