@@ -330,7 +330,11 @@ export function runDevLoop(host: DevHost, options: DevLoopOptions): Promise<numb
 				await call(rest);
 				return true;
 			case "tools": {
-				out(formatToolsTable(activeTools(host), cwd, theme, interactive ? width() : undefined).join("\n"));
+				out(
+					formatToolsTable(activeTools(host), cwd, theme, interactive ? width() : undefined, host.extensions()).join(
+						"\n",
+					),
+				);
 				const commands = formatCommandList(extensionCommands(host), cwd, theme);
 				if (commands.length > 0) out(["", ...commands].join("\n"));
 				return true;
@@ -484,7 +488,7 @@ export function createDevCommand(factory: DevHostFactory = startExtensionHost) {
 				`${theme.bold("toolsmith dev")} · ${tools.length} tools (${extensionCount} from extensions) · ${options.env} env${confinedLabel(options.confine, options["confine-reads"])} · cwd ${displayPath(cwd, io.cwd)}\n`,
 			);
 			io.stdout.write(
-				`${formatToolsTable(tools, io.cwd, theme, interactive ? outputWidth(io.stdout, io.env) : undefined).join("\n")}\n`,
+				`${formatToolsTable(tools, io.cwd, theme, interactive ? outputWidth(io.stdout, io.env) : undefined, host.extensions()).join("\n")}\n`,
 			);
 			const commands = formatCommandList(extensionCommands(host), io.cwd, theme);
 			if (commands.length > 0) io.stdout.write(`\n${commands.join("\n")}\n`);

@@ -5,6 +5,7 @@
 import type { Static, TSchema } from "@sinclair/typebox";
 import type { ExecutionEnv } from "../env/types.js";
 import type { JsonValue, ToolCall, ToolResultContent, Usage } from "./content.js";
+import { noteDefinitionSite } from "./definition-site.js";
 import type { RenderContext, RenderOutput, RenderResultOptions, Theme } from "./render.js";
 
 /** `parallel` (the default) lets a batch run concurrently; one `sequential` tool serializes its whole batch. */
@@ -403,6 +404,8 @@ export function defineTool<
 >(
 	definition: ToolDefinitionInput<TParameters, TDetails, TName, TUpdateDetails>,
 ): ToolDefinition<TParameters, TDetails, TName> {
+	// Hosts show the file that wrote the definition as the tool's own (see definition-site.ts).
+	noteDefinitionSite(definition, defineTool);
 	// Only the type of `onUpdate`'s partials differs, and only when inferred (see ToolDefinitionInput).
 	return definition as unknown as ToolDefinition<TParameters, TDetails, TName>;
 }

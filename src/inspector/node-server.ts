@@ -17,8 +17,14 @@ import { errorMessage } from "../contract/errors.js";
 import type { ToolExecutionEvent } from "../contract/events.js";
 import type { ToolDefinition } from "../contract/tool.js";
 import { parseToolArguments, validateToolArguments } from "../exec/validate.js";
-import type { ExtensionDiagnostic } from "../extensions/api.js";
-import { displayPath, formatDiagnostic, formatReload } from "../extensions/node-event-lines.js";
+import type { ExtensionDiagnostic, LoadedExtension } from "../extensions/api.js";
+import {
+	displayPath,
+	formatDiagnostic,
+	formatReload,
+	reloadToolFiles,
+	toolFile,
+} from "../extensions/node-event-lines.js";
 import type { ExtensionHost, ExtensionHostReady, ExtensionReloadEvent } from "../extensions/node-host.js";
 import type { RegistrySnapshot } from "../extensions/registry.js";
 import { isLoopbackHostname } from "../mcp/_loopback.js";
@@ -72,6 +78,8 @@ export interface InspectorHost extends Pick<ExtensionHost, "ready" | "buildTools
 	readonly registry: { snapshot(): Pick<RegistrySnapshot, "active"> };
 	/** The extensions' tool renderers (`registerToolRenderer`), when the host has them. */
 	readonly runtime?: ToolRendererSource;
+	/** The loaded extensions, when the host has them: a tool's source is then the file that defines it. */
+	extensions?(): readonly Pick<LoadedExtension, "path" | "modules">[];
 }
 
 export interface InspectorOptions {
@@ -291,12 +299,13 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
 	const toolView = (entry: RegistrySnapshot["active"][number]): InspectorTool => {
 		const d = entry.definition;
 		const path = entry.source.kind === "extension" ? entry.source.path : undefined;
+		const file = toolFile(entry, host.extensions?.() ?? []) ?? path;
 		return {
 			name: entry.name,
 			label: typeof d.label === "string" ? d.label : entry.name,
 			description: typeof d.description === "string" ? d.description : "",
 			kind: path === undefined ? "builtin" : builtinNames.has(entry.name) ? "override" : "extension",
-			...(path !== undefined ? { source: displayPath(path, cwd) } : {}),
+			...(file !== undefined ? { source: displayPath(file, cwd) } : {}),
 			mode: d.executionMode === "sequential" ? "sequential" : "parallel",
 			parameters: toJson(d.parameters),
 			...(typeof d.promptSnippet === "string" ? { promptSnippet: d.promptSnippet } : {}),
@@ -335,6 +344,10 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
 
 	const unsubscribe = [
 		host.on("reload", (event: ExtensionReloadEvent) => {
+			// A diagnostic of a module the extension imports (a syntax error in src/tools/x.ts) was
+			// remembered under that module: this load of the extension replaces it too.
+			const modules = host.extensions?.().find((e) => e.path === event.path)?.modules ?? [];
+			for (const file of [...event.files, ...modules]) if (file !== event.path) diagnosticsByFile.delete(file);
 			diagnosticsByFile.set(event.path, [...event.diagnostics]);
 			if (event.kind === "unload" && event.diagnostics.length === 0) diagnosticsByFile.delete(event.path);
 			const reload: InspectorReload = {
@@ -346,7 +359,14 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
 				added: [...event.added],
 				removed: [...event.removed],
 				changed: [...event.changed],
-				lines: formatReload(event, cwd, ansiTheme),
+				lines: formatReload(
+					event,
+					cwd,
+					ansiTheme,
+					host.extensions
+						? reloadToolFiles({ registry: host.registry, extensions: () => host.extensions?.() ?? [] }, event.path)
+						: undefined,
+				),
 				diagnostics: event.diagnostics.map((d) => diagnosticView(d, cwd)),
 			};
 			reloads.push(reload);
