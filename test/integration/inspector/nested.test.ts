@@ -7,6 +7,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { stripVTControlCharacters } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type {
 	CallStarted,
@@ -33,7 +34,7 @@ afterAll(async () => {
 	rmSync(assets, { recursive: true, force: true });
 });
 
-const plain = (lines: readonly string[] | undefined) => (lines ?? []).join("\n").replace(/\u001b\[[0-9;]*m/g, "");
+const plain = (lines: readonly string[] | undefined) => stripVTControlCharacters((lines ?? []).join("\n"));
 
 describe("nested calls in the inspector", () => {
 	it("streams each nested call's start, updates and end under its caller, and keeps them on the call", async () => {
@@ -70,7 +71,9 @@ describe("nested calls in the inspector", () => {
 				`${id}/2 error parent=${id}`,
 			]);
 			// The nested events come before the caller's end.
-			const endIndex = events.seen.findIndex((e) => e.type === "call" && e.call.id === id && e.call.status !== "running");
+			const endIndex = events.seen.findIndex(
+				(e) => e.type === "call" && e.call.id === id && e.call.status !== "running",
+			);
 			expect(events.seen.indexOf(mine.at(-1)!)).toBeLessThan(endIndex);
 
 			const call = end.call;
