@@ -9,6 +9,7 @@ import type { ExtensionDiagnostic } from "../extensions/api.js";
 import { renderToolCall, toolRenderersFor } from "../render/renderer.js";
 import { plainTheme } from "../render/theme.js";
 import { compileLinearPattern } from "./_linear-regex.js";
+import { nestedCallLine } from "./_nested-lines.js";
 import { textDiff } from "./_text-diff.js";
 import {
 	type FileExpectation,
@@ -185,18 +186,6 @@ function drawCall(harness: TestHarness, call: FixtureCall): string[] {
 	return renderToolCall(renderers, call.args ?? {}, plainTheme, DRAW_WIDTH, { name: call.tool }).lines;
 }
 
-/** One nested call in one line: `call-1/1 tick ok {"n":3}`, with the start of its error. */
-function nestedLine(call: NestedCalls["calls"][number]): string {
-	const args =
-		call.arguments !== undefined
-			? ` ${JSON.stringify(call.arguments)}`
-			: call.argumentsBytes !== undefined
-				? ` (arguments of ${call.argumentsBytes} bytes left out)`
-				: "";
-	const error = call.error !== undefined ? `: ${excerpt(call.error.split("\n")[0] ?? "", 120)}` : "";
-	return `${call.id} ${call.name} ${call.status}${args}${error}`;
-}
-
 /** Failures of the nested calls a result records against the fixture's `nestedCalls`. */
 function checkNested(
 	expected: NonNullable<FixtureCall["expect"]>["nestedCalls"],
@@ -238,7 +227,7 @@ function checkNested(
 						`${c.id ?? `#${i + 1}`} ${c.tool}${c.status ? ` ${c.status}` : ""}${c.args !== undefined ? ` ${JSON.stringify(c.args)}` : ""}`,
 				)
 				.join("\n"),
-			calls.map(nestedLine).join("\n"),
+			calls.map(nestedCallLine).join("\n"),
 			{ expected: "expected nested calls", actual: "actual nested calls" },
 		),
 	);
@@ -482,7 +471,7 @@ export function formatReplayReport(report: ReplayReport, options: FormatReplayRe
 			if (!call.pass) for (const line of shownCall(call)) lines.push(`      ${line}`);
 			for (const nested of call.nestedCalls?.calls ?? []) {
 				const depth = nested.id.split("/").length - call.id.split("/").length;
-				lines.push(`${"  ".repeat(2 + depth)}↳ ${nestedLine(nested)}`);
+				lines.push(`${"  ".repeat(2 + depth)}↳ ${nestedCallLine(nested)}`);
 			}
 			if (call.nestedCalls && !call.nestedCalls.complete)
 				lines.push("        ↳ … (the record left calls or arguments out)");
