@@ -17,6 +17,7 @@ import {
 	createEditTool,
 	createReadTool,
 	createWriteTool,
+	MemoryExecutionEnv,
 	type ToolContext,
 	type ToolDefinition,
 } from "toolsmith-sdk";
@@ -36,7 +37,7 @@ interface PeerModule {
 
 const MB = 1024 * 1024;
 
-function contextFor(env: NodeExecutionEnv): ToolContext {
+function contextFor(env: NodeExecutionEnv | MemoryExecutionEnv): ToolContext {
 	return {
 		env,
 		cwd: env.cwd,
@@ -192,6 +193,77 @@ async function benchEdit(dir: string): Promise<void> {
 	);
 }
 
+/**
+ * Edit calls shaped to make matching or diffing super-linear (the shapes of
+ * test/unit/tools/edit-hostile-shapes.test.ts, which checks their answers). Each shape runs at
+ * size n and 2n in the in-memory env; the figure is how much longer 2n takes: about 2× for a
+ * linear algorithm, 4× for a quadratic one.
+ */
+async function benchEditShapes(): Promise<void> {
+	type Edits = { oldText: string; newText: string }[];
+	const lines = (count: number, line: (i: number) => string = (i) => `line ${i} of the file with some text`) =>
+		`${Array.from({ length: count }, (_, i) => line(i)).join("\n")}\n`;
+	const many = (count: number, edit: (i: number) => Edits[number]): Edits =>
+		Array.from({ length: count }, (_, i) => edit(i));
+	const shapes: { name: string; input: (n: number) => { file: string; edits: Edits } }[] = [
+		{
+			name: "n copies of one oldText found once (overlap error)",
+			input: (n) => ({
+				file: lines(n),
+				edits: many(n, () => ({ oldText: "line 1000 of the file with some text", newText: "x" })),
+			}),
+		},
+		{
+			name: "n copies of an oldText found n times (count error)",
+			input: (n) => ({
+				file: lines(n, () => "same line"),
+				edits: many(n, () => ({ oldText: "same line", newText: "x" })),
+			}),
+		},
+		{
+			name: "an oldText of n/2 chars at every offset of n chars",
+			input: (n) => ({ file: "a".repeat(n * 20), edits: [{ oldText: "a".repeat(n * 10), newText: "b" }] }),
+		},
+		{
+			name: "n distinct edits found by tolerant matching",
+			input: (n) => ({
+				file: lines(n),
+				edits: many(n, (i) => ({ oldText: `line ${i} of the file with some text  `, newText: `L${i}` })),
+			}),
+		},
+	];
+	const edit = createEditTool();
+	const run = async (input: { file: string; edits: Edits }) => {
+		const env = new MemoryExecutionEnv({ files: { "/w/f.txt": input.file }, cwd: "/w" });
+		const start = performance.now();
+		try {
+			await edit.execute("bench", { path: "f.txt", edits: input.edits }, undefined, undefined, contextFor(env));
+		} catch {
+			// The error shapes answer with a thrown error; only the time matters here.
+		}
+		return performance.now() - start;
+	};
+	const n = 20_000;
+	for (const shape of shapes) {
+		const small = shape.input(n);
+		const large = shape.input(2 * n);
+		const best = async (input: { file: string; edits: Edits }) => {
+			let min = Number.POSITIVE_INFINITY;
+			for (let i = 0; i < 3; i++) min = Math.min(min, await run(input));
+			return min;
+		};
+		await run(small);
+		const a = await best(small);
+		const b = await best(large);
+		report(
+			`edit, ${shape.name}: time at 2n vs n (n = ${n.toLocaleString("en")})`,
+			b / a,
+			3,
+			`${b.toFixed(0)} ms vs ${a.toFixed(0)} ms; linear ≈ 2×, quadratic ≈ 4×`,
+		);
+	}
+}
+
 async function benchBash(dir: string): Promise<void> {
 	const runs = 5;
 	const mine: ChildReport[] = [];
@@ -254,6 +326,7 @@ async function main(): Promise<void> {
 	try {
 		await benchRead(dir);
 		await benchEdit(dir);
+		await benchEditShapes();
 		await benchBash(dir);
 		await benchWrite(dir);
 	} finally {
