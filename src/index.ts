@@ -203,7 +203,10 @@ export {
 	compatibilityReport,
 	type GoogleFunctionDeclaration,
 	type GoogleTools,
+	type OpenAIChatCustomTool,
 	type OpenAIChatTool,
+	type OpenAIConvertOptions,
+	type OpenAIResponsesCustomTool,
 	type OpenAIResponsesTool,
 	type ProviderTool,
 	type ToolCompatibility,
@@ -223,17 +226,22 @@ export {
 	type ToolProvider,
 } from "./providers/types.js";
 export {
+	DEFAULT_OUTPUT_PAD,
 	type RenderableTool,
 	type RenderedBlock,
 	type RenderOverflow,
 	type RenderToLinesOptions,
 	type RenderToolResultOptions,
 	renderToLines,
+	renderToolBlock,
 	renderToolCall,
 	renderToolResult,
 	sanitizeText,
+	shellLayout,
+	type ToolBlockInput,
 	type ToolRendererSource,
 	toolRenderersFor,
+	toolShell,
 } from "./render/renderer.js";
 export {
 	type AnsiColor,

@@ -55,6 +55,7 @@ export {
 	createMcpServer,
 	DEFAULT_MCP_CLOSE_TIMEOUT_MS,
 	MCP_DETAILS_META_KEY,
+	MCP_NESTED_CALLS_META_KEY,
 	type McpServedHost,
 	type McpServerOptions,
 	type McpServerTransport,

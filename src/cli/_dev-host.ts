@@ -21,8 +21,11 @@ import type { CliOutput } from "./_io.js";
 export interface DevHost
 	extends Pick<ExtensionHost, "ready" | "execute" | "buildToolsPrompt" | "extensions" | "on" | "close">,
 		Partial<Pick<ExtensionHost, "reload">> {
-	/** The active tools with their source and definition (whose renderers show calls and results). */
-	readonly registry: { snapshot(): Pick<RegistrySnapshot, "active"> };
+	/**
+	 * The active tools with their source and definition (whose renderers show calls and results);
+	 * the callable ones too, when known, to draw the calls tools make of tools that are not active.
+	 */
+	readonly registry: { snapshot(): Pick<RegistrySnapshot, "active"> & Partial<Pick<RegistrySnapshot, "callable">> };
 	/** The `ctx` an extension's command runs with; the extensions' tool renderers, when it has them. */
 	readonly runtime: Pick<ExtensionRuntime, "createContext"> & Partial<Pick<ExtensionRuntime, "resolveToolRenderers">>;
 }

@@ -8,7 +8,7 @@ import { createInterface, type Interface } from "node:readline";
 import type { Writable } from "node:stream";
 import type { ToolResultMessage } from "../contract/content.js";
 import { errorMessage } from "../contract/errors.js";
-import type { ToolExecutionEvent } from "../contract/events.js";
+import type { ToolExecutionEndEvent, ToolExecutionEvent } from "../contract/events.js";
 import type { Theme } from "../contract/render.js";
 import type { AgentToolResult } from "../contract/tool.js";
 import type { RegisteredCommand } from "../extensions/api.js";
@@ -16,7 +16,14 @@ import { displayPath, formatDiagnostic } from "../extensions/node-event-lines.js
 import type { ExtensionHostReady } from "../extensions/node-host.js";
 import type { ToolEntry } from "../extensions/registry.js";
 import type { InspectorServer } from "../inspector/node-server.js";
-import { type RenderedBlock, renderToolCall, renderToolResult, toolRenderersFor } from "../render/renderer.js";
+import {
+	DEFAULT_OUTPUT_PAD,
+	type RenderedBlock,
+	renderToolCall,
+	renderToolResult,
+	shellLayout,
+	toolRenderersFor,
+} from "../render/renderer.js";
 import { UsageError } from "./_args.js";
 import { defineCommand, EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK } from "./_command.js";
 import {
@@ -174,7 +181,9 @@ export function runDevLoop(host: DevHost, options: DevLoopOptions): Promise<numb
 		const definition = toolRenderersFor(host.runtime, name, entry?.definition);
 		const toolCallId = `call-${++callCounter}`;
 		const cols = width();
-		const context = { toolCallId, cwd, args, width: cols - 2 };
+		// Results are indented under the call, unless the tool draws its own frame (renderShell "self").
+		const shell = shellLayout(definition, cols, 2);
+		const context = { toolCallId, cwd, args, width: shell.width, outputPad: DEFAULT_OUTPUT_PAD };
 		printBlock(renderToolCall(definition, args, theme, cols, { ...context, name }, { overflow }), "");
 
 		const controller = new AbortController();
@@ -182,20 +191,62 @@ export function runDevLoop(host: DevHost, options: DevLoopOptions): Promise<numb
 		armedToExit = false;
 		let lastPartial = "";
 		const started = performance.now();
+		// Calls the tool makes through ctx.executeTool, drawn as each ends (with the arguments it started with).
+		const nestedArgs = new Map<string, unknown>();
+		const drawNested = (event: ToolExecutionEndEvent) => {
+			const depth = event.toolCallId.split("/").length - 1;
+			const indent = "  ".repeat(depth);
+			const snapshot = host.registry.snapshot();
+			const entry = [...snapshot.active, ...(snapshot.callable ?? [])].find((t) => t.name === event.toolName);
+			const renderers = toolRenderersFor(host.runtime, event.toolName, entry?.definition);
+			const args = nestedArgs.get(event.toolCallId);
+			nestedArgs.delete(event.toolCallId);
+			const inner = Math.max(20, cols - indent.length - 4);
+			const nested = { toolCallId: event.toolCallId, cwd, args, width: inner };
+			clearLive();
+			const drawnCall = renderToolCall(
+				renderers,
+				args,
+				theme,
+				inner,
+				{ ...nested, name: event.toolName },
+				{ overflow },
+			);
+			printBlock({ ...drawnCall, lines: drawnCall.lines.map((l, i) => (i === 0 ? `↳ ${l}` : `  ${l}`)) }, indent);
+			const drawnResult = renderToolResult(
+				renderers,
+				event.result,
+				{ expanded, isPartial: false },
+				theme,
+				inner,
+				{ ...nested, isError: event.isError },
+				{ overflow },
+			);
+			printBlock(drawnResult, `${indent}    `);
+			const status = event.isError ? theme.fg("error", "✗ error") : theme.fg("success", "✓ ok");
+			const ms = event.durationMs === undefined ? "" : ` · ${event.durationMs} ms`;
+			out(`${indent}  ${status} ${theme.fg("muted", `· ${event.toolCallId}${ms}`)}`);
+		};
 		const onEvent = (event: ToolExecutionEvent) => {
-			if (event.type !== "tool_execution_update" || event.toolCallId !== toolCallId || finished) return;
+			if (finished) return;
+			if (event.parentToolCallId !== undefined && event.toolCallId.startsWith(`${toolCallId}/`)) {
+				if (event.type === "tool_execution_start") nestedArgs.set(event.toolCallId, event.args);
+				else if (event.type === "tool_execution_end") drawNested(event);
+				return;
+			}
+			if (event.type !== "tool_execution_update" || event.toolCallId !== toolCallId) return;
 			const block = renderToolResult(
 				definition,
 				event.partialResult,
 				{ expanded, isPartial: true },
 				theme,
-				cols - 2,
+				shell.width,
 				context,
 				{ overflow },
 			);
 			if (interactive) {
 				clearLive();
-				const shown = block.lines.slice(-LIVE_LINES).map((l) => `  ${l}`);
+				const shown = block.lines.slice(-LIVE_LINES).map((l) => `${shell.indent}${l}`);
 				if (shown.length > 0) out(shown.join("\n"));
 				liveLines = shown.length;
 			} else {
@@ -234,11 +285,11 @@ export function runDevLoop(host: DevHost, options: DevLoopOptions): Promise<numb
 				result,
 				{ expanded, isPartial: false },
 				theme,
-				cols - 2,
+				shell.width,
 				{ ...context, isError: message.isError },
 				{ overflow },
 			),
-			"  ",
+			shell.indent,
 		);
 		const status = controller.signal.aborted
 			? theme.fg("warning", "✗ aborted")
@@ -279,7 +330,11 @@ export function runDevLoop(host: DevHost, options: DevLoopOptions): Promise<numb
 				await call(rest);
 				return true;
 			case "tools": {
-				out(formatToolsTable(activeTools(host), cwd, theme, interactive ? width() : undefined).join("\n"));
+				out(
+					formatToolsTable(activeTools(host), cwd, theme, interactive ? width() : undefined, host.extensions()).join(
+						"\n",
+					),
+				);
 				const commands = formatCommandList(extensionCommands(host), cwd, theme);
 				if (commands.length > 0) out(["", ...commands].join("\n"));
 				return true;
@@ -428,12 +483,12 @@ export function createDevCommand(factory: DevHostFactory = startExtensionHost) {
 			const { diagnostics, watching } = ready;
 			const interactive = io.stdin.isTTY === true && io.stdout.isTTY === true;
 			const tools = activeTools(host);
-			const extensionCount = new Set(tools.flatMap((t) => (t.source.kind === "extension" ? [t.source.path] : []))).size;
+			const extensionCount = tools.filter((t) => t.source.kind === "extension").length;
 			io.stdout.write(
 				`${theme.bold("toolsmith dev")} · ${tools.length} tools (${extensionCount} from extensions) · ${options.env} env${confinedLabel(options.confine, options["confine-reads"])} · cwd ${displayPath(cwd, io.cwd)}\n`,
 			);
 			io.stdout.write(
-				`${formatToolsTable(tools, io.cwd, theme, interactive ? outputWidth(io.stdout, io.env) : undefined).join("\n")}\n`,
+				`${formatToolsTable(tools, io.cwd, theme, interactive ? outputWidth(io.stdout, io.env) : undefined, host.extensions()).join("\n")}\n`,
 			);
 			const commands = formatCommandList(extensionCommands(host), io.cwd, theme);
 			if (commands.length > 0) io.stdout.write(`\n${commands.join("\n")}\n`);

@@ -1,8 +1,8 @@
 /** Text the `dev` loop prints: the tools table, parameter summaries, reload lines, diagnostics. */
 import { describeValue, quoted } from "../contract/errors.js";
 import type { Theme } from "../contract/render.js";
-import type { RegisteredCommand } from "../extensions/api.js";
-import { displayPath } from "../extensions/node-event-lines.js";
+import type { LoadedExtension, RegisteredCommand } from "../extensions/api.js";
+import { displayPath, toolFile } from "../extensions/node-event-lines.js";
 import type { ToolEntry } from "../extensions/registry.js";
 import { truncateToWidth, visibleWidth } from "../render/width.js";
 
@@ -55,11 +55,21 @@ export function formatTable(
 	return [theme.fg("muted", line(header)), ...rows.map(line)];
 }
 
-export function formatToolsTable(tools: readonly ToolEntry[], cwd: string, theme: Theme, width?: number): string[] {
+/**
+ * One row per tool: its name, the file that defines it (see `toolFile`; the extension's entry when
+ * `extensions` is not given), its mode and parameters.
+ */
+export function formatToolsTable(
+	tools: readonly ToolEntry[],
+	cwd: string,
+	theme: Theme,
+	width?: number,
+	extensions?: readonly Pick<LoadedExtension, "path" | "modules">[],
+): string[] {
 	if (tools.length === 0) return ["  (no tools)"];
 	const rows = tools.map((t) => [
 		theme.bold(t.name),
-		t.source.kind === "builtin" ? "built-in" : displayPath(t.source.path, cwd),
+		t.source.kind === "builtin" ? "built-in" : displayPath(toolFile(t, extensions ?? []) ?? t.source.path, cwd),
 		t.definition.executionMode ?? "parallel",
 		summarizeParameters(t.definition.parameters),
 	]);

@@ -366,12 +366,18 @@ async function checkLoaded(
 		io.stderr.write(`${formatDiagnostic(diagnostic, io.cwd, errorTheme)}\n`);
 	}
 	const conditionLines = conditions.skipped.map((reason) =>
-		theme.fg("muted", `- Result conditions not checked: ${reason}`),
+		theme.fg("muted", `- Result conditions and missing awaits not checked: ${reason}`),
 	);
-	const found = conditions.findings.length;
+	const found = conditions.findings.filter((f) => f.kind === "result").length;
 	if (found > 0) {
 		conditionLines.push(
 			`✗ Result conditions: ${found} condition${found === 1 ? " tests" : "s test"} a Result instead of its .ok (listed on stderr)`,
+		);
+	}
+	const unawaited = conditions.findings.length - found;
+	if (unawaited > 0) {
+		conditionLines.push(
+			`✗ Missing awaits: ${unawaited} Promise${unawaited === 1 ? " is" : "s are"} tested or dropped without await (listed on stderr)`,
 		);
 	}
 	for (const { definition, skipCalls } of checked) {
@@ -380,5 +386,5 @@ async function checkLoaded(
 	}
 	const summary = applyConformanceBaseline(reports, baseline);
 	io.stdout.write(`${[formatConformanceReport(summary, { verbose: run.verbose }), ...conditionLines].join("\n")}\n`);
-	return summary.pass && !failedLoad && found === 0 ? EXIT_OK : EXIT_FAILURE;
+	return summary.pass && !failedLoad && conditions.findings.length === 0 ? EXIT_OK : EXIT_FAILURE;
 }

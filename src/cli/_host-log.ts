@@ -4,7 +4,12 @@
  */
 import type { Theme } from "../contract/render.js";
 import type { ExtensionDiagnostic } from "../extensions/api.js";
-import { formatDiagnostic, formatReload } from "../extensions/node-event-lines.js";
+import {
+	formatDiagnostic,
+	formatReload,
+	reloadToolFiles,
+	type ToolFileSource,
+} from "../extensions/node-event-lines.js";
 import type { ExtensionHost } from "../extensions/node-host.js";
 
 /** How long a loose diagnostic waits for the reload event that may carry it. */
@@ -24,7 +29,7 @@ export interface HostLog {
  * their reload line.
  */
 export function followHostLog(
-	host: Pick<ExtensionHost, "on">,
+	host: Pick<ExtensionHost, "on"> & Partial<ToolFileSource>,
 	options: { readonly cwd: string; readonly theme: Theme; readonly print: (lines: readonly string[]) => void },
 ): HostLog {
 	const { cwd, theme, print } = options;
@@ -45,7 +50,10 @@ export function followHostLog(
 			held.length = 0;
 			held.push(...loose);
 			flush();
-			print(formatReload(event, cwd, theme));
+			const { registry, extensions } = host;
+			const fileOf =
+				registry && extensions ? reloadToolFiles({ registry, extensions: () => extensions() }, event.path) : undefined;
+			print(formatReload(event, cwd, theme, fileOf));
 		}),
 		host.on("diagnostic", (diagnostic) => {
 			held.push(diagnostic);

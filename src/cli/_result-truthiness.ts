@@ -1,6 +1,7 @@
 /**
  * The type-aware part of `toolsmith check`: conditions that test an env `Result` (always truthy, being
- * an object) instead of its `.ok`.
+ * an object) instead of its `.ok`, and missing awaits: conditions that test a Promise (TS2801 covers
+ * only some forms: not `!p`, not `while (p)`) and statements that drop an env call's Promise.
  *
  * TypeScript has no check for conditions that are always true because their type is an object (only
  * for Promises, TS2801, and uncalled functions, TS2774), and linters without types cannot know what
@@ -21,8 +22,13 @@ import { displayPath } from "../extensions/node-event-lines.js";
  */
 type TypeScript = Omit<typeof ts, "default">;
 
-/** A condition whose value is a Result-shaped object. */
+/**
+ * A finding: a condition whose value is a Result-shaped object (`result`), a condition whose value is
+ * a Promise, an unawaited call (`promise`), or a statement that drops the Promise of an env call
+ * (`dropped`).
+ */
 export interface ResultCondition {
+	readonly kind: "result" | "promise" | "dropped";
 	/** The source file, absolute. */
 	readonly file: string;
 	/** 1-based. */
@@ -55,6 +61,114 @@ function isAlwaysTruthyResult(tsApi: TypeScript, checker: ts.TypeChecker, type: 
 			);
 		})
 	);
+}
+
+/**
+ * Whether every member of `type` is a Promise (an object with a `then` method): always truthy.
+ * `orUndefined`: members `undefined` and `void` are let through too (an optional call: `env.findFiles?.(…)`).
+ */
+function isAlwaysPromise(tsApi: TypeScript, checker: ts.TypeChecker, type: ts.Type, orUndefined = false): boolean {
+	const all = type.isUnion() ? type.types : [type];
+	const members = orUndefined
+		? all.filter((member) => (member.flags & (tsApi.TypeFlags.Undefined | tsApi.TypeFlags.Void)) === 0)
+		: all;
+	return (
+		members.length > 0 &&
+		members.every((member) => {
+			if ((member.flags & tsApi.TypeFlags.Object) === 0) return false;
+			const then = checker.getPropertyOfType(member, "then");
+			return then !== undefined && (then.flags & tsApi.SymbolFlags.Method) !== 0;
+		})
+	);
+}
+
+/** The env methods that return a Promise: `ExecutionEnv`'s (FileSystem and Shell). */
+const ENV_ASYNC_METHODS = new Set([
+	"canonicalPath",
+	"exists",
+	"fileInfo",
+	"listDir",
+	"readTextFile",
+	"readBinaryFile",
+	"readBinaryRange",
+	"writeFile",
+	"appendFile",
+	"rename",
+	"remove",
+	"createDir",
+	"createTempFile",
+	"createTempDir",
+	"exec",
+	"findFiles",
+	"searchText",
+]);
+
+/**
+ * Calls `each` for every call of an env-named method (`x.writeFile(…)`, `x?.exec(…)`) whose value a
+ * statement drops: the statement itself, either branch of a `?:` statement, the right operand of an
+ * `&&`/`||`/`??` statement, the operands of a `,` statement. `void x.writeFile(…)` drops it on purpose
+ * and is left alone.
+ */
+function forEachDroppedEnvCall(tsApi: TypeScript, file: ts.SourceFile, each: (call: ts.CallExpression) => void): void {
+	const k = tsApi.SyntaxKind;
+	const dropped = (expression: ts.Expression): void => {
+		let node = expression;
+		while (tsApi.isParenthesizedExpression(node)) node = node.expression;
+		if (tsApi.isCallExpression(node)) {
+			const callee = node.expression;
+			const name = tsApi.isPropertyAccessExpression(callee)
+				? callee.name.text
+				: tsApi.isElementAccessExpression(callee) && tsApi.isStringLiteralLike(callee.argumentExpression)
+					? callee.argumentExpression.text
+					: undefined;
+			if (name !== undefined && ENV_ASYNC_METHODS.has(name)) each(node);
+		} else if (tsApi.isConditionalExpression(node)) {
+			dropped(node.whenTrue);
+			dropped(node.whenFalse);
+		} else if (tsApi.isBinaryExpression(node)) {
+			const op = node.operatorToken.kind;
+			if (op === k.AmpersandAmpersandToken || op === k.BarBarToken || op === k.QuestionQuestionToken) {
+				dropped(node.right);
+			} else if (op === k.CommaToken) {
+				dropped(node.left);
+				dropped(node.right);
+			}
+		}
+	};
+	const visit = (node: ts.Node): void => {
+		if (tsApi.isExpressionStatement(node)) dropped(node.expression);
+		tsApi.forEachChild(node, visit);
+	};
+	visit(file);
+}
+
+/**
+ * Whether `type` is an env: it has the file methods (`readTextFile` and `writeFile`) or the shell's
+ * (`exec`). `ExecutionEnv`, `FileSystem`, `Shell` and the envs' classes all are, however reached
+ * (`ctx.env`, a destructured `{ env }`, a variable).
+ */
+function isEnvLike(checker: ts.TypeChecker, type: ts.Type): boolean {
+	const apparent = checker.getApparentType(type);
+	const has = (name: string) => checker.getPropertyOfType(apparent, name) !== undefined;
+	return (has("readTextFile") && has("writeFile")) || has("exec");
+}
+
+/**
+ * Whether `file` may drop an env call's Promise, judged from its syntax alone (see
+ * `mayTestResults`): it has a statement that calls a method with an env method's name.
+ */
+export function mayDropEnvPromises(tsApi: TypeScript, file: ts.SourceFile): boolean {
+	let found = false;
+	forEachDroppedEnvCall(tsApi, file, () => {
+		found = true;
+	});
+	return found;
+}
+
+/** Short source text for a suggestion: the expression itself, or `…` in its place when it is long. */
+function shortText(node: ts.Node, file: ts.SourceFile): string {
+	const text = node.getText(file).replace(/\s+/g, " ");
+	return text.length <= 60 ? text : "…";
 }
 
 /**
@@ -195,15 +309,38 @@ export function findResultConditions(
 	for (const file of program.getSourceFiles()) {
 		if (file.isDeclarationFile || /[\\/]node_modules[\\/]/.test(file.fileName) || !include(resolve(file.fileName)))
 			continue;
-		forEachTestedExpression(tsApi, file, isGlobalBoolean, (node, negated) => {
-			if (!isAlwaysTruthyResult(tsApi, checker, checker.getTypeAtLocation(node), node)) return;
+		const at = (node: ts.Node) => {
 			const { line, character } = file.getLineAndCharacterOfPosition(node.getStart(file));
+			return { file: resolve(file.fileName), line: line + 1, column: character + 1 };
+		};
+		forEachTestedExpression(tsApi, file, isGlobalBoolean, (node, negated) => {
+			const type = checker.getTypeAtLocation(node);
+			if (isAlwaysPromise(tsApi, checker, type)) {
+				const awaited = `(await ${shortText(node, file)})`;
+				found.push({
+					kind: "promise",
+					...at(node),
+					message: `this condition tests a Promise, which is always true: the call is not awaited; await it (if (${negated ? `!${awaited}` : awaited.slice(1, -1)}) …)`,
+				});
+				return;
+			}
+			if (!isAlwaysTruthyResult(tsApi, checker, type, node)) return;
 			const name = isPlainReference(tsApi, node) ? node.getText(file) : "result";
 			found.push({
-				file: resolve(file.fileName),
-				line: line + 1,
-				column: character + 1,
+				kind: "result",
+				...at(node),
 				message: `this condition tests a Result, which is an object and always true; test its .ok instead (if (${negated ? "!" : ""}${name}.ok) …)`,
+			});
+		});
+		forEachDroppedEnvCall(tsApi, file, (call) => {
+			const callee = call.expression;
+			if (!tsApi.isPropertyAccessExpression(callee) && !tsApi.isElementAccessExpression(callee)) return;
+			if (!isEnvLike(checker, checker.getTypeAtLocation(callee.expression))) return;
+			if (!isAlwaysPromise(tsApi, checker, checker.getTypeAtLocation(call), true)) return;
+			found.push({
+				kind: "dropped",
+				...at(call),
+				message: `the Promise of ${shortText(callee, file)}(…) is dropped: the call may still run after the tool returns, and its Result (a failure included) is lost; await it and check .ok, or write void before it to drop it on purpose`,
 			});
 		});
 	}
@@ -322,9 +459,9 @@ export function checkResultConditions(paths: readonly string[], cwd: string): Re
 			const roots = covered.filter((file) => {
 				if (declaration(file)) return false;
 				const text = tsApi.sys.readFile(file);
-				return (
-					text !== undefined && mayTestResults(tsApi, tsApi.createSourceFile(file, text, tsApi.ScriptTarget.Latest))
-				);
+				if (text === undefined) return false;
+				const source = tsApi.createSourceFile(file, text, tsApi.ScriptTarget.Latest);
+				return mayTestResults(tsApi, source) || mayDropEnvPromises(tsApi, source);
 			});
 			if (roots.length === 0) {
 				checked.push(config);

@@ -56,4 +56,9 @@ export interface RenderContext {
 	readonly args?: unknown;
 	readonly isError?: boolean;
 	readonly width?: number;
+	/**
+	 * Columns of horizontal padding the host's frame gives (pi's `outputPad` setting; 1 by
+	 * default). A tool with `renderShell: "self"` draws its own frame and applies it itself.
+	 */
+	readonly outputPad?: number;
 }

@@ -5,12 +5,13 @@
 import type { Static, TSchema } from "@sinclair/typebox";
 import type { ExecutionEnv } from "../env/types.js";
 import type { JsonValue, ToolCall, ToolResultContent, Usage } from "./content.js";
+import { noteDefinitionSite } from "./definition-site.js";
 import type { RenderContext, RenderOutput, RenderResultOptions, Theme } from "./render.js";
 
 /** `parallel` (the default) lets a batch run concurrently; one `sequential` tool serializes its whole batch. */
 export type ToolExecutionMode = "sequential" | "parallel";
 
-/** What a tool returns. A tool reports failure by throwing; returning never marks an error. */
+/** What a tool returns. A tool reports failure by throwing, or by returning `isError: true` (pi 1.x). */
 export interface AgentToolResult<TDetails = unknown> {
 	/** Text and image blocks for the model. */
 	content: ToolResultContent[];
@@ -24,6 +25,12 @@ export interface AgentToolResult<TDetails = unknown> {
 	usage?: Usage;
 	/** Names of tools this call made available. */
 	addedToolNames?: string[];
+	/**
+	 * Report a failure without throwing (pi 1.x): the model gets `content` as an error result
+	 * (`isError: true` on the message and the end event), and `details` and `structuredContent`
+	 * are kept for UIs and programmatic callers. Only `true` counts.
+	 */
+	isError?: boolean;
 	/** Ask the agent loop to stop after this batch; it stops only if every result in the batch asks. */
 	terminate?: boolean;
 }
@@ -397,6 +404,8 @@ export function defineTool<
 >(
 	definition: ToolDefinitionInput<TParameters, TDetails, TName, TUpdateDetails>,
 ): ToolDefinition<TParameters, TDetails, TName> {
+	// Hosts show the file that wrote the definition as the tool's own (see definition-site.ts).
+	noteDefinitionSite(definition, defineTool);
 	// Only the type of `onUpdate`'s partials differs, and only when inferred (see ToolDefinitionInput).
 	return definition as unknown as ToolDefinition<TParameters, TDetails, TName>;
 }

@@ -411,6 +411,11 @@ async function before(batch: Batch, c: Call): Promise<void> {
 		if (verdict?.block) {
 			const reason = typeof verdict.reason === "string" && verdict.reason !== "" ? verdict.reason : undefined;
 			c.fail(reason ?? `Tool call ${c.name} was blocked.`, "E_BLOCKED");
+			// A blocked call may ask the loop to stop after the batch (pi 1.x), under the usual rule.
+			if (verdict.terminate === true) {
+				c.terminate = true;
+				(c.result as AgentToolResult<unknown>).terminate = true;
+			}
 		}
 	} catch (error) {
 		c.fail(`Tool call ${c.name} was blocked: ${errorMessage(error)}`, "E_BLOCKED");
@@ -528,7 +533,12 @@ function recordSafely(c: Call, value: unknown): void {
 	try {
 		const problem = readResult(value, c);
 		if (problem) c.fail(`Tool ${c.name} returned a malformed result: ${problem}.`, "E_BAD_RESULT");
-		else c.result = value as AgentToolResult<unknown>;
+		else {
+			c.result = value as AgentToolResult<unknown>;
+			// A tool may report a failure without throwing (pi 1.x): its content, details and
+			// structured content are kept, and the model sees an error result.
+			c.isError = (value as { isError?: unknown }).isError === true;
+		}
 	} catch (error) {
 		// A getter on the returned object threw: the result cannot be trusted, the other calls can.
 		c.fail(`Tool ${c.name} returned a result that could not be read: ${thrownMessage(error)}.`, "E_BAD_RESULT");

@@ -19,6 +19,11 @@ export interface ToolCallHookContext {
 export interface BeforeToolCallResult {
 	readonly block?: boolean;
 	readonly reason?: string;
+	/**
+	 * With `block: true`: the blocked call's result asks the loop to stop after the batch (pi 1.x),
+	 * which it does only if every result of the batch asks (see `ExecuteToolCallsResult.terminate`).
+	 */
+	readonly terminate?: boolean;
 }
 
 /** What `afterToolCall` may change. Each field present replaces the result's field as a whole. */

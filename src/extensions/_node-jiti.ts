@@ -97,11 +97,17 @@ function cleanMessage(message: string): string {
 	return message.replace(/\s*\n\s*/g, " ").trim();
 }
 
-function isSyntaxError(error: unknown): boolean {
-	return (
-		error instanceof SyntaxError ||
-		(error instanceof Error && (error.name === "SyntaxError" || /^(ParseError|SyntaxError)\b/.test(error.message)))
-	);
+/**
+ * Whether a module did not compile: jiti's parse error (an `Error` whose message starts with
+ * `ParseError:`/`SyntaxError:` and ends with the position), or V8's SyntaxError for the transpiled
+ * code, whose stack starts with `file:line` and the offending source line. A SyntaxError thrown while
+ * a module runs (`JSON.parse`, `new RegExp`) is neither: it is the module's own error, thrown at its
+ * own line, and is reported as such.
+ */
+function isCompileError(error: unknown): boolean {
+	if (!(error instanceof Error)) return false;
+	if (/^(ParseError|SyntaxError)\b/.test(error.message)) return true;
+	return error.name === "SyntaxError" && /^\/[^\n]+?:\d+\n/.test(error.stack ?? "");
 }
 
 /**
@@ -117,18 +123,27 @@ export async function importFresh(
 	timeoutMs: number,
 ): Promise<ImportOutcome> {
 	const createJiti = await loadJiti();
-	const table: Record<string, unknown> = Object.create(null);
+	// One module table per attempt: a failed attempt leaves its half-evaluated modules in its table
+	// (an importer whose exports read an import that never finished), and an attempt that found them
+	// would "succeed" with undefined imports, turning a syntax error of an imported module into a
+	// crash of the entry's default export.
+	const tables: Record<string, unknown>[] = [];
+	const freshTable = (): Record<string, unknown> => {
+		const table: Record<string, unknown> = Object.create(null);
+		tables.push(table);
+		return table;
+	};
 	const requireCache = nodeRequire.cache;
 	const before = new Set(Object.keys(requireCache));
+	const loadedFiles = new Set<string>([path]);
 	const collect = (): string[] => {
-		const files = new Set<string>([path]);
-		for (const file of Object.keys(table)) if (isLocal(file)) files.add(file);
+		for (const table of tables) for (const file of Object.keys(table)) if (isLocal(file)) loadedFiles.add(file);
 		for (const file of Object.keys(requireCache)) {
 			if (before.has(file) || !isLocal(file)) continue;
-			files.add(file);
+			loadedFiles.add(file);
 			delete requireCache[file];
 		}
-		return [...files];
+		return [...loadedFiles];
 	};
 	let source: string;
 	try {
@@ -146,16 +161,19 @@ export async function importFresh(
 		};
 	}
 	const jiti = jitiFor(createJiti, virtualModules);
-	const evaluate = (async: boolean): unknown =>
-		jiti.evalModule(source, {
+	const evaluate = (async: boolean): unknown => {
+		// Also evicts the local CommonJS files a previous attempt left in require.cache.
+		collect();
+		return jiti.evalModule(source, {
 			id: path,
 			filename: path,
 			ext: extname(path),
-			cache: table as never,
+			cache: freshTable() as never,
 			async,
 			// A `.cjs` entry is transpiled too, so its `require`s of aliased packages reach the aliases.
 			forceTranspile: true,
 		});
+	};
 	try {
 		let module: unknown;
 		try {
@@ -165,16 +183,16 @@ export async function importFresh(
 			// expression the synchronous attempt reports some other syntax error. Any syntax error is
 			// retried asynchronously; if that fails to parse too, the first error (and its position)
 			// is the one reported.
-			if (!isSyntaxError(error)) throw error;
+			if (!isCompileError(error)) throw error;
 			try {
 				// The evaluation cannot be cancelled: after the timeout it is left to settle (or not)
 				// on its own, and whatever it gives is dropped.
 				module = await withTimeout(Promise.resolve(evaluate(true)), timeoutMs, () => new EvaluationTimeout());
 			} catch (again) {
-				throw isSyntaxError(again) ? error : again;
+				throw isCompileError(again) ? error : again;
 			}
 		}
-		return { ok: true, module, modules: collect(), evaluated: Object.keys(table) };
+		return { ok: true, module, modules: collect(), evaluated: Object.keys(tables.at(-1) ?? {}) };
 	} catch (error) {
 		const modules = collect();
 		if (error instanceof EvaluationTimeout) {
@@ -190,8 +208,7 @@ export async function importFresh(
 			};
 		}
 		const err = error instanceof Error ? error : new Error(errorMessage(error));
-		const parse = /^(ParseError|SyntaxError)\b/.test(err.message) || err.name === "SyntaxError";
-		if (parse) {
+		if (isCompileError(err)) {
 			const where = syntaxPosition(err, path);
 			const message = cleanMessage(
 				err.message.replace(/\s*\n\s*\/[^\s]+:\d+:\d+\s*$/, "").replace(/^(ParseError|SyntaxError):\s*/, ""),
@@ -223,6 +240,21 @@ export async function importFresh(
 		}
 		const notFound = (err as { code?: unknown }).code === "MODULE_NOT_FOUND";
 		const first = cleanMessage(err.message.split("\nRequire stack:")[0] ?? err.message);
+		if (!notFound && where.path !== undefined && where.path !== path && where.line !== undefined) {
+			// A module the entry imports threw: it is the one to fix, so the message starts there.
+			return {
+				ok: false,
+				diagnostic: {
+					severity: "error",
+					code: "E_EXTENSION_LOAD",
+					message: `${where.path}:${where.line}:${where.column} threw while its module was evaluated: ${first} (imported by the extension ${path}). The extension was not loaded.`,
+					path: where.path,
+					line: where.line,
+					...(where.column !== undefined ? { column: where.column } : {}),
+				},
+				modules,
+			};
+		}
 		return {
 			ok: false,
 			diagnostic: {

@@ -136,10 +136,14 @@ export interface ToolCallEvent {
 	readonly parentToolCallId?: string;
 }
 
-/** What a `tool_call` handler may return: `{ block: true, reason }` stops the call. */
+/**
+ * What a `tool_call` handler may return: `{ block: true, reason }` stops the call; `terminate: true`
+ * with it asks the loop to stop after the batch (pi 1.x; it stops only if every result asks).
+ */
 export interface ToolCallEventResult {
 	readonly block?: boolean;
 	readonly reason?: string;
+	readonly terminate?: boolean;
 }
 
 /** Emitted after a tool settled (also when it threw). Handlers see the result as patched so far. */
@@ -303,15 +307,18 @@ export interface ExtensionState {
 // ---------------------------------------------------------------------------------------------
 // Tool renderers and MCP servers
 
-/** The renderers of one tool, as a tool definition has them (either may be missing). */
-export type ToolRenderers = Pick<ToolDefinition, "renderCall" | "renderResult">;
+/**
+ * The renderers of one tool, as a tool definition has them (any may be missing), and whether they
+ * draw their own frame (`renderShell`, pi 1.x).
+ */
+export type ToolRenderers = Pick<ToolDefinition, "renderCall" | "renderResult" | "renderShell">;
 
 /**
  * Chooses how calls to a tool are drawn, for any tool name, including tools registered later (an
  * MCP server's) and tools that are not registered at all. `next()` returns what the resolvers of
  * extensions loaded later, then the registered tool, would use: return `next()` to leave a tool
- * alone, `next() ?? mine` to fill in only. The object returned is used whole (its `renderCall` and
- * `renderResult`, not merged with the tool's). May throw: the error is reported as an
+ * alone, `next() ?? mine` to fill in only. The object returned is used whole (its `renderCall`,
+ * `renderResult` and `renderShell`, not merged with the tool's). May throw: the error is reported as an
  * `E_RENDERER_FAILED` diagnostic and `next()` is used instead.
  */
 export type ToolRendererResolver = (

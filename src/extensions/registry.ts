@@ -472,7 +472,8 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
 						});
 						const verdict = await handler(event, ctx);
 						if (verdict?.block) {
-							return { block: true, reason: verdict.reason ?? `Blocked by the extension ${set.path}.` };
+							const reason = verdict.reason ?? `Blocked by the extension ${set.path}.`;
+							return verdict.terminate === true ? { block: true, reason, terminate: true } : { block: true, reason };
 						}
 					} catch (error) {
 						// Blocking is the safe answer when a guard is broken.

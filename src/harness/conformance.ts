@@ -404,11 +404,18 @@ class Checker {
 
 	async throwsCheck(runs: readonly SampleRun[], samples: readonly unknown[]): Promise<ConformanceCheck> {
 		const problems: string[] = [];
+		// A failure is thrown, or returned with `isError: true` (pi 1.x); any other `isError` counts as success.
+		const reported = (run: SampleRun): boolean =>
+			run.raw.threw !== undefined || (run.raw.returned as { isError?: unknown } | undefined)?.isError === true;
 		for (const run of runs) {
 			const returned = run.raw.returned as { isError?: unknown } | undefined;
-			if (returned && "isError" in returned) {
-				problems.push(`${short(run.args)}: returned an isError field, which is ignored; throw instead`);
+			if (returned && "isError" in returned && typeof returned.isError !== "boolean") {
+				problems.push(
+					`${short(run.args)}: returned isError ${short(returned.isError)}, which counts as success; return true or false, or throw`,
+				);
 			}
+			if (returned?.isError === true && !run.message.isError)
+				problems.push(`${short(run.args)}: returned isError: true but the result is not an error`);
 			if (run.raw.threw !== undefined) {
 				const message = errorMessage(run.raw.threw);
 				if (!run.message.isError) problems.push(`${short(run.args)}: threw but the result is not an error`);
@@ -417,20 +424,21 @@ class Checker {
 				}
 			}
 		}
-		// A world where every file and command fails: a tool that touches it should throw.
+		// A world where every file and command fails: a tool that touches it should report failure.
 		const broken = new MemoryExecutionEnv({
 			cwd: this.options.cwd ?? "/project",
 			clock: () => 0,
 			commands: [{ match: () => true, stderr: "conformance: failing command\n", exitCode: 1 }],
 		});
-		let thrown = runs.filter((run) => run.raw.threw !== undefined).length;
+		let failed = runs.filter(reported).length;
 		for (const args of samples.slice(0, 2)) {
 			const run = await this.run(args, broken);
-			if (run.raw.threw !== undefined) thrown++;
+			if (reported(run)) failed++;
 		}
-		if (problems.length > 0) return check("throws", "fail", "failures are not reported by throwing", problems);
-		if (thrown === 0) return check("throws", "skip", "no sample made the tool fail, so nothing to check");
-		return check("throws", "pass", `${thrown} thrown failure(s) became error results`);
+		if (problems.length > 0)
+			return check("throws", "fail", "failures are not reported by throwing or isError: true", problems);
+		if (failed === 0) return check("throws", "skip", "no sample made the tool fail, so nothing to check");
+		return check("throws", "pass", `${failed} reported failure(s) became error results`);
 	}
 
 	updatesCheck(runs: readonly SampleRun[]): ConformanceCheck {

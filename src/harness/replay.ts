@@ -6,7 +6,7 @@
 import type { ToolResultMessage } from "../contract/content.js";
 import type { ScriptedCommand } from "../env/memory.js";
 import type { ExtensionDiagnostic } from "../extensions/api.js";
-import { renderToolCall, toolRenderersFor } from "../render/renderer.js";
+import { DEFAULT_OUTPUT_PAD, renderToolCall, toolRenderersFor } from "../render/renderer.js";
 import { plainTheme } from "../render/theme.js";
 import { compileLinearPattern } from "./_linear-regex.js";
 import { textDiff } from "./_text-diff.js";
@@ -180,7 +180,10 @@ const DRAW_WIDTH = 100;
 function drawCall(harness: TestHarness, call: FixtureCall): string[] {
 	const definition = harness.registry.get(call.tool)?.definition;
 	const renderers = toolRenderersFor(harness.runtime, call.tool, definition);
-	return renderToolCall(renderers, call.args ?? {}, plainTheme, DRAW_WIDTH, { name: call.tool }).lines;
+	return renderToolCall(renderers, call.args ?? {}, plainTheme, DRAW_WIDTH, {
+		name: call.tool,
+		outputPad: DEFAULT_OUTPUT_PAD,
+	}).lines;
 }
 
 function checkCall(

@@ -17,8 +17,14 @@ import { errorMessage } from "../contract/errors.js";
 import type { ToolExecutionEvent } from "../contract/events.js";
 import type { ToolDefinition } from "../contract/tool.js";
 import { parseToolArguments, validateToolArguments } from "../exec/validate.js";
-import type { ExtensionDiagnostic } from "../extensions/api.js";
-import { displayPath, formatDiagnostic, formatReload } from "../extensions/node-event-lines.js";
+import type { ExtensionDiagnostic, LoadedExtension } from "../extensions/api.js";
+import {
+	displayPath,
+	formatDiagnostic,
+	formatReload,
+	reloadToolFiles,
+	toolFile,
+} from "../extensions/node-event-lines.js";
 import type { ExtensionHost, ExtensionHostReady, ExtensionReloadEvent } from "../extensions/node-host.js";
 import type { RegistrySnapshot } from "../extensions/registry.js";
 import { isLoopbackHostname } from "../mcp/_loopback.js";
@@ -26,10 +32,12 @@ import { listen, RequestError, readJsonBody, sameSecret } from "../mcp/_node-req
 import { compatibilityReport, type ProviderTool, toProviderTools } from "../providers/tools.js";
 import { TOOL_PROVIDERS, type ToolProvider } from "../providers/types.js";
 import {
+	DEFAULT_OUTPUT_PAD,
 	type RenderableTool,
 	type RenderedBlock,
 	renderToolCall,
 	renderToolResult,
+	shellLayout,
 	type ToolRendererSource,
 	toolRenderersFor,
 } from "../render/renderer.js";
@@ -70,6 +78,8 @@ export interface InspectorHost extends Pick<ExtensionHost, "ready" | "buildTools
 	readonly registry: { snapshot(): Pick<RegistrySnapshot, "active"> };
 	/** The extensions' tool renderers (`registerToolRenderer`), when the host has them. */
 	readonly runtime?: ToolRendererSource;
+	/** The loaded extensions, when the host has them: a tool's source is then the file that defines it. */
+	extensions?(): readonly Pick<LoadedExtension, "path" | "modules">[];
 }
 
 export interface InspectorOptions {
@@ -289,12 +299,13 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
 	const toolView = (entry: RegistrySnapshot["active"][number]): InspectorTool => {
 		const d = entry.definition;
 		const path = entry.source.kind === "extension" ? entry.source.path : undefined;
+		const file = toolFile(entry, host.extensions?.() ?? []) ?? path;
 		return {
 			name: entry.name,
 			label: typeof d.label === "string" ? d.label : entry.name,
 			description: typeof d.description === "string" ? d.description : "",
 			kind: path === undefined ? "builtin" : builtinNames.has(entry.name) ? "override" : "extension",
-			...(path !== undefined ? { source: displayPath(path, cwd) } : {}),
+			...(file !== undefined ? { source: displayPath(file, cwd) } : {}),
 			mode: d.executionMode === "sequential" ? "sequential" : "parallel",
 			parameters: toJson(d.parameters),
 			...(typeof d.promptSnippet === "string" ? { promptSnippet: d.promptSnippet } : {}),
@@ -333,6 +344,10 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
 
 	const unsubscribe = [
 		host.on("reload", (event: ExtensionReloadEvent) => {
+			// A diagnostic of a module the extension imports (a syntax error in src/tools/x.ts) was
+			// remembered under that module: this load of the extension replaces it too.
+			const modules = host.extensions?.().find((e) => e.path === event.path)?.modules ?? [];
+			for (const file of [...event.files, ...modules]) if (file !== event.path) diagnosticsByFile.delete(file);
 			diagnosticsByFile.set(event.path, [...event.diagnostics]);
 			if (event.kind === "unload" && event.diagnostics.length === 0) diagnosticsByFile.delete(event.path);
 			const reload: InspectorReload = {
@@ -344,7 +359,14 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
 				added: [...event.added],
 				removed: [...event.removed],
 				changed: [...event.changed],
-				lines: formatReload(event, cwd, ansiTheme),
+				lines: formatReload(
+					event,
+					cwd,
+					ansiTheme,
+					host.extensions
+						? reloadToolFiles({ registry: host.registry, extensions: () => host.extensions?.() ?? [] }, event.path)
+						: undefined,
+				),
 				diagnostics: event.diagnostics.map((d) => diagnosticView(d, cwd)),
 			};
 			reloads.push(reload);
@@ -379,7 +401,9 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
 
 	const trackCall = (id: string, toolCallId: string, toolName: string, args: Json, width: number) => {
 		const definition = renderersOf(toolName);
-		const context = { toolCallId, cwd, args, width: width - 2 };
+		// The result pane is inset under the call, unless the tool draws its own frame (renderShell "self").
+		const resultWidth = shellLayout(definition, width, 2).width;
+		const context = { toolCallId, cwd, args, width: resultWidth, outputPad: DEFAULT_OUTPUT_PAD };
 		const base = {
 			id,
 			tool: toolName,
@@ -402,7 +426,7 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
 							event.partialResult,
 							{ expanded: true, isPartial: true },
 							ansiTheme,
-							width - 2,
+							resultWidth,
 							context,
 						),
 					),
@@ -426,7 +450,7 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
 					durationMs: Math.round(performance.now() - started),
 					updates,
 					renderedResult: view(
-						renderToolResult(definition, result, { expanded: true, isPartial: false }, ansiTheme, width - 2, {
+						renderToolResult(definition, result, { expanded: true, isPartial: false }, ansiTheme, resultWidth, {
 							...context,
 							isError: message?.isError ?? true,
 						}),

@@ -28,6 +28,9 @@ import { type McpTool, type McpToolReport, toMcpTools } from "./tools.js";
 /** The `_meta` key a result's `details` travel under. */
 export const MCP_DETAILS_META_KEY = "toolsmith/details";
 
+/** The `_meta` key the record of the calls a tool made through `ctx.executeTool` travels under. */
+export const MCP_NESTED_CALLS_META_KEY = "toolsmith/nestedCalls";
+
 /** Default bound, in milliseconds, for in-flight calls to settle after `close()` aborted them. */
 export const DEFAULT_MCP_CLOSE_TIMEOUT_MS = 3_000;
 
@@ -216,7 +219,11 @@ function resultOf(message: ToolResultMessage | undefined, outputSchema: TSchema 
 		return { content: [{ type: "text", text: "The tool call produced no result." }], isError: true };
 	}
 	const details = jsonDetails(message.details);
-	const meta = details !== undefined ? { _meta: { [MCP_DETAILS_META_KEY]: details } } : {};
+	const metaFields = {
+		...(details !== undefined ? { [MCP_DETAILS_META_KEY]: details } : {}),
+		...(message.nestedCalls !== undefined ? { [MCP_NESTED_CALLS_META_KEY]: message.nestedCalls } : {}),
+	};
+	const meta = Object.keys(metaFields).length > 0 ? { _meta: metaFields } : {};
 	const content = mcpContent(message.content);
 	const own = message.structuredContent;
 	if (message.isError || !outputSchema) {

@@ -51,7 +51,10 @@ export type SchemaRewriteKind =
  * - `unsupported-const`: a non-string `const`, which Google cannot express.
  * - `limit-exceeded`: the schema is too deep, or has too many properties or enum values, for the provider.
  * - `strict-required`: the tool's `constrainedSampling` requires strict JSON Schema sampling, which
- *   the provider (as toolsmith converts for it) cannot give, or its schema cannot be made strict.
+ *   the provider (as the converter was told: `strictTools: false`) cannot give, or its schema cannot
+ *   be made strict.
+ * - `grammar-invalid`: the tool's `constrainedSampling` asks for a grammar, but gives none the
+ *   provider takes, or its parameters are not one required string property.
  */
 export type SchemaErrorKind =
 	| "unsupported-keyword"
@@ -62,7 +65,8 @@ export type SchemaErrorKind =
 	| "non-json-type"
 	| "unsupported-const"
 	| "limit-exceeded"
-	| "strict-required";
+	| "strict-required"
+	| "grammar-invalid";
 
 /** A lossy change `compileToolSchema` made to fit the provider's dialect, and where. */
 export interface SchemaRewrite {

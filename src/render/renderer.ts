@@ -27,8 +27,8 @@ export interface RenderedBlock {
 	readonly fallback: boolean;
 }
 
-/** The part of a definition the host needs: a name and, maybe, renderers. */
-export type RenderableTool = Pick<ToolDefinition, "name" | "renderCall" | "renderResult">;
+/** The part of a definition the host needs: a name and, maybe, renderers and their `renderShell`. */
+export type RenderableTool = Pick<ToolDefinition, "name" | "renderCall" | "renderResult" | "renderShell">;
 
 /** Options for `renderToolResult`: overflow, and how many lines the fallback preview shows. */
 export interface RenderToolResultOptions extends RenderToLinesOptions {
@@ -255,8 +255,8 @@ export function renderToolResult(
 export interface ToolRendererSource {
 	resolveToolRenderers?(
 		toolName: string,
-		base: () => Pick<ToolDefinition, "renderCall" | "renderResult"> | undefined,
-	): Pick<ToolDefinition, "renderCall" | "renderResult"> | undefined;
+		base: () => Pick<ToolDefinition, "renderCall" | "renderResult" | "renderShell"> | undefined,
+	): Pick<ToolDefinition, "renderCall" | "renderResult" | "renderShell"> | undefined;
 }
 
 /**
@@ -278,9 +278,92 @@ export function toolRenderersFor(
 	const renderResult = chosen.renderResult;
 	return {
 		name,
+		...(chosen.renderShell === undefined ? {} : { renderShell: chosen.renderShell }),
 		...(renderCall ? { renderCall: (...args: Parameters<typeof renderCall>) => renderCall.apply(chosen, args) } : {}),
 		...(renderResult
 			? { renderResult: (...args: Parameters<typeof renderResult>) => renderResult.apply(chosen, args) }
 			: {}),
 	};
+}
+
+/** pi's default `outputPad`: the columns of padding a default frame gives on each side. */
+export const DEFAULT_OUTPUT_PAD = 1;
+
+/**
+ * Whether the tool's renderers draw their own frame (`renderShell: "self"`) or the host frames
+ * them (`"default"`, also for a tool without renderers or an unknown value).
+ */
+export function toolShell(definition: RenderableTool | undefined): "default" | "self" {
+	return definition?.renderShell === "self" ? "self" : "default";
+}
+
+/**
+ * Where a host draws a tool's output: the columns it indents it by and the width its renderers
+ * get. Under the default shell, the host's frame indents by `indent` columns (toolsmith's hosts
+ * indent results by 2); under `renderShell: "self"`, the renderers draw their own frame, so there
+ * is no indent and they get the whole width (and `outputPad` in their context to apply).
+ */
+export function shellLayout(
+	definition: RenderableTool | undefined,
+	width: number,
+	indent: number,
+): { readonly indent: string; readonly width: number } {
+	if (toolShell(definition) === "self") return { indent: "", width };
+	return { indent: " ".repeat(indent), width: Math.max(1, width - indent) };
+}
+
+/** What `renderToolBlock` draws: the call, and the result once there is one. */
+export interface ToolBlockInput {
+	readonly args: unknown;
+	readonly result?: AgentToolResult<unknown>;
+	readonly renderOptions?: RenderResultOptions;
+}
+
+/**
+ * A whole tool row laid out as pi 1.6.0's tool row lays it out, without colors: a blank line, then
+ * under the default shell a frame around the call's and the result's lines (a blank line above
+ * and below, each line indented by `outputPad` columns, the renderers drawing at the width less
+ * both paddings); under `renderShell: "self"` the renderers' lines as they drew them at the whole
+ * width (they get `outputPad` in their context and apply it themselves), and nothing at all when
+ * they drew nothing (a default frame with nothing in it is left out, the blank line stays). Missing or failing renderers fall back as in `renderToolCall` and
+ * `renderToolResult`. Never throws.
+ */
+export function renderToolBlock(
+	definition: RenderableTool | undefined,
+	input: ToolBlockInput,
+	theme: Theme,
+	width: number,
+	context: RenderContext & { readonly name?: string } = {},
+	options: RenderToolResultOptions = {},
+): RenderedBlock {
+	const cols = Math.max(1, Math.floor(width));
+	const pad = Math.max(0, Math.floor(context.outputPad ?? DEFAULT_OUTPUT_PAD));
+	const self = toolShell(definition) === "self";
+	const inner = self ? cols : Math.max(1, cols - 2 * pad);
+	const withPad = { ...context, outputPad: pad, width: inner };
+	const call = renderToolCall(definition, input.args, theme, inner, withPad, options);
+	const result =
+		input.result === undefined
+			? undefined
+			: renderToolResult(
+					definition,
+					input.result,
+					input.renderOptions ?? { expanded: false, isPartial: false },
+					theme,
+					inner,
+					withPad,
+					options,
+				);
+	const lines = [...call.lines, ...(result?.lines ?? [])];
+	const errors = [call.error, result?.error].filter((e): e is string => e !== undefined);
+	const block = (drawn: string[]): RenderedBlock => ({
+		lines: drawn,
+		fallback: call.fallback || (result?.fallback ?? false),
+		...(errors.length > 0 ? { error: errors.join("; ") } : {}),
+	});
+	if (self) return block(lines.length === 0 ? [] : ["", ...lines]);
+	// An empty frame draws nothing; the blank line above the row stays.
+	if (lines.length === 0) return block([""]);
+	const indent = " ".repeat(pad);
+	return block(["", "", ...lines.map((line) => indent + line), ""]);
 }

@@ -10,7 +10,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Type as OurType, type TSchema } from "../../src/contract/schema.js";
 import { validateToolArguments as ourValidate } from "../../src/exec/validate.js";
-import { importPeer } from "../bench/_peer.js";
+import { importPeer, peersDir } from "../bench/_peer.js";
 
 /** The `Type` builder calls the grid uses; both TypeBox versions (ours and the reference's) have them. */
 export interface TypeBuilder {
@@ -36,6 +36,8 @@ export interface ReferenceToolCall {
 
 /** What the tests use of `@mariozechner/pi-ai`. */
 export interface ReferenceAi {
+	/** The release, as the table's "Against" column names it (`0.73.1`). */
+	readonly release?: string;
 	readonly Type: TypeBuilder;
 	validateToolArguments(tool: { name: string; parameters: unknown }, call: ReferenceToolCall): unknown;
 }
@@ -43,10 +45,30 @@ export interface ReferenceAi {
 /** The reference's pi-ai, or undefined when the benchmark peers are not installed. */
 export async function loadReferenceAi(): Promise<ReferenceAi | undefined> {
 	try {
-		return await importPeer<ReferenceAi>("@mariozechner/pi-ai");
+		const ai = await importPeer<ReferenceAi>("@mariozechner/pi-ai");
+		const manifest = JSON.parse(
+			readFileSync(join(peersDir, "node_modules", "@mariozechner", "pi-ai", "package.json"), "utf8"),
+		) as { version: string };
+		return { Type: ai.Type, validateToolArguments: ai.validateToolArguments, release: manifest.version };
 	} catch {
 		return undefined;
 	}
+}
+
+/** The outcomes of reference `ai` over the table's rows and the probe grid: what `_coercion-1x.ts` prints. */
+export interface CoercionProbe {
+	readonly release: string;
+	/** The reference's outcome for each row of the table, in order. */
+	readonly rows: readonly Outcome[];
+	readonly grid: { cells: number; differences: ProbedDifference[] };
+}
+
+export function probeReference(ai: ReferenceAi, release: string): CoercionProbe {
+	return {
+		release,
+		rows: documentedDifferences().map((row) => referenceOutcome(ai, row.kind, row.input)),
+		grid: probeGrid(ai),
+	};
 }
 
 /** A field's schema kind, by the name the table uses. */
@@ -175,6 +197,11 @@ export interface DocumentedDifference {
 	readonly kind: string;
 	readonly reference: Outcome;
 	readonly toolsmith: Outcome;
+	/**
+	 * The releases of the reference (pi-agent-core and pi-ai) whose outcome is `reference`; in the
+	 * others the outcome is toolsmith's, so the cell is no difference there.
+	 */
+	readonly releases: readonly string[];
 	/** The row's line in docs/executor.md (1-based), for messages. */
 	readonly line: number;
 }
@@ -204,7 +231,8 @@ function outcomes(cell: string, inputs: readonly unknown[], where: string): Outc
 
 /**
  * The rows of the "Differences from the reference" table in `markdown`, one entry per input and
- * schema kind. Columns: input(s), schema kind(s), reference result, toolsmith result, reason.
+ * schema kind. Columns: input(s), schema kind(s), reference result, toolsmith result, the releases
+ * of the reference the row holds against (`0.73.1, 1.6.0`), reason.
  * Throws when the table is missing or a row cannot be read.
  */
 export function parseDifferencesTable(markdown: string): DocumentedDifference[] {
@@ -228,14 +256,18 @@ export function parseDifferencesTable(markdown: string): DocumentedDifference[] 
 			continue;
 		}
 		const where = `docs/executor.md:${index + 1}`;
-		if (cells.length !== 5) throw new Error(`${where}: expected 5 cells, found ${cells.length}`);
-		const [inputCell, kindCell, referenceCell, toolsmithCell, reasonCell] = cells as [
+		if (cells.length !== 6) throw new Error(`${where}: expected 6 cells, found ${cells.length}`);
+		const [inputCell, kindCell, referenceCell, toolsmithCell, releasesCell, reasonCell] = cells as [
+			string,
 			string,
 			string,
 			string,
 			string,
 			string,
 		];
+		const releases = releasesCell.split(",").map((release) => release.trim());
+		if (!releases.every((release) => /^\d+\.\d+\.\d+$/.test(release)))
+			throw new Error(`${where}: the releases cell must list versions such as "0.73.1, 1.6.0"`);
 		const inputs = codeSpans(inputCell).map((span) => JSON.parse(span) as unknown);
 		const kinds = codeSpans(kindCell);
 		if (inputs.length === 0 || kinds.length === 0) throw new Error(`${where}: no input or no schema kind`);
@@ -245,7 +277,14 @@ export function parseDifferencesTable(markdown: string): DocumentedDifference[] 
 		const ours = outcomes(toolsmithCell, inputs, where);
 		inputs.forEach((input, i) => {
 			for (const kind of kinds) {
-				rows.push({ input, kind, reference: theirs[i] as Outcome, toolsmith: ours[i] as Outcome, line: index + 1 });
+				rows.push({
+					input,
+					kind,
+					reference: theirs[i] as Outcome,
+					toolsmith: ours[i] as Outcome,
+					releases,
+					line: index + 1,
+				});
 			}
 		});
 	}
@@ -263,9 +302,19 @@ export function cellKey(kind: string, input: unknown): string {
 	return `${kind} ${JSON.stringify(input)}`;
 }
 
-/** The documented difference for one cell, if the table has it. */
-export function differenceIndex(rows: readonly DocumentedDifference[]): Map<string, DocumentedDifference> {
-	return new Map(rows.map((row) => [cellKey(row.kind, row.input), row]));
+/**
+ * The documented difference for one cell, if the table has it; with `release`, only the rows that
+ * hold against that release (in the others the cell is no difference).
+ */
+export function differenceIndex(
+	rows: readonly DocumentedDifference[],
+	release?: string,
+): Map<string, DocumentedDifference> {
+	return new Map(
+		rows
+			.filter((row) => release === undefined || row.releases.includes(release))
+			.map((row) => [cellKey(row.kind, row.input), row]),
+	);
 }
 
 /** A cell of the grid where the two implementations disagree. */

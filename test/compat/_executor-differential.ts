@@ -11,13 +11,16 @@
  * Shared by test/integration/exec/pi-agent-differential.test.ts and `npm run compat executor`.
  * The reference is only called, never copied.
  */
+import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import type { ToolCall, ToolResultMessage } from "../../src/contract/content.js";
 import type { ToolExecutionEvent } from "../../src/contract/events.js";
 import { Type as OurType } from "../../src/contract/schema.js";
 import type { AgentTool } from "../../src/contract/tool.js";
 import { executeToolCalls } from "../../src/exec/execute.js";
-import { importPeer } from "../bench/_peer.js";
+import { importPeer, peersDir } from "../bench/_peer.js";
 import {
 	cellKey,
 	type DocumentedDifference,
@@ -36,6 +39,7 @@ import {
 interface TextResult {
 	content: { type: "text"; text: string }[];
 	details: unknown;
+	isError?: boolean;
 	terminate?: boolean;
 }
 
@@ -72,10 +76,17 @@ interface ReferenceAgent {
 	readonly state: { readonly messages: readonly ReferenceMessage[]; readonly errorMessage?: string };
 }
 
+/** `beforeToolCall` as both releases take it (1.x also reads `terminate`). */
+type BeforeHook = (context: {
+	toolCall: { id: string };
+}) => Promise<{ block: boolean; reason: string; terminate?: boolean } | undefined>;
+
 interface ReferenceAgentModule {
 	Agent: new (options: {
 		initialState: { model: unknown; tools: SharedTool[]; systemPrompt?: string };
 		toolExecution?: "parallel" | "sequential";
+		beforeToolCall?: BeforeHook;
+		streamFn?: unknown;
 	}) => ReferenceAgent;
 }
 
@@ -94,18 +105,43 @@ interface ReferenceLoop extends ReferenceAi {
 
 /** The reference's agent loop and scripted model, or undefined when the benchmark peers are not installed. */
 export interface Reference {
+	/** The release of pi-agent-core, as docs/executor.md names it in a difference that only one has ("0.73.1"). */
+	readonly release: string;
 	readonly ai: ReferenceLoop;
 	readonly Agent: ReferenceAgentModule["Agent"];
+	/** The stream function the Agent needs (1.x has no default). */
+	readonly streamFn?: unknown;
 }
 
+/** The reference 0.73 line (`@mariozechner/pi-agent-core`) from the benchmark peers, in this process. */
 export async function loadReference(): Promise<Reference | undefined> {
 	try {
 		const ai = await importPeer<ReferenceLoop>("@mariozechner/pi-ai");
 		const core = await importPeer<ReferenceAgentModule>("@mariozechner/pi-agent-core");
-		return { ai, Agent: core.Agent };
+		const manifest = JSON.parse(
+			readFileSync(join(peersDir, "node_modules", "@mariozechner", "pi-agent-core", "package.json"), "utf8"),
+		) as { version: string };
+		return { release: manifest.version, ai, Agent: core.Agent };
 	} catch {
 		return undefined;
 	}
+}
+
+/**
+ * The reference 1.x line (`@earendil-works/pi-agent-core`, pi-ai's `/compat` entry, TypeBox 1.x) from
+ * the `node_modules` folder of an installed release. 1.x needs Node 22: see `runDifferentialIn1x`.
+ */
+export async function loadReference1x(modules: string): Promise<Reference> {
+	const load = <T>(path: string): Promise<T> => import(pathToFileURL(join(modules, path)).href) as Promise<T>;
+	const ai = await load<ReferenceLoop & { streamSimple: unknown }>("@earendil-works/pi-ai/dist/compat.js");
+	const core = await load<ReferenceAgentModule>("@earendil-works/pi-agent-core/dist/index.js");
+	const { Type } = await load<{ Type: TypeBuilder }>("typebox/build/index.mjs");
+	const manifest = JSON.parse(
+		readFileSync(join(modules, "@earendil-works", "pi-agent-core", "package.json"), "utf8"),
+	) as {
+		version: string;
+	};
+	return { release: manifest.version, ai: { ...ai, Type }, Agent: core.Agent, streamFn: ai.streamSimple };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -139,10 +175,17 @@ const TOOL_KINDS = {
 	progress: { updates: "after" },
 	/** One update as `execute` starts (synchronously, before its wait), two after its wait. */
 	progress_now: { updates: "early" },
-} as const satisfies Record<
-	string,
-	{ throws?: boolean; sequential?: boolean; terminate?: boolean; updates?: "after" | "early" }
->;
+	/** Returns a result that sets `isError: true` (reporting a failure without throwing, pi 1.x). */
+	fails: { returnsError: true },
+} as const satisfies Record<string, ToolBehavior>;
+
+interface ToolBehavior {
+	throws?: boolean;
+	sequential?: boolean;
+	terminate?: boolean;
+	updates?: "after" | "early";
+	returnsError?: boolean;
+}
 
 type ToolName = keyof typeof TOOL_KINDS;
 
@@ -185,6 +228,8 @@ export interface CallSpec {
 	readonly variation: Variation;
 	/** The field whose value the variation chose, and that value. */
 	readonly probe?: { readonly field: Field; readonly value: unknown };
+	/** `beforeToolCall` blocks the call (reason `blocked <id>`), asking to terminate or not. */
+	readonly block?: { readonly terminate: boolean };
 }
 
 export interface BatchSpec {
@@ -277,8 +322,8 @@ export function generateBatches(seed: number, count: number, rows = documentedDi
 	const random = prng(seed);
 	const differences = usableDifferences(rows);
 	const batches: BatchSpec[] = [];
-	const called: ToolName[] = ["echo", "boom", "seq", "stop", "progress", "progress_now"];
-	const weights = [0.36, 0.12, 0.05, 0.12, 0.17, 0.06];
+	const called: ToolName[] = ["echo", "boom", "seq", "stop", "progress", "progress_now", "fails"];
+	const weights = [0.32, 0.11, 0.05, 0.12, 0.16, 0.06, 0.06];
 	for (let index = 0; index < count; index++) {
 		const size = 1 + Math.floor(random() * 6) - (random() < 0.3 ? 0 : Math.floor(random() * 2));
 		const allStop = random() < 0.06;
@@ -302,9 +347,15 @@ export function generateBatches(seed: number, count: number, rows = documentedDi
 					}
 				}
 			}
-			calls.push(
-				allStop ? { id, name, args: validArgs(random), variation: "valid" } : makeCall(random, id, name, differences),
-			);
+			const spec = allStop
+				? { id, name, args: validArgs(random), variation: "valid" as const }
+				: makeCall(random, id, name, differences);
+			// Calls whose arguments are valid as sent may be blocked by `beforeToolCall`: often in a batch
+			// of stop calls (a blocked call that asks to terminate can end the turn), rarely elsewhere.
+			const blockRoll = random();
+			if (spec.variation === "valid" && blockRoll < (allStop ? 0.35 : 0.08)) {
+				calls.push({ ...spec, block: { terminate: allStop || random() < 0.5 } });
+			} else calls.push(spec);
 		}
 		batches.push({ index, calls, sequentialConfig: random() < 0.08 });
 	}
@@ -324,6 +375,8 @@ export interface SideRun {
 	readonly exec: readonly { phase: "begin" | "end"; id: string }[];
 	/** The arguments each executed tool received, by call id. */
 	readonly received: ReadonlyMap<string, Record<string, unknown>>;
+	/** The calls `beforeToolCall` blocked (it was asked, and said block). */
+	readonly blocked: ReadonlySet<string>;
 	/** Whether the loop stopped after the batch (the reference: did not ask the model again). */
 	readonly terminate: boolean;
 }
@@ -406,7 +459,7 @@ function buildTools(
 	const order = new FinishOrder();
 	const place = new Map(batch.calls.map((c, index) => [c.id, index]));
 	return (Object.entries(TOOL_KINDS) as [ToolName, (typeof TOOL_KINDS)[ToolName]][]).map(([name, kind]) => {
-		const behavior: { throws?: boolean; sequential?: boolean; terminate?: boolean; updates?: "after" | "early" } = kind;
+		const behavior: ToolBehavior = kind;
 		const tool: SharedTool = {
 			name,
 			label: name,
@@ -430,12 +483,28 @@ function buildTools(
 				exec.push({ phase: "end", id });
 				if (behavior.throws) throw new Error(`boom ${id}`);
 				const result = text(`${name}:${id}:${stableJson(args)}`);
+				if (behavior.returnsError) return { ...result, isError: true };
 				return behavior.terminate ? { ...result, terminate: true } : result;
 			},
 		};
 		if (behavior.sequential) tool.executionMode = "sequential";
 		return tool;
 	});
+}
+
+/**
+ * The batch's `beforeToolCall`, for both sides: blocks the calls the batch says to block (logging
+ * them into `blocked`), lets the others through. Undefined when the batch blocks nothing.
+ */
+function blockingHook(batch: BatchSpec, blocked: Set<string>): BeforeHook | undefined {
+	const blocks = new Map(batch.calls.flatMap((c) => (c.block ? [[c.id, c.block] as const] : [])));
+	if (blocks.size === 0) return undefined;
+	return async ({ toolCall }) => {
+		const block = blocks.get(toolCall.id);
+		if (!block) return undefined;
+		blocked.add(toolCall.id);
+		return { block: true, reason: `blocked ${toolCall.id}`, ...(block.terminate ? { terminate: true } : {}) };
+	};
 }
 
 function firstText(content: unknown): string {
@@ -454,9 +523,13 @@ export async function runReference(reference: Reference, faux: FauxRegistration,
 		reference.ai.fauxAssistantMessage(calls, { stopReason: "toolUse" }),
 		reference.ai.fauxAssistantMessage("done"),
 	]);
+	const blocked = new Set<string>();
+	const beforeToolCall = blockingHook(batch, blocked);
 	const agent = new reference.Agent({
 		initialState: { model: faux.getModel(), tools, systemPrompt: "" },
 		...(batch.sequentialConfig ? { toolExecution: "sequential" as const } : {}),
+		...(beforeToolCall ? { beforeToolCall } : {}),
+		...(reference.streamFn ? { streamFn: reference.streamFn } : {}),
 	});
 	const events: SideEvent[] = [];
 	agent.subscribe((event) => {
@@ -472,7 +545,7 @@ export async function runReference(reference: Reference, faux: FauxRegistration,
 		.filter((m) => m.role === "toolResult")
 		.map((m) => ({ toolCallId: m.toolCallId ?? "", isError: m.isError === true, text: firstText(m.content) }));
 	// The scripted final message is still queued when the loop stopped after the batch.
-	return { results, events, exec, received, terminate: faux.getPendingResponseCount() === 1 };
+	return { results, events, exec, received, blocked, terminate: faux.getPendingResponseCount() === 1 };
 }
 
 /** Runs one batch through toolsmith's executor. */
@@ -493,10 +566,13 @@ export async function runToolsmith(batch: BatchSpec): Promise<SideRun> {
 			});
 		else events.push({ kind: "end", id: event.toolCallId, isError: event.isError });
 	};
+	const blocked = new Set<string>();
+	const beforeToolCall = blockingHook(batch, blocked);
 	const { results, terminate } = await executeToolCalls(calls, {
 		tools,
 		onEvent,
 		...(batch.sequentialConfig ? { toolExecution: "sequential" as const } : {}),
+		...(beforeToolCall ? { beforeToolCall } : {}),
 	});
 	return {
 		results: results.map((r: ToolResultMessage) => ({
@@ -507,6 +583,7 @@ export async function runToolsmith(batch: BatchSpec): Promise<SideRun> {
 		events,
 		exec,
 		received,
+		blocked,
 		terminate,
 	};
 }
@@ -524,12 +601,35 @@ export const BEHAVIOR_DIFFERENCES = {
 	updateArguments: "Update arguments",
 	finishTogether: "Calls that finish together",
 	coercion: "Coercion",
+	returnedErrors: "Returned errors",
+	blockedTerminate: "Blocked calls that terminate",
 } as const;
+
+function differencesSection(markdown: string): string {
+	return markdown.slice(markdown.indexOf("## Differences from the reference"));
+}
 
 /** The labels of `BEHAVIOR_DIFFERENCES` that docs/executor.md does not list (it must list them all). */
 export function undocumentedLabels(markdown = readFileSync(executorDoc, "utf8")): string[] {
-	const section = markdown.slice(markdown.indexOf("## Differences from the reference"));
+	const section = differencesSection(markdown);
 	return Object.values(BEHAVIOR_DIFFERENCES).filter((label) => !section.includes(`**${label}.**`));
+}
+
+/**
+ * The releases each difference of docs/executor.md holds for: an item that starts
+ * `**Label.** Against 0.73.1 only:` holds for that release alone; an item without such a note
+ * holds for every release. The differential accepts a difference only for its releases.
+ */
+export function documentedReleases(markdown = readFileSync(executorDoc, "utf8")): Map<string, string[] | undefined> {
+	const section = differencesSection(markdown);
+	const releases = new Map<string, string[] | undefined>();
+	for (const label of Object.values(BEHAVIOR_DIFFERENCES)) {
+		const at = section.indexOf(`**${label}.**`);
+		if (at < 0) continue;
+		const note = /^ Against ([0-9.]+(?:(?:, | and )[0-9.]+)*) only:/.exec(section.slice(at + label.length + 5));
+		releases.set(label, note ? (note[1] as string).split(/, | and /) : undefined);
+	}
+	return releases;
 }
 
 /** The properties compared, in the order the summary prints them. */
@@ -705,6 +805,7 @@ export function compareBatch(
 	const outcomeProblems: string[] = [];
 	let wording = false;
 	let coerced = false;
+	let returnedError = false;
 	for (const [position, id] of order.entries()) {
 		const a = theirs.results[position];
 		const b = ours.results[position];
@@ -717,7 +818,11 @@ export function compareBatch(
 			coerced = true;
 			continue;
 		}
-		if (a.isError !== b.isError) {
+		const ranOnBoth = theirs.received.has(id) && ours.received.has(id);
+		if (call.name === "fails" && ranOnBoth && !a.isError && b.isError) {
+			// The reference 0.73 ignores `isError` on a returned result; the text is compared below.
+			returnedError = true;
+		} else if (a.isError !== b.isError) {
 			outcomeProblems.push(
 				`${id} (${call.variation}): isError ${a.isError} in the reference, ${b.isError} in toolsmith`,
 			);
@@ -730,21 +835,24 @@ export function compareBatch(
 		if (refused && unknown && b.text.startsWith(`${a.text}. `)) wording = true;
 		else if (refused && !unknown && /^Validation failed/.test(a.text) && /^Invalid arguments/.test(b.text))
 			wording = true;
-		else if (!a.isError && call.probe && index.has(cellKey(FIELD_KINDS[call.probe.field], call.probe.value)))
+		else if (ranOnBoth && call.probe && index.has(cellKey(FIELD_KINDS[call.probe.field], call.probe.value)))
 			coerced = true;
 		else
 			outcomeProblems.push(
 				`${id} (${call.variation}): ${JSON.stringify(a.text)} in the reference, ${JSON.stringify(b.text)} in toolsmith`,
 			);
 	}
+	const outcomeLabels = [
+		wording ? BEHAVIOR_DIFFERENCES.errorTexts : "",
+		coerced ? BEHAVIOR_DIFFERENCES.coercion : "",
+		returnedError ? BEHAVIOR_DIFFERENCES.returnedErrors : "",
+	].filter(Boolean);
 	verdicts["result outcome"] =
 		outcomeProblems.length > 0
 			? undocumented(outcomeProblems.join("; "))
-			: wording
-				? documented(BEHAVIOR_DIFFERENCES.errorTexts)
-				: coerced
-					? documented(BEHAVIOR_DIFFERENCES.coercion)
-					: AGREE;
+			: outcomeLabels.length > 0
+				? documented(...outcomeLabels)
+				: AGREE;
 
 	// Scheduling: the sequential veto and which calls overlapped.
 	const expectSequential = runsSequentially(batch);
@@ -777,8 +885,21 @@ export function compareBatch(
 			? coercionOr(AGREE)
 			: undocumented(`reference ${starts(theirEvents).join(" ")}; toolsmith ${starts(ourEvents).join(" ")}`);
 
-	const ends = (events: readonly SideEvent[]) =>
-		events.filter((e) => e.kind === "end").map((e) => `${e.id}:${e.isError}`);
+	/** Calls of the tool that returns `isError: true` that ran on both sides, and ended an error in toolsmith only. */
+	const returnedErrors = new Set(
+		batch.calls
+			.filter((c) => c.name === "fails" && theirs.received.has(c.id) && ours.received.has(c.id))
+			.filter(
+				(c) =>
+					theirEvents.some((e) => e.kind === "end" && e.id === c.id && !e.isError) &&
+					ourEvents.some((e) => e.kind === "end" && e.id === c.id && e.isError),
+			)
+			.map((c) => c.id),
+	);
+	const ends = (events: readonly SideEvent[], masked = false) =>
+		events
+			.filter((e) => e.kind === "end")
+			.map((e) => `${e.id}:${masked && returnedErrors.has(e.id) ? "returned error" : e.isError}`);
 	/** Calls refused before they ran must end right after their start. */
 	const refusedEndsLate = (run: SideRun, events: readonly SideEvent[]) =>
 		events.filter(
@@ -787,17 +908,23 @@ export function compareBatch(
 		);
 	const lateTheirs = refusedEndsLate(theirs, theirEvents);
 	const lateOurs = refusedEndsLate(ours, ourEvents);
-	const endsTied = (run: SideRun, events: readonly SideEvent[]) => ends(tiesInSourceOrder(run, events, order));
-	verdicts["end events"] =
-		lateTheirs.length === 0 && lateOurs.length === 0 && same(ends(theirEvents), ends(ourEvents))
-			? coercionOr(AGREE)
-			: lateTheirs.length === 0 &&
-					lateOurs.length === 0 &&
-					same(endsTied(theirs, theirEvents), endsTied(ours, ourEvents))
-				? documented(BEHAVIOR_DIFFERENCES.finishTogether)
-				: undocumented(
-						`reference ${ends(theirEvents).join(" ")}; toolsmith ${ends(ourEvents).join(" ")}${lateTheirs.length + lateOurs.length > 0 ? `; refused calls ending late: ${[...lateTheirs, ...lateOurs].map((e) => e.id).join(" ")}` : ""}`,
-					);
+	const endsTied = (run: SideRun, events: readonly SideEvent[], masked = false) =>
+		ends(tiesInSourceOrder(run, events, order), masked);
+	const masked = returnedErrors.size > 0;
+	const maskLabel = masked ? [BEHAVIOR_DIFFERENCES.returnedErrors] : [];
+	if (lateTheirs.length > 0 || lateOurs.length > 0) {
+		verdicts["end events"] = undocumented(
+			`reference ${ends(theirEvents).join(" ")}; toolsmith ${ends(ourEvents).join(" ")}; refused calls ending late: ${[...lateTheirs, ...lateOurs].map((e) => e.id).join(" ")}`,
+		);
+	} else if (same(ends(theirEvents), ends(ourEvents))) verdicts["end events"] = coercionOr(AGREE);
+	else if (masked && same(ends(theirEvents, true), ends(ourEvents, true)))
+		verdicts["end events"] = documented(...maskLabel);
+	else if (same(endsTied(theirs, theirEvents, masked), endsTied(ours, ourEvents, masked)))
+		verdicts["end events"] = documented(BEHAVIOR_DIFFERENCES.finishTogether, ...maskLabel);
+	else
+		verdicts["end events"] = undocumented(
+			`reference ${ends(theirEvents).join(" ")}; toolsmith ${ends(ourEvents).join(" ")}`,
+		);
 
 	const updates = (events: readonly SideEvent[]) =>
 		order.map((id) => events.filter((e) => e.kind === "update" && e.id === id).map((e) => e.text));
@@ -837,10 +964,19 @@ export function compareBatch(
 
 	// Terminate: only when every result asks to, so only when every call ran the stop tool (a call a
 	// documented coercion refuses on one side only stops that side from terminating).
-	const expectTerminate = (run: SideRun) =>
-		batch.calls.length > 0 && batch.calls.every((c) => c.name === "stop" && run.received.has(c.id));
+	// A call `beforeToolCall` blocked asking to terminate counts as asking (1.x); `blockedAsks: false`
+	// is the rule of the reference 0.73, where a blocked call never asks.
+	const expectTerminate = (run: SideRun, blockedAsks = true) =>
+		batch.calls.length > 0 &&
+		batch.calls.every(
+			(c) =>
+				(c.name === "stop" && run.received.has(c.id)) ||
+				(blockedAsks && c.block?.terminate === true && run.blocked.has(c.id)),
+		);
+	const theirRule = theirs.terminate === expectTerminate(theirs);
+	const theirOldRule = !theirRule && theirs.terminate === expectTerminate(theirs, false);
 	const terminateProblems = [
-		theirs.terminate !== expectTerminate(theirs) ? `the reference ${theirs.terminate ? "stopped" : "went on"}` : "",
+		!theirRule && !theirOldRule ? `the reference ${theirs.terminate ? "stopped" : "went on"}` : "",
 		ours.terminate !== expectTerminate(ours) ? `toolsmith ${ours.terminate ? "stopped" : "went on"}` : "",
 	].filter(Boolean);
 	verdicts.terminate =
@@ -848,8 +984,41 @@ export function compareBatch(
 			? undocumented(`${terminateProblems.join(", ")} against the rule (stop only when every result asks to)`)
 			: theirs.terminate === ours.terminate
 				? AGREE
-				: documented(BEHAVIOR_DIFFERENCES.coercion);
+				: theirOldRule
+					? documented(BEHAVIOR_DIFFERENCES.blockedTerminate)
+					: documented(BEHAVIOR_DIFFERENCES.coercion);
 	return verdicts;
+}
+
+/**
+ * `verdicts` with each documented difference that docs/executor.md does not document for
+ * `release` turned into an undocumented one.
+ */
+export function forRelease(
+	verdicts: Record<Property, Verdict>,
+	release: string,
+	releases: ReadonlyMap<string, readonly string[] | undefined>,
+): Record<Property, Verdict> {
+	const out = { ...verdicts };
+	for (const property of PROPERTIES) {
+		const verdict = verdicts[property];
+		if (verdict.kind !== "documented") continue;
+		const foreign = verdict.differences.filter((label) => {
+			const only = releases.get(label);
+			return !releases.has(label) || (only !== undefined && !only.includes(release));
+		});
+		if (foreign.length > 0)
+			out[property] = undocumented(
+				foreign
+					.map((label) =>
+						releases.has(label)
+							? `"${label}" is documented for ${releases.get(label)?.join(", ")} only, not ${release}`
+							: `"${label}" is not in docs/executor.md`,
+					)
+					.join("; "),
+			);
+	}
+	return out;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -864,6 +1033,8 @@ export interface PropertySummary {
 }
 
 export interface DifferentialReport {
+	/** The reference's release (of pi-agent-core). */
+	readonly release: string;
 	readonly seed: number;
 	readonly batches: number;
 	readonly calls: number;
@@ -871,6 +1042,12 @@ export interface DifferentialReport {
 	readonly sequentialBatches: number;
 	readonly terminatingBatches: number;
 	readonly properties: Record<Property, PropertySummary>;
+	/** Batches on which every property agrees. */
+	readonly fullyAgreeing: number;
+	/** For each documented difference, the batches that show it (in any property). */
+	readonly differenceBatches: Record<string, number>;
+	/** Batches with an undocumented disagreement. */
+	readonly undocumentedBatches: number;
 	/** Whether every disagreement is a documented one. */
 	readonly ok: boolean;
 }
@@ -887,16 +1064,25 @@ export function seedFromEnv(fallback: number): number {
 /** Runs `count` batches from `seed` on both sides and compares them. */
 export async function runDifferential(reference: Reference, seed: number, count: number): Promise<DifferentialReport> {
 	const rows = documentedDifferences();
-	const index = differenceIndex(rows);
+	const index = differenceIndex(rows, reference.release);
+	const releases = documentedReleases();
 	const batches = generateBatches(seed, count, rows);
 	const properties = {} as Record<Property, PropertySummary>;
 	for (const p of PROPERTIES) properties[p] = { agree: 0, documented: {}, batchesDocumented: 0, undocumented: [] };
+	let fullyAgreeing = 0;
+	let undocumentedBatches = 0;
+	const differenceBatches: Record<string, number> = {};
 	const faux = reference.ai.registerFauxProvider();
 	try {
 		for (const batch of batches) {
 			const theirs = await runReference(reference, faux, batch);
 			const ours = await runToolsmith(batch);
-			const verdicts = compareBatch(batch, theirs, ours, index);
+			const verdicts = forRelease(compareBatch(batch, theirs, ours, index), reference.release, releases);
+			const all = PROPERTIES.map((p) => verdicts[p]);
+			if (all.every((v) => v.kind === "agree")) fullyAgreeing++;
+			if (all.some((v) => v.kind === "undocumented")) undocumentedBatches++;
+			for (const label of new Set(all.flatMap((v) => (v.kind === "documented" ? v.differences : []))))
+				differenceBatches[label] = (differenceBatches[label] ?? 0) + 1;
 			for (const property of PROPERTIES) {
 				const verdict = verdicts[property];
 				const summary = properties[property];
@@ -914,13 +1100,64 @@ export async function runDifferential(reference: Reference, seed: number, count:
 	const calls = batches.reduce((sum, b) => sum + b.calls.length, 0);
 	const sequentialBatches = batches.filter(runsSequentially).length;
 	const terminatingBatches = batches.filter((b) => b.calls.every((c) => c.name === "stop")).length;
-	return { seed, batches: batches.length, calls, sequentialBatches, terminatingBatches, properties, ok };
+	return {
+		release: reference.release,
+		seed,
+		batches: batches.length,
+		calls,
+		sequentialBatches,
+		terminatingBatches,
+		properties,
+		fullyAgreeing,
+		differenceBatches,
+		undocumentedBatches,
+		ok,
+	};
+}
+
+const compatDir = dirname(fileURLToPath(import.meta.url));
+const jitiCli = join(compatDir, "..", "..", "node_modules", "jiti", "lib", "jiti-cli.mjs");
+
+/**
+ * Runs the differential against the reference 1.x, which needs Node 22, in a child process of
+ * `node` (test/compat/_executor-differential-1x.ts, loaded through jiti): `modules` is the
+ * `node_modules` folder of the installed release. Rejects with the child's output when it fails.
+ */
+export function runDifferentialIn1x(
+	node: string,
+	modules: string,
+	seed: number,
+	count: number,
+): Promise<DifferentialReport> {
+	const script = join(compatDir, "_executor-differential-1x.ts");
+	return new Promise((resolve, reject) => {
+		execFile(
+			node,
+			[jitiCli, script, modules, String(seed), String(count)],
+			{ encoding: "utf8", maxBuffer: 64 * 1024 * 1024, timeout: 600_000 },
+			(error, stdout, stderr) => {
+				if (error) {
+					reject(new Error(`the differential against ${modules} failed: ${error.message}\n${stderr}`));
+					return;
+				}
+				try {
+					resolve(JSON.parse(stdout) as DifferentialReport);
+				} catch {
+					reject(new Error(`the differential against ${modules} printed no report:\n${stdout}\n${stderr}`));
+				}
+			},
+		);
+	});
 }
 
 /** One line per property, then the first undocumented disagreements with their batches. */
 export function formatReport(report: DifferentialReport, detailLimit = 5): string[] {
+	const differences = Object.entries(report.differenceBatches)
+		.map(([label, n]) => `${label} ${n}`)
+		.join(", ");
 	const lines = [
-		`seed ${report.seed}: ${report.batches} batches, ${report.calls} calls; ${report.sequentialBatches} batches sequential (veto or host), ${report.terminatingBatches} of stop calls only`,
+		`pi-agent-core ${report.release}, seed ${report.seed}: ${report.batches} batches, ${report.calls} calls; ${report.sequentialBatches} batches sequential (veto or host), ${report.terminatingBatches} of stop calls only`,
+		`  ${report.fullyAgreeing} batches agree fully; documented differences by batch: ${differences || "none"}; ${report.undocumentedBatches} batches with an undocumented one`,
 	];
 	for (const property of PROPERTIES) {
 		const s = report.properties[property];

@@ -147,20 +147,62 @@ export interface ReferenceSession {
 		readonly error?: string;
 	}[];
 	readonly errors: { readonly path: string; readonly error: string }[];
+	/** With `turn`: what the agent's turn did. */
+	readonly turn?: {
+		/** The `tool_execution_*` events, nested calls' included (`parentToolCallId` set on theirs). */
+		readonly events: {
+			readonly type: string;
+			readonly toolCallId: string;
+			readonly toolName: string;
+			readonly parentToolCallId?: string;
+			readonly isError?: boolean;
+			readonly durationMs?: number;
+			readonly args?: unknown;
+			readonly result?: unknown;
+		}[];
+		/** The turn's tool result messages as the agent keeps them. */
+		readonly results: Record<string, unknown>[];
+	};
+	/** Per `render` probe, the lines of its call and of its result (null where nothing draws it). */
+	readonly rendered: { readonly name: string; readonly call: string[] | null; readonly result: string[] | null }[];
+}
+
+/** What else `referenceSession` does: a turn of the agent, and renderers to draw. */
+export interface ReferenceSessionOptions {
+	/** The tool calls pi-ai's scripted model makes in one turn of the session's agent. */
+	readonly turn?: readonly { readonly id: string; readonly name: string; readonly args: unknown }[];
+	/** Tool calls (and results) to draw with the renderers the session chooses, at `width` columns. */
+	readonly render?: readonly {
+		readonly name: string;
+		readonly args: unknown;
+		readonly result?: unknown;
+		readonly width: number;
+	}[];
+	readonly timeoutMs?: number;
 }
 
 /**
  * Open an in-memory session of a pi 1.x `release` with the extensions at `paths` (working in
- * `cwd`), in a child process, run `calls` through its tools, and report how it exposes its tools.
+ * `cwd`), in a child process, run `calls` through its tools (and `options.turn` through its agent),
+ * draw `options.render`, and report how it exposes its tools.
  */
 export function referenceSession(
 	release: Release,
 	paths: readonly string[],
 	cwd: string,
 	calls: readonly { readonly name: string; readonly args: unknown }[] = [],
-	timeoutMs = 120_000,
+	options: ReferenceSessionOptions = {},
 ): Promise<ReferenceSession> {
-	return runReferenceScript<ReferenceSession>("_reference-session.mjs", release, paths, cwd, timeoutMs, {
-		PI_REFERENCE_CALLS: JSON.stringify(calls),
-	});
+	return runReferenceScript<ReferenceSession>(
+		"_reference-session.mjs",
+		release,
+		paths,
+		cwd,
+		options.timeoutMs ?? 120_000,
+		{
+			PI_REFERENCE_CALLS: JSON.stringify(calls),
+			...(options.turn ? { PI_REFERENCE_TURN: JSON.stringify(options.turn) } : {}),
+			PI_REFERENCE_RENDER: JSON.stringify(options.render ?? []),
+		},
+	);
 }

@@ -102,6 +102,37 @@ describe.concurrent("toolsmith dev over piped stdin (child process)", () => {
 		expect(existsSync(join(scratch, "notes.txt"))).toBe(false);
 	});
 
+	it('draws results under the call, except for a tool with renderShell "self", which draws its own frame', async ({
+		expect,
+	}) => {
+		const tool = (name: string, shell: string) =>
+			[
+				`  api.registerTool(defineTool({ name: '${name}', label: '${name}', description: 'Draws.',${shell}`,
+				"    parameters: Type.Object({}),",
+				"    async execute() { return { content: [{ type: 'text', text: 'x' }], details: {} }; },",
+				"    renderResult(_r, _o, _t, ctx) { return '|w=' + ctx.width + ' pad=' + ctx.outputPad + '|'; } }));",
+			].join("\n");
+		writeFileSync(
+			join(scratch, "shells.ts"),
+			[
+				'import { defineTool, Type } from "toolsmith-sdk";',
+				"export default function (api) {",
+				tool("framed", ""),
+				tool("own", " renderShell: 'self',"),
+				"}",
+			].join("\n"),
+		);
+		const run = await runCli(["dev", join(scratch, "shells.ts"), "--no-watch"], {
+			cwd: scratch,
+			input: "call framed\ncall own\n",
+		});
+		expect(run.code).toBe(0);
+		const framed = /^( *)\|w=(\d+) pad=1\|$/m.exec(run.stdout.slice(run.stdout.indexOf("> call framed")));
+		const own = /^( *)\|w=(\d+) pad=1\|$/m.exec(run.stdout.slice(run.stdout.indexOf("> call own")));
+		expect([framed?.[1], own?.[1]]).toEqual(["  ", ""]);
+		expect(Number(own?.[2]) - Number(framed?.[2])).toBe(2);
+	}, 90_000);
+
 	it("prints load diagnostics with file:line:col, keeps the healthy extensions, and exits 1 on a bad line", async ({
 		expect,
 	}) => {

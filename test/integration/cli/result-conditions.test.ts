@@ -39,6 +39,9 @@ export default function (api: ExtensionAPI) {
 `;
 
 const MISTAKE = 'if (!read) throw new Error("cannot read the file");';
+/** Missing awaits: a negated `exists` (TS2801 misses it) and a write whose Promise is dropped. */
+const UNAWAITED =
+	'if (!ctx.env.exists(path)) throw new Error("no such file");\n\t\tctx.env.writeFile("seen.txt", path);';
 const FIXED = "if (!read.ok) throw read.error;";
 
 const project = async (dir: string, guard: string) => {
@@ -76,6 +79,8 @@ beforeAll(async () => {
 	await mkdir(join(root, "app/node_modules"), { recursive: true });
 	await symlink(join(repoRoot, "node_modules/typescript"), join(root, "app/node_modules/typescript"));
 	await project("bare", MISTAKE);
+	await project("awaits", `if (!read.ok) throw read.error;\n\t\t${UNAWAITED}`);
+	await symlink(join(repoRoot, "node_modules"), join(root, "awaits/node_modules"));
 });
 
 afterAll(() => rm(root, { recursive: true, force: true }));
@@ -98,11 +103,26 @@ describe("toolsmith check on a project with its own typescript", () => {
 		expect(fixed.stdout).toMatch(/\n\d+ passed, 0 failed, \d+ skipped\n$/);
 	}, 60_000);
 
+	it("reports an unawaited env call in a negated condition and a dropped one, and exits 1", async () => {
+		const run = await check("awaits");
+		expect(run.stderr).toBe(
+			[
+				"error src/peek.ts:11:8 this condition tests a Promise, which is always true: the call is not awaited; await it (if (!(await ctx.env.exists(path))) …)",
+				"error src/peek.ts:12:3 the Promise of ctx.env.writeFile(…) is dropped: the call may still run after the tool returns, and its Result (a failure included) is lost; await it and check .ok, or write void before it to drop it on purpose",
+				"",
+			].join("\n"),
+		);
+		expect(run.stdout).toMatch(
+			/\n\d+ passed, 0 failed, \d+ skipped\n✗ Missing awaits: 2 Promises are tested or dropped without await \(listed on stderr\)\n$/,
+		);
+		expect(run.code).toBe(1);
+	}, 60_000);
+
 	it("skips the check with one line when typescript cannot be resolved from the project", async () => {
 		const run = await check("bare");
 		expect(run).toMatchObject({ code: 0, stderr: "" });
 		expect(run.stdout).toMatch(
-			/\n\d+ passed, 0 failed, \d+ skipped\n- Result conditions not checked: typescript cannot be resolved from \. \(it is a devDependency of the project\)\n$/,
+			/\n\d+ passed, 0 failed, \d+ skipped\n- Result conditions and missing awaits not checked: typescript cannot be resolved from \. \(it is a devDependency of the project\)\n$/,
 		);
 	});
 });

@@ -2,12 +2,18 @@
  * The coercion table of docs/executor.md ("Differences from the reference") cannot go stale: each
  * of its rows is checked against the installed reference (`validateToolArguments` of pi-ai) and
  * against toolsmith, and every difference the probe grid (values × schema kinds) finds must be a
- * row of the table. Needs the benchmark peers (`npm run bench:setup`); skips without them, and fails
- * instead when `TOOLSMITH_REQUIRE_PEERS=1` (`npm run compat:pi`).
+ * row of the table. Per release: 0.73.1 from the benchmark peers (`npm run bench:setup`; skips
+ * without them, and fails instead when `TOOLSMITH_REQUIRE_PEERS=1`, as in `npm run compat:pi`), and
+ * 1.6.0 under Node 22 in a child process (test/compat/_coercion-1x.ts; skips unless
+ * `npm run compat:setup` installed it). A row holds against the releases its "Against" column
+ * lists; in the others the reference's outcome must be toolsmith's.
  */
+import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import {
+	type CoercionProbe,
 	cellKey,
 	differenceIndex,
 	documentedDifferences,
@@ -21,6 +27,7 @@ import {
 	referenceOutcome,
 	toolsmithOutcome,
 } from "../../compat/_coercion-differences.js";
+import { compatDir, listReleases } from "../../compat/_releases.js";
 
 const peersRequired = process.env.TOOLSMITH_REQUIRE_PEERS === "1";
 const rows = documentedDifferences();
@@ -58,15 +65,21 @@ describe("the table of coercion differences in docs/executor.md", () => {
 
 	it("refuses a malformed table: a row with results that do not pair up with its inputs", () => {
 		const table = (row: string) =>
-			`## Differences from the reference\n\n| Input | Schema kind | Reference | toolsmith | Why |\n| --- | --- | --- | --- | --- |\n${row}\n`;
-		expect(() => parseDifferencesTable(table("| `1`, `2` | `Number` | `1`, `2`, `3` | invalid | x |"))).toThrow(
-			/3 results for 2 inputs/,
+			`## Differences from the reference\n\n| Input | Schema kind | Reference | toolsmith | Against | Why |\n| --- | --- | --- | --- | --- | --- |\n${row}\n`;
+		expect(() =>
+			parseDifferencesTable(table("| `1`, `2` | `Number` | `1`, `2`, `3` | invalid | 0.73.1 | x |")),
+		).toThrow(/3 results for 2 inputs/);
+		expect(() => parseDifferencesTable(table("| `1` | `Nope` | `1` | invalid | 0.73.1 | x |"))).toThrow(
+			/unknown schema kind/,
 		);
-		expect(() => parseDifferencesTable(table("| `1` | `Nope` | `1` | invalid | x |"))).toThrow(/unknown schema kind/);
-		expect(() => parseDifferencesTable(table("| `1` | `Number` | `1` | invalid |  |"))).toThrow(/no reason/);
-		expect(parseDifferencesTable(table("| `1`, `2` | `Number` | `3` | as sent | x |"))).toMatchObject([
-			{ input: 1, kind: "Number", reference: "3", toolsmith: "1" },
-			{ input: 2, kind: "Number", reference: "3", toolsmith: "2" },
+		expect(() => parseDifferencesTable(table("| `1` | `Number` | `1` | invalid | 0.73.1 |  |"))).toThrow(/no reason/);
+		expect(() => parseDifferencesTable(table("| `1` | `Number` | `1` | invalid | latest | x |"))).toThrow(
+			/releases cell/,
+		);
+		expect(() => parseDifferencesTable(table("| `1` | `Number` | `1` | invalid | x |"))).toThrow(/expected 6 cells/);
+		expect(parseDifferencesTable(table("| `1`, `2` | `Number` | `3` | as sent | 0.73.1, 1.6.0 | x |"))).toMatchObject([
+			{ input: 1, kind: "Number", reference: "3", toolsmith: "1", releases: ["0.73.1", "1.6.0"] },
+			{ input: 2, kind: "Number", reference: "3", toolsmith: "2", releases: ["0.73.1", "1.6.0"] },
 		]);
 	});
 
@@ -80,27 +93,77 @@ describe("the table of coercion differences in docs/executor.md", () => {
 		expect(wrong).toEqual([]);
 	});
 
-	it("gives the reference's result for every row", (context) => {
+	it("gives the reference 0.73.1's result for every row", (context) => {
 		const reference = needReference(context);
-		const wrong = rows
-			.filter((row) => referenceOutcome(reference, row.kind, row.input) !== row.reference)
-			.map(
-				(row) =>
-					`docs/executor.md:${row.line}: ${JSON.stringify(row.input)} in ${row.kind} gives ${referenceOutcome(reference, row.kind, row.input)} in the reference, the table says ${row.reference}`,
-			);
-		expect(wrong).toEqual([]);
+		expectRows({
+			release: reference.release as string,
+			rows: rows.map((row) => referenceOutcome(reference, row.kind, row.input)),
+			grid: { cells: 0, differences: [] },
+		});
 	});
 
-	it("has a row for every difference over the probe grid", (context) => {
+	it("has a row for every difference from 0.73.1 over the probe grid", (context) => {
 		const reference = needReference(context);
-		const index = differenceIndex(rows);
-		const { cells, differences } = probeGrid(reference);
-		expect(cells).toBe(GRID_KINDS.length * GRID_VALUES.length);
-		const missing = differences
-			.filter((d) => !index.has(cellKey(d.kind, d.input)))
-			.map((d) => `${JSON.stringify(d.input)} in ${d.kind}: reference ${d.reference}, toolsmith ${d.toolsmith}`);
-		expect(missing).toEqual([]);
-		// The grid does find the differences (the probe is not blind).
-		expect(differences.length).toBeGreaterThan(100);
+		expectGrid(reference.release as string, probeGrid(reference));
 	});
+
+	const release1x = listReleases().find((r) => r.spec === "@earendil-works/pi-coding-agent@1.6.0");
+	const usable1x = release1x?.installed === true && release1x.node !== undefined;
+	let probe1x: CoercionProbe | undefined;
+	const need1x = (context: { skip: (note?: string) => void }): CoercionProbe => {
+		if (!usable1x) context.skip("the reference 1.6.0 is not installed (npm run compat:setup)");
+		if (!probe1x) {
+			const release = release1x as { packageDir: string; node: string };
+			const modules = dirname(dirname(release.packageDir));
+			const jiti = join(compatDir, "..", "..", "node_modules", "jiti", "lib", "jiti-cli.mjs");
+			const output = execFileSync(release.node, [jiti, join(compatDir, "_coercion-1x.ts"), modules], {
+				encoding: "utf8",
+				timeout: 120_000,
+			});
+			probe1x = JSON.parse(output) as CoercionProbe;
+		}
+		return probe1x;
+	};
+
+	it("gives the reference 1.6.0's result for every row (toolsmith's where the row does not hold for it)", (context) => {
+		const probe = need1x(context);
+		expect(probe.release).toBe("1.6.0");
+		expectRows(probe);
+		// Some rows hold against 0.73.1 only: 1.6.0 repairs those cells as toolsmith does.
+		expect(rows.some((row) => !row.releases.includes("1.6.0"))).toBe(true);
+	}, 120_000);
+
+	it("has a row for every difference from 1.6.0 over the probe grid", (context) => {
+		const probe = need1x(context);
+		expectGrid(probe.release, probe.grid);
+	}, 120_000);
 });
+
+/** Each row's outcome in `probe.release`: the table's reference result where the row holds against it, else toolsmith's. */
+function expectRows(probe: CoercionProbe): void {
+	expect(probe.rows.length).toBe(rows.length);
+	const wrong = rows.flatMap((row, i) => {
+		const expected = row.releases.includes(probe.release) ? row.reference : row.toolsmith;
+		const got = probe.rows[i];
+		return got === expected
+			? []
+			: [
+					`docs/executor.md:${row.line}: ${JSON.stringify(row.input)} in ${row.kind} gives ${got} in the reference ${probe.release}, the table says ${expected} (against ${row.releases.join(", ")})`,
+				];
+	});
+	expect(wrong).toEqual([]);
+}
+
+/** Every difference the grid finds is a row that holds against `release`. */
+function expectGrid(release: string, grid: CoercionProbe["grid"]): void {
+	const index = differenceIndex(rows, release);
+	expect(grid.cells).toBe(GRID_KINDS.length * GRID_VALUES.length);
+	const missing = grid.differences
+		.filter((d) => !index.has(cellKey(d.kind, d.input)))
+		.map(
+			(d) => `${JSON.stringify(d.input)} in ${d.kind}: reference ${release} ${d.reference}, toolsmith ${d.toolsmith}`,
+		);
+	expect(missing).toEqual([]);
+	// The grid does find the differences (the probe is not blind).
+	expect(grid.differences.length).toBeGreaterThan(100);
+}

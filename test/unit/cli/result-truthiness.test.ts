@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
 	checkResultConditions,
 	findResultConditions,
+	mayDropEnvPromises,
 	mayTestResults,
 	type ResultCondition,
 } from "../../../src/cli/_result-truthiness.js";
@@ -21,8 +22,9 @@ const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
 const virtualRoot = join(repoRoot, "test/unit/cli/__result-truthiness__");
 const MARK = "/*!*/";
 
-const prelude = `import type { ExecutionEnv, FileError, Result } from "toolsmith-sdk";
+const prelude = `import type { ExecutionEnv, FileError, Result, ToolContext } from "toolsmith-sdk";
 declare const env: ExecutionEnv;
+declare const ctx: ToolContext;
 declare const p: string;
 `;
 
@@ -46,6 +48,28 @@ const positives: Record<string, string> = {
 	assignment: "let r: Result<string, FileError> | undefined;\nif ((/*!*/r = await env.readTextFile(p))) return 1;",
 	"a-result-of-your-own":
 		"const mine = (): { ok: true; value: number } | { ok: false; error: string } => ({ ok: true, value: 1 });\nif (/*!*/mine()) return 1;",
+	// Promises in conditions: the forms TypeScript's TS2801 leaves out (it reports `if (promise)`,
+	// `promise ? a : b` and `&&`/`||` operands directly in an `if`, which a valid case cannot hold).
+	"not-unawaited-exists": "if (!/*!*/ctx.env.exists(p)) return 1;",
+	"not-unawaited-in-and": "if (p.length > 0 && !/*!*/ctx.env.exists(p)) return 1;",
+	"not-unawaited-in-or": "if (!/*!*/env.exists(p) || p === '') return 1;",
+	"not-unawaited-in-ternary": "return !/*!*/ctx.env.exists(p) ? 1 : 2;",
+	"while-unawaited": "while (/*!*/ctx.env.exists(p)) break;",
+	"while-not-unawaited": "while (!/*!*/ctx.env.exists(p)) await new Promise((r) => setTimeout(r, 1));",
+	"unawaited-outside-a-condition": "const missing = !/*!*/ctx.env.exists(p);\nreturn missing;",
+	"unawaited-in-Boolean": "return Boolean(/*!*/ctx.env.exists(p));",
+	"unawaited-destructured":
+		"const { exists } = { exists: (x: string) => env.exists(x) };\nif (!/*!*/exists(p)) return 1;",
+	// Statements that drop an env call's Promise.
+	"dropped-write": '/*!*/ctx.env.writeFile(p, "x");',
+	"dropped-exec": '/*!*/ctx.env.exec("ls");',
+	"dropped-optional-call": "/*!*/ctx.env.searchText?.({ pattern: 'x', path: p, limit: 1 });",
+	"dropped-through-destructured-env": "const { env: e } = ctx;\n/*!*/e.remove(p);",
+	"dropped-through-destructured-parameter":
+		"const make = async ({ env }: ToolContext) => {\n\t/*!*/env.createDir(p);\n};\nawait make(ctx);",
+	"dropped-in-branches": 'p ? /*!*/env.writeFile(p, "a") : /*!*/env.appendFile(p, "b");',
+	"dropped-after-and": 'p.length > 0 && /*!*/env.writeFile(p, "a");',
+	"dropped-in-parens": '(/*!*/ctx.env.rename(p, "b"));',
 };
 
 const negatives: Record<string, string> = {
@@ -61,6 +85,15 @@ const negatives: Record<string, string> = {
 	"unknown-and-any":
 		"const u: unknown = await env.readTextFile(p);\nconst a: any = u;\nif (u) return 1;\nif (a) return 2;",
 	"a-local-Boolean": "const Boolean = (x: unknown) => x !== null;\nreturn Boolean(await env.readTextFile(p));",
+	"awaited-env-calls":
+		'if (!(await ctx.env.exists(p))) return 1;\nconst w = await ctx.env.writeFile(p, "x");\nif (!w.ok) return 2;\nwhile (!(await env.exists(p))) break;\nawait env.remove(p);',
+	"returned-env-call": 'return ctx.env.writeFile(p, "x");',
+	"assigned-then-awaited":
+		'const pending = ctx.env.writeFile(p, "x");\nconst written = await pending;\nif (!written.ok) return 1;',
+	"voided-on-purpose": 'void ctx.env.writeFile(p, "x");\nvoid env.exec("ls");',
+	"gathered-then-awaited": 'await Promise.all([env.writeFile(p, "a"), env.remove(p)]);',
+	"an-arrow-returns-it": 'const later = () => ctx.env.writeFile(p, "x");\nawait later();',
+	"not-an-env": "const store = { writeFile: async (_p: string) => 1 };\nstore.writeFile(p);",
 };
 
 const fileOf = (name: string) => join(virtualRoot, `${name}.ts`);
@@ -117,7 +150,7 @@ beforeAll(() => {
 		.map((d) => `${d.file?.fileName}: ${ts.flattenDiagnosticMessageText(d.messageText, " ")}`);
 	expect(errors).toEqual([]);
 	findings = findResultConditions(ts, program);
-}, 30_000);
+}, 90_000);
 
 describe("conditions that test a Result", () => {
 	it.each(Object.keys(positives))("reports %s at each marked expression", (name) => {
@@ -139,6 +172,19 @@ describe("conditions that test a Result", () => {
 		expect(message("not-file-info")).toMatch(/\(if \(!r\.ok\) …\)$/);
 		expect(message("double-not")).toMatch(/\(if \(r\.ok\) …\)$/);
 	});
+
+	it("says to await an unawaited Promise, keeping the !, and what a dropped one loses", () => {
+		const message = (name: string) => findings.find((f) => f.file === fileOf(name))?.message;
+		expect(message("not-unawaited-exists")).toBe(
+			"this condition tests a Promise, which is always true: the call is not awaited; await it (if (!(await ctx.env.exists(p))) …)",
+		);
+		expect(message("while-unawaited")).toMatch(/await it \(if \(await ctx\.env\.exists\(p\)\) …\)$/);
+		expect(message("dropped-write")).toBe(
+			"the Promise of ctx.env.writeFile(…) is dropped: the call may still run after the tool returns, and its Result (a failure included) is lost; await it and check .ok, or write void before it to drop it on purpose",
+		);
+		expect(findings.filter((f) => f.file === fileOf("dropped-write")).map((f) => f.kind)).toEqual(["dropped"]);
+		expect(findings.filter((f) => f.file === fileOf("not-unawaited-exists")).map((f) => f.kind)).toEqual(["promise"]);
+	});
 });
 
 describe("the syntax pass that picks a program's roots", () => {
@@ -150,6 +196,19 @@ describe("the syntax pass that picks a program's roots", () => {
 		}
 		const none = 'if (a === 1 || typeof b === "string") f(!(c > 2));\nconst t = `d` ? 1 : 2;\nexpect(x).toBe(1);';
 		expect(mayTestResults(ts, parse(none))).toBe(false);
+	});
+
+	it("keeps a file with a statement that calls a method named like an env one, and only such a file", () => {
+		for (const text of [
+			"ctx.env.writeFile(p, x);",
+			"a && env.remove(p);",
+			"f ? e.exec('ls') : g();",
+			"x.exists?.(p);",
+		]) {
+			expect(mayDropEnvPromises(ts, parse(text)), text).toBe(true);
+		}
+		const none = "await ctx.env.writeFile(p, x);\nvoid env.exec('ls');\nconst r = env.exists(p);\nlog(p);";
+		expect(mayDropEnvPromises(ts, parse(none))).toBe(false);
 	});
 });
 

@@ -526,6 +526,98 @@ describe("results", () => {
 		expect((await executeToolCalls([], { tools: [stop] })).terminate).toBe(false);
 	});
 
+	it("makes a result that sets isError: true an error, keeping its content and details (pi 1.x)", async () => {
+		const failing = tool("failing", async () => ({
+			content: [{ type: "text", text: "no such branch" }],
+			details: { branch: "x" },
+			structuredContent: { ok: false },
+			isError: true,
+		}));
+		// Only `true` counts, as in the reference.
+		const truthy = tool("truthy", async () => ({ ...text("fine"), isError: "yes" as unknown as boolean }));
+		const events: ToolExecutionEvent[] = [];
+		const seen: boolean[] = [];
+		const { results } = await executeToolCalls([call("1", "failing"), call("2", "truthy")], {
+			tools: [failing, truthy],
+			onEvent: (e) => events.push(e),
+			afterToolCall: ({ isError }) => {
+				seen.push(isError);
+				return undefined;
+			},
+		});
+		expect(results[0]).toMatchObject({
+			isError: true,
+			content: [{ type: "text", text: "no such branch" }],
+			details: { branch: "x" },
+			structuredContent: { ok: false },
+		});
+		expect(typeof results[0]?.durationMs).toBe("number");
+		expect(results[1]?.isError).toBe(false);
+		expect(seen).toEqual([true, false]);
+		const ends = events.filter((e) => e.type === "tool_execution_end");
+		expect(ends.map((e) => [e.toolCallId, e.isError])).toEqual([
+			["1", true],
+			["2", false],
+		]);
+		// afterToolCall may still clear it.
+		const cleared = await executeToolCalls([call("1", "failing")], {
+			tools: [failing],
+			afterToolCall: () => ({ isError: false }),
+		});
+		expect(cleared.results[0]?.isError).toBe(false);
+	});
+
+	it("lets a blocking beforeToolCall ask to terminate, under the every-result rule (pi 1.x)", async () => {
+		const stop = tool("stop", async () => ({ ...text("stop"), terminate: true }));
+		const go = tool("go", async () => text("go"));
+		const ran: string[] = [];
+		const watched = (t: AgentTool): AgentTool => ({
+			...t,
+			execute: (...args) => {
+				ran.push(args[0]);
+				return t.execute(...args);
+			},
+		});
+		const tools = [watched(stop), watched(go)];
+		const blockTerminating = ({ toolCall }: { toolCall: ToolCall }) =>
+			toolCall.name === "go" ? { block: true, reason: "not now", terminate: true } : undefined;
+		const mixed = await executeToolCalls([call("1", "stop"), call("2", "go")], {
+			tools,
+			beforeToolCall: blockTerminating,
+		});
+		expect(mixed.terminate).toBe(true);
+		expect(mixed.results[1]).toMatchObject({ isError: true, content: [{ type: "text", text: "not now" }] });
+		expect(mixed.results[1]?.durationMs).toBeUndefined();
+		expect(ran).toEqual(["1"]);
+		const alone = await executeToolCalls([call("1", "go")], { tools, beforeToolCall: blockTerminating });
+		expect(alone.terminate).toBe(true);
+		// Without it, or without block, or with a result that does not ask, the batch goes on.
+		const plain = await executeToolCalls([call("1", "stop"), call("2", "go")], {
+			tools,
+			beforeToolCall: ({ toolCall }) => (toolCall.name === "go" ? { block: true, reason: "no" } : undefined),
+		});
+		expect(plain.terminate).toBe(false);
+		const notBlocked = await executeToolCalls([call("1", "stop"), call("2", "go")], {
+			tools,
+			beforeToolCall: () => ({ terminate: true }),
+		});
+		expect(notBlocked.terminate).toBe(false);
+		const sequential = await executeToolCalls([call("1", "go"), call("2", "go")], {
+			tools,
+			toolExecution: "sequential",
+			beforeToolCall: blockTerminating,
+		});
+		expect(sequential.terminate).toBe(true);
+		const events: ToolExecutionEvent[] = [];
+		await executeToolCalls([call("1", "go")], {
+			tools,
+			beforeToolCall: blockTerminating,
+			onEvent: (e) => events.push(e),
+		});
+		const end = events.find((e) => e.type === "tool_execution_end");
+		expect(end?.type === "tool_execution_end" ? end.result.terminate : undefined).toBe(true);
+	});
+
 	it("lets afterToolCall replace content, details, isError and terminate field by field", async () => {
 		const t = tool("t", async () => ({ content: [{ type: "text", text: "raw" }], details: { a: 1, b: 2 } }));
 		const { results, terminate } = await executeToolCalls([call("1", "t"), call("2", "t")], {

@@ -226,6 +226,31 @@ describe("tool_call and tool_result handlers through the executor hooks", () => 
 		]);
 	});
 
+	it("passes a blocking tool_call handler's terminate on to the executor (pi 1.x)", async () => {
+		const registry = createToolRegistry({ builtins: [tool("echo")], context });
+		registry.reserveSource("/ext/guard.ts");
+		registry.replaceSource("/ext/guard.ts", [], {
+			tool_call: [
+				(event: ToolCallEvent) =>
+					event.input.value === "stop"
+						? { block: true, reason: "stopping", terminate: true }
+						: event.input.value === "deny"
+							? { block: true, reason: "denied" }
+							: { terminate: true },
+			],
+		});
+		const config = registry.executorConfig();
+		const stopped = await executeToolCalls([call("echo", { value: "stop" }, "1")], config);
+		expect(stopped.terminate).toBe(true);
+		expect(stopped.results[0]).toMatchObject({ isError: true, content: [{ type: "text", text: "stopping" }] });
+		// Without block, terminate does nothing; a block without it does not stop the loop.
+		const denied = await executeToolCalls([call("echo", { value: "deny" }, "1")], config);
+		expect(denied.terminate).toBe(false);
+		const passed = await executeToolCalls([call("echo", { value: "fine" }, "1")], config);
+		expect(passed.terminate).toBe(false);
+		expect(passed.results[0]?.isError).toBe(false);
+	});
+
 	it("runs a tool's nested calls (ctx.executeTool) through the handlers, with parentToolCallId", async () => {
 		const caller = tool("caller", "", {
 			async execute(_id, _params, _signal, _onUpdate, ctx) {

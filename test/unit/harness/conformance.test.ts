@@ -88,7 +88,7 @@ describe("checkTool", () => {
 			async execute(_id, _params, _signal, onUpdate) {
 				onUpdate?.({ content: "partial" as never, details: {} });
 				const text = `${Math.random()}\n${"x".repeat(60_000)}`;
-				return { content: [{ type: "text", text }], details: {}, isError: true } as never;
+				return { content: [{ type: "text", text }], details: {}, isError: "yes" } as never;
 			},
 			renderCall() {
 				throw new Error("cannot draw");
@@ -97,6 +97,20 @@ describe("checkTool", () => {
 		const report = await checkTool(misbehaving as ToolDefinition);
 		expect(failing(report)).toEqual(["invalid-samples", "content", "throws", "updates", "render", "deterministic"]);
 		expect(statusOf(report)["valid-samples"]).toBe("pass");
+	});
+
+	it("accepts a failure returned with isError: true (pi 1.x) as a reported one", async () => {
+		const returning = defineTool({
+			name: "returning",
+			label: "Returning",
+			description: "Reports every failure by returning isError: true.",
+			parameters: Type.Object({ n: Type.Number() }),
+			async execute() {
+				return { content: [{ type: "text", text: "cannot do that" }], details: { why: "x" }, isError: true };
+			},
+		});
+		const report = await checkTool(returning as ToolDefinition);
+		expect(statusOf(report).throws).toBe("pass");
 	});
 
 	it("fails a tool whose results are malformed", async () => {

@@ -5,6 +5,7 @@ import {
 	compatibilityReport,
 	type ProviderTool,
 	toAnthropicTools,
+	toGoogleTools,
 	toOpenAIChatTools,
 	toOpenAIResponsesTools,
 } from "../../../src/providers/tools.js";
@@ -47,19 +48,83 @@ describe("constrainedSampling", () => {
 		expect(report?.errors.map((e) => e.kind)).toContain("strict-required");
 	});
 
-	it('"require" is refused for Anthropic and Google, which toolsmith sends no strict tools; "prefer" goes plain', () => {
+	it("json_schema makes Anthropic and Google tools strict, unless the model takes no strict tools", () => {
 		const require = tool("needs_strict", closed, { constrainedSampling: { type: "json_schema", strict: "require" } });
-		const prefer = tool("likes_strict", closed, { constrainedSampling: { type: "json_schema", strict: "prefer" } });
-		expect(toAnthropicTools([require, prefer], { invalid: "omit" }).map((t) => t.name)).toEqual(["likes_strict"]);
-		expect(compatibilityReport([require], "google")[0]?.errors).toEqual([
+		const prefer = tool("likes_strict", Type.Object({ path: Type.Optional(Type.String()) }), {
+			constrainedSampling: { type: "json_schema", strict: "prefer" },
+		});
+		const anthropic = toAnthropicTools([require, prefer]);
+		expect(anthropic.map((t) => t.strict)).toEqual([true, true]);
+		expect(anthropic[1]?.input_schema).toEqual({
+			type: "object",
+			properties: { path: { anyOf: [{ type: "string" }, { type: "null" }] } },
+			required: ["path"],
+			additionalProperties: false,
+		});
+		expect(toGoogleTools([prefer])[0]?.functionDeclarations[0]?.parameters).toEqual({
+			type: "object",
+			properties: { path: { type: "string", nullable: true } },
+			required: ["path"],
+		});
+		// A model without strict tools: "prefer" goes plain, "require" is refused.
+		expect(toAnthropicTools([require, prefer], { invalid: "omit", strictTools: false })).toEqual([
+			{
+				name: "likes_strict",
+				description: "The likes_strict tool.",
+				input_schema: expect.not.objectContaining({ additionalProperties: false }),
+			},
+		]);
+		expect(compatibilityReport([require], "google", { strictTools: false })[0]?.errors).toEqual([
 			expect.objectContaining({ kind: "strict-required" }),
 		]);
 	});
 
-	it("a grammar tool goes as a plain function tool", () => {
+	it('Anthropic\'s strict tools refuse keywords the others take: a "prefer" tool goes plain there', () => {
+		const bounded = tool("bounded", Type.Object({ count: Type.Integer({ minimum: 1 }) }), {
+			constrainedSampling: { type: "json_schema", strict: "prefer" },
+		});
+		expect(toAnthropicTools([bounded])[0]?.strict).toBeUndefined();
+		const [report] = compatibilityReport([bounded], "anthropic");
+		expect([report?.strictFallback, report?.errors[0]?.message]).toEqual([true, expect.stringContaining("minimum")]);
+		expect(toOpenAIResponsesTools([bounded])[0]).toMatchObject({ strict: true });
+	});
+
+	it("a grammar tool is an OpenAI custom tool when the model takes them, else a plain function tool", () => {
 		const grammar = tool("patch", Type.Object({ input: Type.String() }), {
-			constrainedSampling: { type: "grammar", variants: { openai_lark: "start: /.+/" } },
+			constrainedSampling: { type: "grammar", variants: { openai_lark: "start: /.+/", openai_regex: "^.+$" } },
 		});
 		expect(toOpenAIResponsesTools([grammar])[0]).toMatchObject({ type: "function", name: "patch", strict: false });
+		expect(toOpenAIResponsesTools([grammar], { grammarTools: true })).toEqual([
+			{
+				type: "custom",
+				name: "patch",
+				description: "The patch tool.",
+				format: { type: "grammar", syntax: "lark", definition: "start: /.+/" },
+			},
+		]);
+		expect(toOpenAIChatTools([grammar], { grammarTools: true })).toEqual([
+			{
+				type: "custom",
+				custom: {
+					name: "patch",
+					description: "The patch tool.",
+					format: { type: "grammar", grammar: { syntax: "lark", definition: "start: /.+/" } },
+				},
+			},
+		]);
+		expect(toAnthropicTools([grammar])[0]).toMatchObject({ name: "patch", input_schema: { type: "object" } });
+	});
+
+	it("a grammar tool without a grammar, or with other than one string argument, is refused", () => {
+		const none = tool("none", Type.Object({ input: Type.String() }), {
+			constrainedSampling: { type: "grammar", variants: {} },
+		});
+		const two = tool("two", Type.Object({ a: Type.String(), b: Type.String() }), {
+			constrainedSampling: { type: "grammar", variants: { openai_regex: "^a$" } },
+		});
+		expect(() => toOpenAIChatTools([none], { grammarTools: true })).toThrow(/none: .*no grammar OpenAI takes/);
+		expect(compatibilityReport([two], "openai-responses", { grammarTools: true })[0]?.errors).toEqual([
+			expect.objectContaining({ kind: "grammar-invalid" }),
+		]);
 	});
 });

@@ -4,9 +4,14 @@ import type { AgentToolResult } from "../../../src/contract/tool.js";
 import {
 	type RenderableTool,
 	renderToLines,
+	renderToolBlock,
 	renderToolCall,
 	renderToolResult,
 	sanitizeText,
+	shellLayout,
+	type ToolRendererSource,
+	toolRenderersFor,
+	toolShell,
 } from "../../../src/render/renderer.js";
 import { ansiTheme, plainTheme } from "../../../src/render/theme.js";
 import { stripAnsi } from "../../../src/render/width.js";
@@ -178,5 +183,35 @@ describe("renderToolResult", () => {
 	it("cuts fallback lines to the width", () => {
 		const block = renderToolResult(undefined, text("x".repeat(30)), opts, ansiTheme, 10);
 		expect(stripAnsi(block.lines[0] ?? "")).toBe(`${"x".repeat(9)}…`);
+	});
+});
+
+describe("renderShell", () => {
+	const self: RenderableTool = { name: "own", renderShell: "self", renderCall: () => "call" };
+	const framed: RenderableTool = { name: "framed", renderCall: () => "call" };
+
+	it("decides where a host draws results: indented under the call, or at the whole width", () => {
+		expect([toolShell(self), toolShell(framed), toolShell(undefined)]).toEqual(["self", "default", "default"]);
+		expect(shellLayout(framed, 80, 2)).toEqual({ indent: "  ", width: 78 });
+		expect(shellLayout(self, 80, 2)).toEqual({ indent: "", width: 80 });
+	});
+
+	it("frames a row as pi does under the default shell, and leaves a self-framed one alone", () => {
+		const result = { content: [{ type: "text" as const, text: "out" }], details: undefined };
+		expect(renderToolBlock(framed, { args: {}, result }, plainTheme, 20, { outputPad: 2 }).lines).toEqual([
+			"",
+			"",
+			"  call",
+			"  out",
+			"",
+		]);
+		expect(renderToolBlock(self, { args: {}, result }, plainTheme, 20).lines).toEqual(["", "call", "out"]);
+	});
+
+	it("comes from a tool renderer resolver as well as from the tool", () => {
+		const runtime: ToolRendererSource = {
+			resolveToolRenderers: (_name, next) => ({ ...next(), renderShell: "self" }),
+		};
+		expect(toolShell(toolRenderersFor(runtime, "framed", framed))).toBe("self");
 	});
 });
