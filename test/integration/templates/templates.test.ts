@@ -140,7 +140,9 @@ describe.each(templates)("the %s template", (template) => {
 	it("opens in toolsmith dev ., lists its tools and answers a call", { timeout: 120_000 }, async () => {
 		const session = await sh("npx", ["toolsmith", "dev", "."], dir(), `tools\n${dev!.call}\n`, 60_000);
 		expect(session.code, show(session)).toBe(0);
-		expect(session.stdout).toMatch(new RegExp(`^\\s+${dev!.tool}\\s+src/index\\.ts`, "m"));
+		// The tools table names the file that defines each tool: the tool's own module where it has one.
+		const source = template === "tool" || template === "mcp" ? "src/tools/word-count\\.ts" : "src/index\\.ts";
+		expect(session.stdout).toMatch(new RegExp(`^\\s+${dev!.tool}\\s+${source}\\s`, "m"));
 		expect(session.stdout).toMatch(dev!.answer);
 		expect(session.stdout).toMatch(/✓ ok/);
 		expect(session.stderr).toBe("");
