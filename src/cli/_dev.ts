@@ -8,7 +8,7 @@ import { createInterface, type Interface } from "node:readline";
 import type { Writable } from "node:stream";
 import type { ToolResultMessage } from "../contract/content.js";
 import { errorMessage } from "../contract/errors.js";
-import type { ToolExecutionEndEvent, ToolExecutionEvent } from "../contract/events.js";
+import type { ToolExecutionEndEvent, ToolExecutionEvent, ToolExecutionUpdateEvent } from "../contract/events.js";
 import type { Theme } from "../contract/render.js";
 import type { AgentToolResult } from "../contract/tool.js";
 import type { RegisteredCommand } from "../extensions/api.js";
@@ -193,14 +193,50 @@ export function runDevLoop(host: DevHost, options: DevLoopOptions): Promise<numb
 		const started = performance.now();
 		// Calls the tool makes through ctx.executeTool, drawn as each ends (with the arguments it started with).
 		const nestedArgs = new Map<string, unknown>();
+		/** The last partial line printed of each nested call (piped output prints a line only when it changes). */
+		const nestedLast = new Map<string, string>();
+		const nestedRenderers = (toolName: string) => {
+			const snapshot = host.registry.snapshot();
+			const entry = [...snapshot.active, ...(snapshot.callable ?? [])].find((t) => t.name === toolName);
+			return toolRenderersFor(host.runtime, toolName, entry?.definition);
+		};
+		/** A nested call's partial result, shown as the call's own are, at its depth. */
+		const drawNestedPartial = (event: ToolExecutionUpdateEvent) => {
+			const depth = event.toolCallId.split("/").length - 1;
+			const indent = "  ".repeat(depth);
+			const inner = Math.max(20, cols - indent.length - 4);
+			const nested = { toolCallId: event.toolCallId, cwd, args: nestedArgs.get(event.toolCallId), width: inner };
+			const block = renderToolResult(
+				nestedRenderers(event.toolName),
+				event.partialResult,
+				{ expanded, isPartial: true },
+				theme,
+				inner,
+				nested,
+				{ overflow },
+			);
+			if (interactive) {
+				clearLive();
+				const shown = block.lines
+					.slice(-LIVE_LINES)
+					.map((l, i) => (i === 0 ? `${indent}  ${theme.fg("muted", "…")} ${l}` : `${indent}    ${l}`));
+				if (shown.length > 0) out(shown.join("\n"));
+				liveLines = shown.length;
+			} else {
+				const last = [...block.lines].reverse().find((l) => l.trim() !== "") ?? "";
+				if (last !== nestedLast.get(event.toolCallId)) {
+					out(`${indent}  ${theme.fg("muted", "…")} ${last} ${theme.fg("muted", `· ${event.toolCallId}`)}`);
+				}
+				nestedLast.set(event.toolCallId, last);
+			}
+		};
 		const drawNested = (event: ToolExecutionEndEvent) => {
 			const depth = event.toolCallId.split("/").length - 1;
 			const indent = "  ".repeat(depth);
-			const snapshot = host.registry.snapshot();
-			const entry = [...snapshot.active, ...(snapshot.callable ?? [])].find((t) => t.name === event.toolName);
-			const renderers = toolRenderersFor(host.runtime, event.toolName, entry?.definition);
+			const renderers = nestedRenderers(event.toolName);
 			const args = nestedArgs.get(event.toolCallId);
 			nestedArgs.delete(event.toolCallId);
+			nestedLast.delete(event.toolCallId);
 			const inner = Math.max(20, cols - indent.length - 4);
 			const nested = { toolCallId: event.toolCallId, cwd, args, width: inner };
 			clearLive();
@@ -231,7 +267,8 @@ export function runDevLoop(host: DevHost, options: DevLoopOptions): Promise<numb
 			if (finished) return;
 			if (event.parentToolCallId !== undefined && event.toolCallId.startsWith(`${toolCallId}/`)) {
 				if (event.type === "tool_execution_start") nestedArgs.set(event.toolCallId, event.args);
-				else if (event.type === "tool_execution_end") drawNested(event);
+				else if (event.type === "tool_execution_update") drawNestedPartial(event);
+				else drawNested(event);
 				return;
 			}
 			if (event.type !== "tool_execution_update" || event.toolCallId !== toolCallId) return;

@@ -34,6 +34,24 @@ const TextExpectation = Type.Union([Type.String({ description: "The whole text, 
 	description: "What the result's text content (text blocks joined with newlines) must be.",
 });
 
+const NestedCallExpectation = Type.Object(
+	{
+		id: Type.Optional(Type.String({ description: "Its id, `<calling id>/<n>`." })),
+		tool: Type.String({ minLength: 1, description: "The tool it called." }),
+		status: Type.Optional(
+			Type.Union([Type.Literal("ok"), Type.Literal("error"), Type.Literal("unfinished")], {
+				description: "How it ended (`unfinished`: the calling call ended first).",
+			}),
+		),
+		args: Type.Optional(
+			Type.Unknown({
+				description: "A subset of the arguments it was called with (compared as `details` is).",
+			}),
+		),
+	},
+	{ additionalProperties: false },
+);
+
 const CallExpectation = Type.Object(
 	{
 		isError: Type.Optional(Type.Boolean({ description: "Whether the result is an error result." })),
@@ -42,6 +60,12 @@ const CallExpectation = Type.Object(
 			Type.Unknown({
 				description:
 					"A subset of `details`: every key given must be present with an equal value (objects compared key by key, arrays element by element).",
+			}),
+		),
+		nestedCalls: Type.Optional(
+			Type.Array(NestedCallExpectation, {
+				description:
+					"The calls the tool made through `ctx.executeTool` (and the calls those made), in the order they started, as the result's `nestedCalls` record lists them: as many, each as described.",
 			}),
 		),
 	},

@@ -12,7 +12,7 @@ import type { DirEntry, ExecOptions, ExecResult, ExecutionEnv, FileInfo, SignalO
 import { executeToolCalls } from "../exec/execute.js";
 import type { ExecuteToolCallsConfig, ExecuteToolCallsResult } from "../exec/types.js";
 import { headlessContextFactory } from "./_context.js";
-import type { FixtureCommand, FixtureStep, ReplayFixture } from "./fixture.js";
+import type { FixtureCall, FixtureCommand, FixtureStep, ReplayFixture } from "./fixture.js";
 
 /** One env operation, as the recorder saw it. */
 export interface EnvIoEntry {
@@ -82,6 +82,29 @@ function textOf(result: ToolResultMessage): string {
 		.filter((block) => block.type === "text")
 		.map((block) => (block as { text: string }).text)
 		.join("\n");
+}
+
+/**
+ * What a recorded result must be on replay: its error flag, its text and, when its tool called
+ * others through `ctx.executeTool`, those calls (tool, id, how each ended, its arguments when the
+ * record kept them).
+ */
+function callExpectation(result: ToolResultMessage): NonNullable<FixtureCall["expect"]> {
+	const nested = result.nestedCalls?.calls;
+	return {
+		isError: result.isError,
+		text: textOf(result),
+		...(nested && nested.length > 0
+			? {
+					nestedCalls: nested.map((call) => ({
+						id: call.id,
+						tool: call.name,
+						status: call.status,
+						...(call.arguments !== undefined ? { args: call.arguments } : {}),
+					})),
+				}
+			: {}),
+	};
 }
 
 /**
@@ -168,7 +191,7 @@ export class RecordingEnv implements ExecutionEnv {
 						id: call.id,
 						tool: call.name,
 						args: call.arguments,
-						...(result ? { expect: { isError: result.isError, text: textOf(result) } } : {}),
+						...(result ? { expect: callExpectation(result) } : {}),
 					};
 				}),
 				...(Object.keys(expect).length > 0 ? { expect } : {}),

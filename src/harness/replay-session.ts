@@ -11,13 +11,14 @@
  *
  * Runtime-neutral.
  */
-import type { ToolCall } from "../contract/content.js";
+import type { NestedCalls, ToolCall } from "../contract/content.js";
 import { errorMessage } from "../contract/errors.js";
 import { type AgentTool, type ToolDefinition, wrapToolDefinitions } from "../contract/tool.js";
 import { executeToolCalls } from "../exec/execute.js";
 import { createBuiltinTools } from "../tools/builtins.js";
 import { headlessContextFactory } from "./_context.js";
 import { FileLines } from "./_file-lines.js";
+import { nestedCallKey } from "./_nested-lines.js";
 import {
 	isEditNoFileError,
 	isUnflaggedReadError,
@@ -84,6 +85,7 @@ interface ToolRun {
 	readonly isError: boolean;
 	readonly hasImage: boolean;
 	readonly details: unknown;
+	readonly nestedCalls?: NestedCalls;
 }
 
 type Args = Readonly<Record<string, unknown>>;
@@ -111,6 +113,30 @@ function textOf(content: readonly { type: string; text?: string }[]): string {
 
 function hasImageBlock(content: readonly { type: string }[]): boolean {
 	return content.some((block) => block.type === "image");
+}
+
+/**
+ * `outcome` with the nested calls the recorded call and ours made (pi 1.x records them on the
+ * result): a match whose nested calls differ (another tool, status or arguments) is a mismatch.
+ */
+function withNestedCalls(
+	outcome: SessionCallOutcome,
+	recorded: NestedCalls | undefined,
+	ours: NestedCalls | undefined,
+): SessionCallOutcome {
+	if (recorded === undefined && ours === undefined) return outcome;
+	const nestedCalls = { ...(recorded ? { recorded } : {}), ...(ours ? { ours } : {}) };
+	const recordedKeys = (recorded?.calls ?? []).map(nestedCallKey).join("\n");
+	const ourKeys = (ours?.calls ?? []).map(nestedCallKey).join("\n");
+	if (outcome.status !== "match" || recordedKeys === ourKeys) return { ...outcome, nestedCalls };
+	const { verifies: _verifies, ...rest } = outcome;
+	return {
+		...rest,
+		nestedCalls,
+		status: "mismatch",
+		message: "our tool made other nested calls (ctx.executeTool) than the recorded one",
+		diff: textDiff(recordedKeys, ourKeys, { expected: "recorded nested calls", actual: "our nested calls" }),
+	};
 }
 
 let builtins: readonly ToolDefinition[] | undefined;
@@ -181,6 +207,7 @@ class SessionReplayer {
 			isError: result.isError,
 			hasImage: hasImageBlock(result.content),
 			details: result.details,
+			...(result.nestedCalls !== undefined ? { nestedCalls: result.nestedCalls } : {}),
 		};
 	}
 
@@ -309,7 +336,8 @@ class SessionReplayer {
 				case "ls":
 					return await this.replaySearch(call);
 				default: {
-					const outcome = this.compare(call, await this.execute(call.toolCall));
+					const ours = await this.execute(call.toolCall);
+					const outcome = withNestedCalls(this.compare(call, ours), call.result.nestedCalls, ours.nestedCalls);
 					this.files.markAllStale(`the ${name} call ${call.index}`);
 					return outcome;
 				}

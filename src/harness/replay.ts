@@ -3,12 +3,13 @@
  * expectation is checked. The report says, per call and per step, what passed and, for what
  * failed, shows expected against actual. Runtime-neutral.
  */
-import type { ToolResultMessage } from "../contract/content.js";
+import type { NestedCalls, ToolResultMessage } from "../contract/content.js";
 import type { ScriptedCommand } from "../env/memory.js";
 import type { ExtensionDiagnostic } from "../extensions/api.js";
 import { DEFAULT_OUTPUT_PAD, renderToolCall, toolRenderersFor } from "../render/renderer.js";
 import { plainTheme } from "../render/theme.js";
 import { compileLinearPattern } from "./_linear-regex.js";
+import { nestedCallLine } from "./_nested-lines.js";
 import { textDiff } from "./_text-diff.js";
 import {
 	type FileExpectation,
@@ -32,6 +33,8 @@ export interface ReplayCallReport {
 	/** Expected vs actual, for the failures that have one. */
 	readonly diffs: readonly string[];
 	readonly result: { readonly text: string; readonly isError: boolean; readonly details: unknown };
+	/** The calls the tool made through `ctx.executeTool` (the result's bounded record), when it made any. */
+	readonly nestedCalls?: NestedCalls;
 	/** Set when the call named a tool that is not registered (the executor's `E_TOOL_NOT_FOUND`). */
 	readonly unknownTool?: UnknownToolReport;
 	/**
@@ -186,6 +189,53 @@ function drawCall(harness: TestHarness, call: FixtureCall): string[] {
 	}).lines;
 }
 
+/** Failures of the nested calls a result records against the fixture's `nestedCalls`. */
+function checkNested(
+	expected: NonNullable<FixtureCall["expect"]>["nestedCalls"],
+	actual: NestedCalls | undefined,
+	failures: string[],
+	diffs: string[],
+): void {
+	if (expected === undefined) return;
+	const calls = actual?.calls ?? [];
+	const problems: string[] = [];
+	if (calls.length !== expected.length) {
+		problems.push(
+			`the tool made ${calls.length} nested call${calls.length === 1 ? "" : "s"}, expected ${expected.length}`,
+		);
+	}
+	expected.forEach((want, i) => {
+		const got = calls[i];
+		const at = `nested call ${i + 1}`;
+		if (!got) return;
+		if (want.tool !== got.name) problems.push(`${at} called ${got.name}, expected ${want.tool}`);
+		if (want.id !== undefined && want.id !== got.id) problems.push(`${at} has id ${got.id}, expected ${want.id}`);
+		if (want.status !== undefined && want.status !== got.status) {
+			problems.push(
+				`${at} (${got.name}) ended ${got.status}, expected ${want.status}${got.error !== undefined ? `; the error: ${excerpt(got.error)}` : ""}`,
+			);
+		}
+		if (want.args !== undefined) {
+			if (got.arguments === undefined) problems.push(`${at} (${got.name}) has no recorded arguments to compare`);
+			else problems.push(...subsetProblems(want.args, got.arguments, `${at} arguments`));
+		}
+	});
+	if (problems.length === 0) return;
+	failures.push(...problems);
+	diffs.push(
+		textDiff(
+			expected
+				.map(
+					(c, i) =>
+						`${c.id ?? `#${i + 1}`} ${c.tool}${c.status ? ` ${c.status}` : ""}${c.args !== undefined ? ` ${JSON.stringify(c.args)}` : ""}`,
+				)
+				.join("\n"),
+			calls.map(nestedCallLine).join("\n"),
+			{ expected: "expected nested calls", actual: "actual nested calls" },
+		),
+	);
+}
+
 function checkCall(
 	step: number,
 	index: number,
@@ -207,6 +257,7 @@ function checkCall(
 		);
 	}
 	if (expect.text !== undefined) checkText("text", text, expect.text, failures, diffs);
+	checkNested(expect.nestedCalls, result.nestedCalls, failures, diffs);
 	if (expect.details !== undefined) {
 		const problems = subsetProblems(expect.details, result.details);
 		if (problems.length > 0) {
@@ -228,6 +279,7 @@ function checkCall(
 		failures,
 		diffs,
 		result: { text, isError: result.isError, details: result.details },
+		...(result.nestedCalls !== undefined ? { nestedCalls: result.nestedCalls } : {}),
 		...(unknownTool ? { unknownTool } : {}),
 		drawn,
 	};
@@ -420,6 +472,12 @@ export function formatReplayReport(report: ReplayReport, options: FormatReplayRe
 			if (call.pass && !options.verbose) continue;
 			lines.push(`    ${call.pass ? "✓" : "✗"} ${call.tool} (${call.id})`);
 			if (!call.pass) for (const line of shownCall(call)) lines.push(`      ${line}`);
+			for (const nested of call.nestedCalls?.calls ?? []) {
+				const depth = nested.id.split("/").length - call.id.split("/").length;
+				lines.push(`${"  ".repeat(2 + depth)}↳ ${nestedCallLine(nested)}`);
+			}
+			if (call.nestedCalls && !call.nestedCalls.complete)
+				lines.push("        ↳ … (the record left calls or arguments out)");
 			for (const failure of call.failures) lines.push(`      - ${failure}`);
 			for (const diff of call.diffs) lines.push(indent(diff));
 			if (!call.pass && call.unknownTool)

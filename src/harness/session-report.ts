@@ -1,4 +1,6 @@
 /** The session replay report: its shape, the figures tallied from the call outcomes, and the report as text for people. */
+import type { NestedCalls } from "../contract/content.js";
+import { nestedCallLine } from "./_nested-lines.js";
 
 export type SessionCallStatus = "match" | "mismatch" | "unknowable";
 
@@ -63,6 +65,8 @@ export interface SessionCallOutcome {
 	readonly actual?: { readonly text: string; readonly isError: boolean };
 	/** For a mismatch: a readable diff of expected vs actual. */
 	readonly diff?: string;
+	/** The calls the tool made through `ctx.executeTool`, recorded and ours, when either made any. */
+	readonly nestedCalls?: { readonly recorded?: NestedCalls; readonly ours?: NestedCalls };
 }
 
 /** Counts of one tool's (or all) calls in a session replay, by outcome. */
@@ -190,11 +194,14 @@ export function formatSessionReplayReport(
 	const rules = Object.entries(f.rules).map(([rule, count]) => `${rule} ${count}`);
 	if (rules.length > 0) lines.push(`  normalization rules applied: ${rules.join(", ")}`);
 	for (const call of report.calls) {
-		if (call.status === "match" || (call.status === "unknowable" && !options.verbose)) continue;
+		const nested = call.nestedCalls?.ours ?? call.nestedCalls?.recorded;
+		// A matched call is listed (with --verbose) only for the calls its tool made.
+		if (call.status === "match" && !(options.verbose && nested)) continue;
+		if (call.status === "unknowable" && !options.verbose) continue;
 		const where = `#${call.index} ${call.toolName} (batch ${call.batch}, ${call.toolCallId})`;
-		lines.push(
-			`  ${call.status === "mismatch" ? "✗" : "?"} ${where}: ${call.reason ? `${call.reason}: ` : ""}${call.message}`,
-		);
+		const mark = call.status === "mismatch" ? "✗" : call.status === "match" ? "✓" : "?";
+		lines.push(`  ${mark} ${where}: ${call.reason ? `${call.reason}: ` : ""}${call.message}`);
+		for (const record of nested?.calls ?? []) lines.push(`      ↳ ${nestedCallLine(record)}`);
 		if (call.status === "mismatch" && call.diff) {
 			for (const diffLine of call.diff.split("\n")) lines.push(`      ${diffLine}`);
 		}

@@ -9,8 +9,15 @@
  * Runtime-neutral: `parseSession` takes the file's text. `loadSession` (`toolsmith-sdk/harness`, Node
  * only) reads a file and calls it.
  */
-import type { ToolCall, ToolResultContent } from "../contract/content.js";
+import type { NestedCalls, ToolCall, ToolResultContent } from "../contract/content.js";
 import { errorMessage } from "../contract/errors.js";
+import { parseNestedCalls } from "./_nested-lines.js";
+
+/** `{ nestedCalls }` when a result message holds a readable record of nested calls. */
+function nestedOf(value: unknown): { nestedCalls?: NestedCalls } {
+	const nested = value === undefined ? undefined : parseNestedCalls(value);
+	return nested ? { nestedCalls: nested } : {};
+}
 
 /** What a call returned, as the session recorded it. */
 export interface RecordedResult {
@@ -21,6 +28,8 @@ export interface RecordedResult {
 	readonly line: number;
 	/** Milliseconds since the epoch, when the session has it. */
 	readonly timestamp: number | undefined;
+	/** The calls the tool made through `ctx.executeTool` (pi 1.x records them on the result), when it made any. */
+	readonly nestedCalls?: NestedCalls;
 }
 
 /** One tool call of a recorded batch. */
@@ -343,6 +352,7 @@ export function parseSession(text: string, options: ParseSessionOptions = {}): R
 				isError: message.isError === true,
 				line: entry.line,
 				timestamp: typeof timestamp === "number" ? timestamp : undefined,
+				...nestedOf(message.nestedCalls),
 			});
 		}
 	}

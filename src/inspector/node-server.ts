@@ -49,6 +49,7 @@ import type {
 	InspectorCall,
 	InspectorDiagnostic,
 	InspectorEvent,
+	InspectorNestedCall,
 	InspectorReload,
 	InspectorState,
 	InspectorTool,
@@ -68,6 +69,10 @@ const MAX_BODY_BYTES = 16 * 1024 * 1024;
 const MAX_RELOADS = 200;
 /** Partial updates kept per call (the latest ones). */
 const MAX_UPDATES = 500;
+/** Nested calls kept per call (the first ones, as the `nestedCalls` record keeps them). */
+const MAX_NESTED = 256;
+/** Partial updates kept per nested call (the latest ones). */
+const MAX_NESTED_UPDATES = 100;
 /** Calls kept in the history. */
 const MAX_CALLS = 500;
 /** Columns renderers get when the page does not say (and for calls made at the `dev --ui` prompt). */
@@ -75,7 +80,8 @@ const DEFAULT_WIDTH = 100;
 
 /** What the inspector uses of an extension host (`toolsmith dev`'s host fits as it is). */
 export interface InspectorHost extends Pick<ExtensionHost, "ready" | "buildToolsPrompt" | "on"> {
-	readonly registry: { snapshot(): Pick<RegistrySnapshot, "active"> };
+	/** The active tools; the callable ones too, when known, to draw nested calls of tools that are not active. */
+	readonly registry: { snapshot(): Pick<RegistrySnapshot, "active"> & Partial<Pick<RegistrySnapshot, "callable">> };
 	/** The extensions' tool renderers (`registerToolRenderer`), when the host has them. */
 	readonly runtime?: ToolRendererSource;
 	/** The loaded extensions, when the host has them: a tool's source is then the file that defines it. */
@@ -399,6 +405,112 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
 	const renderersOf = (name: string): RenderableTool | undefined =>
 		toolRenderersFor(host.runtime, name, activeDefinition(name));
 
+	/** The callable tools too: a tool may call one that is not active (a `codemode` tool, say). */
+	const callableDefinition = (name: string): ToolDefinition | undefined => {
+		const snapshot = host.registry.snapshot();
+		return (snapshot.active.find((t) => t.name === name) ?? snapshot.callable?.find((t) => t.name === name))
+			?.definition;
+	};
+
+	/**
+	 * The calls the tool of `toolCallId` makes through `ctx.executeTool` (and theirs), drawn with the
+	 * renderers of the tools they call; each change is broadcast as a `nested` or `nested-update` event of `id`.
+	 */
+	const trackNested = (id: string, toolCallId: string, width: number) => {
+		const list: InspectorNestedCall[] = [];
+		const byId = new Map<string, { index: number; started: number; updates: InspectorUpdate[] }>();
+		const renderContext = (event: ToolExecutionEvent, args: Json) => ({
+			toolCallId: event.toolCallId,
+			cwd,
+			args,
+			width: width - 2,
+		});
+		const renderersOfNested = (name: string) => toolRenderersFor(host.runtime, name, callableDefinition(name));
+		/** The running call in the state holds the list as it grows (a page that connects now sees it). */
+		const keepInState = () => {
+			const index = calls.findIndex((c) => c.id === id);
+			const stored = calls[index];
+			if (stored && stored.nested !== list) calls[index] = { ...stored, nested: list };
+		};
+		return {
+			list,
+			/** Whether `event` is one of a nested call of this call (then it is handled). */
+			onEvent(event: ToolExecutionEvent): boolean {
+				const parent = event.parentToolCallId;
+				if (parent === undefined || !event.toolCallId.startsWith(`${toolCallId}/`)) return false;
+				if (event.type === "tool_execution_start") {
+					if (list.length >= MAX_NESTED || byId.has(event.toolCallId)) return true;
+					const args = toJson(event.args);
+					const call: InspectorNestedCall = {
+						toolCallId: event.toolCallId,
+						parentToolCallId: parent,
+						tool: event.toolName,
+						args,
+						status: "running",
+						renderedCall: view(
+							renderToolCall(renderersOfNested(event.toolName), args, ansiTheme, width - 2, {
+								...renderContext(event, args),
+								name: event.toolName,
+							}),
+						),
+						updates: [],
+					};
+					byId.set(event.toolCallId, { index: list.length, started: performance.now(), updates: [] });
+					list.push(call);
+					keepInState();
+					broadcast({ type: "nested", id, call });
+					return true;
+				}
+				const known = byId.get(event.toolCallId);
+				const current = known ? list[known.index] : undefined;
+				if (!known || !current) return true;
+				const context = renderContext(event, current.args);
+				if (event.type === "tool_execution_update") {
+					const update: InspectorUpdate = {
+						atMs: Math.round(performance.now() - known.started),
+						rendered: view(
+							renderToolResult(
+								renderersOfNested(current.tool),
+								event.partialResult,
+								{ expanded: true, isPartial: true },
+								ansiTheme,
+								width - 2,
+								context,
+							),
+						),
+						partial: toJson(event.partialResult),
+					};
+					known.updates.push(update);
+					if (known.updates.length > MAX_NESTED_UPDATES) known.updates.shift();
+					list[known.index] = { ...current, updates: [...known.updates] };
+					broadcast({ type: "nested-update", id, toolCallId: event.toolCallId, parentToolCallId: parent, update });
+					return true;
+				}
+				const result = { content: event.result.content, details: event.result.details };
+				const call: InspectorNestedCall = {
+					...current,
+					status: event.isError ? "error" : "ok",
+					...(event.durationMs !== undefined ? { durationMs: event.durationMs } : {}),
+					renderedResult: view(
+						renderToolResult(
+							renderersOfNested(current.tool),
+							result,
+							{ expanded: true, isPartial: false },
+							ansiTheme,
+							width - 2,
+							{ ...context, isError: event.isError },
+						),
+					),
+					result: toJson({ ...result, isError: event.isError }),
+					updates: [...known.updates],
+				};
+				list[known.index] = call;
+				broadcast({ type: "nested", id, call });
+				return true;
+			},
+		};
+	};
+
 	const trackCall = (id: string, toolCallId: string, toolName: string, args: Json, width: number) => {
 		const definition = renderersOf(toolName);
 		// The result pane is inset under the call, unless the tool draws its own frame (renderShell "self").
@@ -415,8 +527,10 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
 		const updates: InspectorUpdate[] = [];
 		replaceCall({ ...base, status: "running", updates });
 		const started = performance.now();
+		const nested = trackNested(id, toolCallId, width);
 		return {
 			onEvent(event: ToolExecutionEvent) {
+				if (nested.onEvent(event)) return;
 				if (event.type !== "tool_execution_update" || event.toolCallId !== toolCallId) return;
 				const update: InspectorUpdate = {
 					atMs: Math.round(performance.now() - started),
@@ -449,6 +563,7 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
 					status,
 					durationMs: Math.round(performance.now() - started),
 					updates,
+					...(nested.list.length > 0 ? { nested: [...nested.list] } : {}),
 					renderedResult: view(
 						renderToolResult(definition, result, { expanded: true, isPartial: false }, ansiTheme, resultWidth, {
 							...context,

@@ -10,7 +10,8 @@
  * - `GET /api/state` → `InspectorState`
  * - `GET /api/events` → Server-Sent Events, one `InspectorEvent` per `data:` line
  * - `POST /api/validate` `ValidateRequest` → `ValidateResponse`
- * - `POST /api/call` `CallRequest` → `CallStarted` (then `call`/`update` events)
+ * - `POST /api/call` `CallRequest` → `CallStarted` (then `call`/`update` events, and `nested`/`nested-update`
+ *   events for the calls its tool makes through `ctx.executeTool`)
  * - `POST /api/abort` `AbortRequest` → `{ aborted: boolean }`
  * - `GET /api/providers?tool=<name>` → `ProvidersResponse`
  * - `POST /api/fixture` `FixtureRequest` → `FixtureResponse`
@@ -81,6 +82,26 @@ export interface InspectorUpdate {
 
 export type CallStatus = "running" | "ok" | "error" | "aborted";
 
+/** A call a tool made through `ctx.executeTool` while one of the session's calls ran (and the calls it made). */
+export interface InspectorNestedCall {
+	/** `<calling id>/<n>`: the tool call id the called tool sees. */
+	readonly toolCallId: string;
+	/** The tool call id of the call that made it: the page's call, or another nested call. */
+	readonly parentToolCallId: string;
+	readonly tool: string;
+	readonly args: Json;
+	/** `running` until its end event; a refused call (invalid arguments, blocked, not callable) is an `error`. */
+	readonly status: "running" | "ok" | "error";
+	/** Milliseconds the called tool ran; absent for a call that never ran. */
+	readonly durationMs?: number;
+	readonly renderedCall: RenderedView;
+	readonly renderedResult?: RenderedView;
+	/** `{ content, details, isError }` as the calling tool received it. */
+	readonly result?: Json;
+	/** Its partial results (the latest ones). */
+	readonly updates: readonly InspectorUpdate[];
+}
+
 export interface InspectorCall {
 	/** The call's id in this session (`call-1`, …), also the tool call id the tool sees. */
 	readonly id: string;
@@ -95,6 +116,11 @@ export interface InspectorCall {
 	/** The tool result message: `{ content, details, isError, … }` as the executor returned it. */
 	readonly result?: Json;
 	readonly updates: readonly InspectorUpdate[];
+	/**
+	 * The calls its tool made through `ctx.executeTool` (and theirs), in the order they started (the
+	 * first 256); absent when it made none.
+	 */
+	readonly nested?: readonly InspectorNestedCall[];
 	/** Whether "Save as fixture" will include it (false for aborted calls and calls made elsewhere). */
 	readonly recordable: boolean;
 }
@@ -123,7 +149,17 @@ export type InspectorEvent =
 	| { readonly type: "reload"; readonly reload: InspectorReload; readonly state: InspectorToolsState }
 	| { readonly type: "diagnostic"; readonly diagnostic: InspectorDiagnostic; readonly state: InspectorToolsState }
 	| { readonly type: "call"; readonly call: InspectorCall }
-	| { readonly type: "update"; readonly id: string; readonly update: InspectorUpdate };
+	| { readonly type: "update"; readonly id: string; readonly update: InspectorUpdate }
+	/** A nested call of the call `id` started or ended (the whole nested call, replacing the one of its `toolCallId`). */
+	| { readonly type: "nested"; readonly id: string; readonly call: InspectorNestedCall }
+	/** A partial result of the nested call `toolCallId` of the call `id`. */
+	| {
+			readonly type: "nested-update";
+			readonly id: string;
+			readonly toolCallId: string;
+			readonly parentToolCallId: string;
+			readonly update: InspectorUpdate;
+	  };
 
 export interface ValidateRequest {
 	readonly tool: string;

@@ -5,9 +5,17 @@
  */
 import { html } from "htm/preact";
 import { useEffect, useState } from "preact/hooks";
-import type { InspectorCall, RenderedView } from "../protocol.js";
+import type { InspectorCall, InspectorNestedCall, RenderedView } from "../protocol.js";
 import { ansiToHtml } from "./ansi.js";
-import { argsSummary, contentBlocks, formatClock, formatDuration, member, prettyJson } from "./state.js";
+import {
+	argsSummary,
+	contentBlocks,
+	formatClock,
+	formatDuration,
+	member,
+	nestedChildren,
+	prettyJson,
+} from "./state.js";
 
 /** Links in rendered output open in a new tab, never in place of the page. */
 function openLinksElsewhere(event: MouseEvent): void {
@@ -78,7 +86,64 @@ function ContentBlocks(props: { call: InspectorCall }) {
 	</div>`;
 }
 
-/** One call: header, rendered call, live partial (while running), rendered result, content, updates, JSON. */
+/**
+ * A call a tool made through `ctx.executeTool`, drawn with the called tool's renderers: its call,
+ * its latest partial while it runs, then its result; the calls it made in turn below it.
+ */
+function NestedCallView(props: { call: InspectorNestedCall; all: readonly InspectorNestedCall[] }) {
+	const { call, all } = props;
+	const running = call.status === "running";
+	const latest = call.updates.at(-1);
+	const children = nestedChildren(all, call.toolCallId);
+	return html`<li
+		class="nested-call"
+		data-testid="nested-call"
+		data-tool-call-id=${call.toolCallId}
+		data-parent-id=${call.parentToolCallId}
+		data-status=${call.status}
+	>
+		<div class="nested-head">
+			<span class="muted">↳</span>
+			<${StatusBadge} status=${call.status} />
+			<strong>${call.tool}</strong>
+			<code class="muted small">${call.toolCallId}</code>
+			<span class="muted small" data-testid="nested-duration">${call.durationMs !== undefined ? formatDuration(call.durationMs) : ""}</span>
+			<span class="muted small" data-testid="nested-updates">${call.updates.length > 0 ? `${call.updates.length} update${call.updates.length === 1 ? "" : "s"}` : ""}</span>
+		</div>
+		<${Rendered} view=${call.renderedCall} testid="nested-rendered-call" empty="(nothing rendered)" />
+		${
+			running
+				? latest
+					? html`<${Ansi} lines=${latest.rendered.lines} testid="nested-live" class="live" />`
+					: html`<pre class="ansi muted" data-testid="nested-live">…</pre>`
+				: html`<${Rendered} view=${call.renderedResult} testid="nested-rendered-result" empty="(no result)" />`
+		}
+		${
+			children.length > 0
+				? html`<ol class="nested-calls">
+						${children.map((child) => html`<${NestedCallView} call=${child} all=${all} key=${child.toolCallId} />`)}
+					</ol>`
+				: null
+		}
+	</li>`;
+}
+
+/** The calls a call's tool made: those whose caller is not itself among them first, each with its own below it. */
+function NestedCalls(props: { nested: readonly InspectorNestedCall[] }) {
+	const ids = new Set(props.nested.map((n) => n.toolCallId));
+	const top = props.nested.filter((n) => !ids.has(n.parentToolCallId));
+	return html`<div class="pane" data-testid="nested-calls">
+		<h4>Nested calls <span class="muted small">${props.nested.length} through ctx.executeTool</span></h4>
+		<ol class="nested-calls">
+			${top.map((n) => html`<${NestedCallView} call=${n} all=${props.nested} key=${n.toolCallId} />`)}
+		</ol>
+	</div>`;
+}
+
+/**
+ * One call: header, rendered call, live partial (while running), rendered result, the calls its tool
+ * made, content, updates, JSON.
+ */
 export function CallView(props: { call: InspectorCall }) {
 	const { call } = props;
 	const running = call.status === "running";
@@ -117,6 +182,7 @@ export function CallView(props: { call: InspectorCall }) {
 			<h4>Result <span class="muted small">(renderResult)</span></h4>
 			<${Rendered} view=${call.renderedResult} testid="rendered-result" empty=${running ? "(running)" : "(no result)"} />
 		</div>
+		${call.nested && call.nested.length > 0 ? html`<${NestedCalls} nested=${call.nested} />` : null}
 		<div class="pane">
 			<h4>Content <span class="muted small">what the model gets</span></h4>
 			<${ContentBlocks} call=${call} />

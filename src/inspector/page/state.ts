@@ -6,6 +6,7 @@ import type {
 	InspectorCall,
 	InspectorDiagnostic,
 	InspectorEvent,
+	InspectorNestedCall,
 	InspectorReload,
 	InspectorState,
 	InspectorTool,
@@ -71,8 +72,42 @@ function sameReload(a: InspectorReload, b: InspectorReload): boolean {
  * `update` events stay when the server's copy has fewer (it may have been taken before they came).
  */
 export function mergeCall(existing: InspectorCall | undefined, incoming: InspectorCall): InspectorCall {
-	if (!existing || incoming.updates.length >= existing.updates.length) return incoming;
-	return { ...incoming, updates: existing.updates };
+	if (!existing) return incoming;
+	const updates = incoming.updates.length >= existing.updates.length ? incoming.updates : existing.updates;
+	// Nested calls the page heard of that the server's copy does not list yet stay too.
+	let nested = incoming.nested;
+	for (const call of existing.nested ?? []) nested = withNested(nested, call);
+	if (updates === incoming.updates && nested === incoming.nested) return incoming;
+	return {
+		...incoming,
+		updates,
+		...(nested !== undefined ? { nested } : {}),
+	};
+}
+
+/**
+ * `list` with `call` in place of the nested call of its id (appended when new); the updates the page
+ * collected stay when `call` has fewer, and a finished call is not turned back into a running one.
+ */
+export function withNested(
+	list: readonly InspectorNestedCall[] | undefined,
+	call: InspectorNestedCall,
+): readonly InspectorNestedCall[] {
+	const all = list ?? [];
+	const index = all.findIndex((n) => n.toolCallId === call.toolCallId);
+	if (index < 0) return [...all, call];
+	const existing = all[index]!;
+	if (existing.status !== "running" && call.status === "running") return all;
+	const merged = call.updates.length >= existing.updates.length ? call : { ...call, updates: existing.updates };
+	return all.map((n, at) => (at === index ? merged : n));
+}
+
+/** The nested calls of `list` that `parentToolCallId` made, in the order they started. */
+export function nestedChildren(
+	list: readonly InspectorNestedCall[] | undefined,
+	parentToolCallId: string,
+): InspectorNestedCall[] {
+	return (list ?? []).filter((n) => n.parentToolCallId === parentToolCallId);
 }
 
 export interface Applied {
@@ -108,6 +143,25 @@ export function applyEvent(model: PageModel, event: InspectorEvent): Applied {
 		case "update": {
 			const calls = model.calls.map((call) =>
 				call.id === event.id ? { ...call, updates: [...call.updates, event.update] } : call,
+			);
+			return { model: { ...model, calls }, marked: [] };
+		}
+		case "nested": {
+			const calls = model.calls.map((call) =>
+				call.id === event.id ? { ...call, nested: withNested(call.nested, event.call) } : call,
+			);
+			return { model: { ...model, calls }, marked: [] };
+		}
+		case "nested-update": {
+			const calls = model.calls.map((call) =>
+				call.id === event.id && call.nested
+					? {
+							...call,
+							nested: call.nested.map((n) =>
+								n.toolCallId === event.toolCallId ? { ...n, updates: [...n.updates, event.update] } : n,
+							),
+						}
+					: call,
 			);
 			return { model: { ...model, calls }, marked: [] };
 		}

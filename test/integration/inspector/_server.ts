@@ -6,7 +6,7 @@
 import { copyFileSync, mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { request } from "node:http";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { NodeExecutionEnv } from "../../../src/env/node.js";
 import { createExtensionHost, type ExtensionHost } from "../../../src/extensions/node-host.js";
 import { type RecordingEnv, recordingEnv } from "../../../src/harness/record.js";
@@ -28,7 +28,13 @@ export interface Inspected {
 
 /** A temp project with `tools/hello.ts` and `tools/countdown.ts` and an inspector over it. */
 export async function startInspected(
-	options: { assetsDir?: string; builtins?: boolean; extensions?: readonly string[] } = {},
+	options: {
+		assetsDir?: string;
+		builtins?: boolean;
+		extensions?: readonly string[];
+		/** More extension files to copy into `tools/` (paths in the repository). */
+		files?: readonly string[];
+	} = {},
 ): Promise<Inspected> {
 	const dir = realpathSync(mkdtempSync(join(tmpdir(), "toolsmith-inspector-")));
 	const tools = join(dir, "tools");
@@ -36,6 +42,7 @@ export async function startInspected(
 	for (const name of options.extensions ?? ["hello.ts", "countdown.ts"]) {
 		copyFileSync(join(repoRoot, "docs/examples", name), join(tools, name));
 	}
+	for (const file of options.files ?? []) copyFileSync(join(repoRoot, file), join(tools, basename(file)));
 	const recorder = recordingEnv(new NodeExecutionEnv({ cwd: dir }));
 	const host = createExtensionHost({
 		paths: [tools],

@@ -79,6 +79,7 @@ describe.skipIf(skipReason !== undefined)("the inspector in Chromium", () => {
 		for (const name of ["hello.ts", "countdown.ts", "todo.ts"]) {
 			copyFileSync(join(repoRoot, "docs/examples", name), join(dir, "tools", name));
 		}
+		copyFileSync(join(repoRoot, "test/fixtures/nested-relay/relay.ts"), join(dir, "tools", "relay.ts"));
 		writeFileSync(join(dir, "notes.txt"), "a note\n");
 		writeFileSync(
 			join(dir, "tools", "pixel.ts"),
@@ -255,6 +256,35 @@ export default function (api: ExtensionAPI) {
 		const run = await runCli(["test", file], { cwd: dir });
 		expect(run.stdout).toMatch(/1 fixture passed/);
 		expect(run.code).toBe(0);
+	});
+
+	it("draws the calls a tool makes under its call, with their partial updates while they run", async () => {
+		await selectTool("relay");
+		await page.locator('[data-field="/n"]').fill("4");
+		await page.locator('[data-include="/intervalMs"]').check();
+		await page.locator('[data-field="/intervalMs"]').fill("300");
+		await expect.poll(() => page.getByTestId("validation").getAttribute("data-state")).toBe("ok");
+		await page.getByTestId("call-button").click();
+		const view = page.getByTestId("call-view");
+		await expect.poll(() => view.getAttribute("data-status")).toBe("running");
+		const id = (await view.getAttribute("data-call-id")) ?? "";
+		const first = view.locator(`[data-testid="nested-call"][data-tool-call-id="${id}/1"]`);
+		// While tick runs: its call drawn by its renderer, and its latest partial.
+		await expect.poll(() => first.getAttribute("data-status")).toBe("running");
+		expect(await first.getAttribute("data-parent-id")).toBe(id);
+		expect(await first.getByTestId("nested-rendered-call").innerText()).toBe("tick to 4");
+		await expect.poll(() => first.getByTestId("nested-live").innerText()).toMatch(/^… tick [1-4]\/4$/);
+		await expect.poll(() => view.getAttribute("data-status"), { timeout: 10_000 }).toBe("ok");
+		expect(await first.getAttribute("data-status")).toBe("ok");
+		expect(await first.getByTestId("nested-rendered-result").innerText()).toBe("= counted to 4");
+		expect(await first.getByTestId("nested-updates").innerText()).toBe("4 updates");
+		const second = view.locator(`[data-testid="nested-call"][data-tool-call-id="${id}/2"]`);
+		expect(await second.getAttribute("data-status")).toBe("error");
+		expect(await second.getByTestId("nested-rendered-result").innerText()).toMatch(/^tick failed: Invalid arguments/);
+		expect(await view.getByTestId("nested-call").count()).toBe(2);
+		// Under the call's result, and in its raw result the executor's record.
+		expect(await view.getByTestId("rendered-result").innerText()).toContain(`${id}/1: counted to 4`);
+		expect(JSON.parse(await view.getByTestId("raw-result").innerText()).nestedCalls.calls).toHaveLength(2);
 	});
 
 	it("fills booleans, enums, arrays of nested objects and optional fields and sends what the form shows", async () => {

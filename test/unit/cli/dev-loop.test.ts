@@ -72,6 +72,19 @@ const waiting = defineTool({
 });
 
 const tools = [greet, progress, brokenRenderer, failing, waiting];
+
+/** Counts through `progress`, called with ctx.executeTool, passing on how many steps it heard. */
+const relay = defineTool({
+	name: "relay",
+	label: "Relay",
+	description: "Counts through progress.",
+	parameters: Type.Object({}),
+	async execute(_id, _params, signal, _onUpdate, ctx) {
+		let heard = 0;
+		const outcome = await ctx.executeTool!("progress", { mode: "fast" }, { signal, onUpdate: () => heard++ });
+		return text(`${outcome.toolCall.id} heard ${heard} steps`);
+	},
+});
 const normalize = (s: string) => s.replace(/\d+ ms/g, "N ms");
 
 async function script(lines: string[], io: FakeIO = fakeIO()) {
@@ -121,6 +134,27 @@ describe("dev loop over piped stdin", () => {
 			  … step 2/3
 			  … step 3/3
 			  counted to 3
+			✓ ok · N ms
+			"
+		`);
+	});
+
+	it("shows a nested call's partial updates at its depth, each once, before the nested call is drawn", async () => {
+		const io = fakeIO();
+		const host = fakeHost([...tools, relay]);
+		const exit = runDevLoop(host, { io, theme: plainTheme, cwd: "/project", interactive: false });
+		io.stdin.end("call relay {}\n");
+		await exit;
+		expect(normalize(io.out())).toMatchInlineSnapshot(`
+			"> call relay {}
+			relay
+			    … step 1/3 · call-1/1
+			    … step 2/3 · call-1/1
+			    … step 3/3 · call-1/1
+			  ↳ progress {"mode":"fast"}
+			      counted to 3
+			    ✓ ok · call-1/1 · N ms
+			  call-1/1 heard 3 steps
 			✓ ok · N ms
 			"
 		`);
@@ -444,6 +478,20 @@ describe("dev loop on a terminal", () => {
 		stdin.write("\x03");
 		expect(await exit).toBe(130);
 		expect(host.closed).toBe(1);
+	});
+
+	it("redraws a nested call's partial updates in place at its depth", async () => {
+		const { io, out, stdin } = terminalIO();
+		const host = fakeHost([...tools, relay]);
+		const exit = runDevLoop(host, { io, theme: plainTheme, cwd: "/project", interactive: true });
+		await waitFor(() => out().includes("toolsmith> "));
+		stdin.write("call relay {}\r");
+		await waitFor(() => out().includes("heard 3 steps"));
+		expect(out()).toContain(
+			"    … step 1/3\n\x1b[1A\r\x1b[J    … step 2/3\n\x1b[1A\r\x1b[J    … step 3/3\n\x1b[1A\r\x1b[J  ↳ progress",
+		);
+		stdin.write("exit\r");
+		expect(await exit).toBe(0);
 	});
 
 	it("cuts long lines to the terminal width and reprints the prompt after a reload line", async () => {

@@ -11,10 +11,17 @@ import {
 	formatDuration,
 	MAX_RELOADS,
 	mergeCall,
+	nestedChildren,
 	type PageModel,
 	prettyJson,
 } from "../../../src/inspector/page/state.js";
-import type { InspectorCall, InspectorReload, InspectorState, InspectorTool } from "../../../src/inspector/protocol.js";
+import type {
+	InspectorCall,
+	InspectorNestedCall,
+	InspectorReload,
+	InspectorState,
+	InspectorTool,
+} from "../../../src/inspector/protocol.js";
 
 const tool = (name: string): InspectorTool => ({
 	name,
@@ -61,6 +68,17 @@ const reload = (extra: Partial<InspectorReload> = {}): InspectorReload => ({
 	changed: ["hello"],
 	lines: ["reloaded hello.ts (12 ms)"],
 	diagnostics: [],
+	...extra,
+});
+
+const nestedCall = (toolCallId: string, extra: Partial<InspectorNestedCall> = {}): InspectorNestedCall => ({
+	toolCallId,
+	parentToolCallId: toolCallId.slice(0, toolCallId.lastIndexOf("/")),
+	tool: "tick",
+	args: { n: 2 },
+	status: "running",
+	renderedCall: { lines: ["tick to 2"] },
+	updates: [],
 	...extra,
 });
 
@@ -130,6 +148,43 @@ describe("applyEvent", () => {
 		model = fold([{ type: "call", call: call("call-1", { status: "ok", durationMs: 400, updates: [update] }) }], model);
 		expect(model.calls[0]).toMatchObject({ id: "call-1", status: "ok", durationMs: 400 });
 		expect(model.calls).toHaveLength(2);
+	});
+});
+
+describe("nested calls", () => {
+	const update = { atMs: 5, rendered: { lines: ["… tick 1/2"] }, partial: null };
+	it("puts each nested call under its call, appends its updates, and replaces it when it ends", () => {
+		let model = fold([
+			{ type: "hello", state: state() },
+			{ type: "call", call: call("call-1") },
+			{ type: "call", call: call("call-2") },
+			{ type: "nested", id: "call-1", call: nestedCall("call-1/1") },
+			{ type: "nested-update", id: "call-1", toolCallId: "call-1/1", parentToolCallId: "call-1", update },
+			{ type: "nested", id: "call-1", call: nestedCall("call-1/1/1") },
+			{ type: "nested-update", id: "call-1", toolCallId: "call-1/9", parentToolCallId: "call-1", update },
+		]);
+		expect(model.calls[0]?.nested?.map((n) => [n.toolCallId, n.status, n.updates.length])).toEqual([
+			["call-1/1", "running", 1],
+			["call-1/1/1", "running", 0],
+		]);
+		expect(model.calls[1]?.nested).toBeUndefined();
+		model = fold(
+			[{ type: "nested", id: "call-1", call: nestedCall("call-1/1", { status: "ok", durationMs: 40 }) }],
+			model,
+		);
+		// The page's updates stay when the end event carries fewer; a late start does not undo the end.
+		expect(model.calls[0]?.nested?.[0]).toMatchObject({ status: "ok", durationMs: 40, updates: [update] });
+		model = fold([{ type: "nested", id: "call-1", call: nestedCall("call-1/1") }], model);
+		expect(model.calls[0]?.nested?.[0]?.status).toBe("ok");
+		expect(nestedChildren(model.calls[0]?.nested, "call-1").map((n) => n.toolCallId)).toEqual(["call-1/1"]);
+		expect(nestedChildren(model.calls[0]?.nested, "call-1/1").map((n) => n.toolCallId)).toEqual(["call-1/1/1"]);
+		// The call's end (from the server, listing them) keeps them.
+		model = fold(
+			[{ type: "call", call: call("call-1", { status: "ok", nested: [nestedCall("call-1/1", { status: "ok" })] }) }],
+			model,
+		);
+		expect(model.calls[0]?.nested?.map((n) => n.toolCallId)).toEqual(["call-1/1", "call-1/1/1"]);
+		expect(model.calls[0]?.nested?.[0]?.updates).toEqual([update]);
 	});
 });
 
