@@ -3,6 +3,8 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
 	test: {
 		include: ["test/unit/**/*.test.ts", "test/integration/**/*.test.ts"],
+		// Builds the inspector's page when it is missing or stale (the inspector tests serve it).
+		globalSetup: ["test/setup/inspector-page.ts"],
 		testTimeout: 30_000,
 		hookTimeout: 30_000,
 		// Two test files at a time even on a 2-core machine (vitest's default there is one): most of

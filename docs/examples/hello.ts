@@ -16,13 +16,16 @@ const hello = defineTool({
 		const text = `Hello, ${name}${excited ? "!" : "."}`;
 		return { content: [{ type: "text", text }], details: { name } };
 	},
-	// Renderers are for people: the model only ever sees `content`.
+	// Renderers are for people: the model only ever sees `content`. A call is drawn as the model
+	// sent it, before validation, so `name` may be missing or not a string.
 	renderCall(args, theme) {
-		return `${theme.bold(theme.fg("toolTitle", "hello"))} ${theme.fg("accent", String(args.name))}`;
+		const name: unknown = args.name;
+		const shown = typeof name === "string" ? name : name === undefined ? "(no name)" : JSON.stringify(name);
+		return `${theme.bold(theme.fg("toolTitle", "hello"))} ${theme.fg(typeof name === "string" ? "accent" : "error", shown)}`;
 	},
-	renderResult(result, _options, theme) {
+	renderResult(result, _options, theme, context) {
 		const first = result.content[0];
-		return theme.fg("success", first?.type === "text" ? first.text : "(no text)");
+		return theme.fg(context?.isError ? "error" : "success", first?.type === "text" ? first.text : "(no text)");
 	},
 });
 

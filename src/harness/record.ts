@@ -36,6 +36,35 @@ export interface FixtureFromRecordingOptions {
 	readonly expectFiles?: boolean;
 	/** Add the commands each step ran to its expectations (default true). */
 	readonly expectCommands?: boolean;
+	/**
+	 * The absolute folder the fixture replays in (default `/project`, the replay's own default, so
+	 * the fixture does not name the folder it was recorded in). Wherever the recorded env's folder
+	 * appears in the fixture (arguments, expected texts, commands and their output, files), it
+	 * becomes this one. Pass the env's `cwd` to keep the recorded folder.
+	 */
+	readonly cwd?: string;
+}
+
+/** Where a replay runs when its fixture names no folder (the memory env's default). */
+const REPLAY_CWD = "/project";
+
+/**
+ * `value` with every occurrence of the folder `from` in its strings (and object keys) replaced by
+ * `to`: the folder itself or a path under it, never a longer name that merely starts the same way.
+ */
+function relocate<T>(value: T, from: string, to: string): T {
+	const base = from.length > 1 && from.endsWith("/") ? from.slice(0, -1) : from;
+	if (base === to || base === "/") return value;
+	const pattern = new RegExp(`${base.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}(?![\\w.~@+-])`, "g");
+	const swap = (item: unknown): unknown => {
+		if (typeof item === "string") return item.replace(pattern, to);
+		if (Array.isArray(item)) return item.map(swap);
+		if (typeof item === "object" && item !== null) {
+			return Object.fromEntries(Object.entries(item).map(([key, inner]) => [swap(key), swap(inner)]));
+		}
+		return item;
+	};
+	return swap(value) as T;
 }
 
 interface RecordedStep {
@@ -168,13 +197,13 @@ export class RecordingEnv implements ExecutionEnv {
 				...(Object.keys(expect).length > 0 ? { expect } : {}),
 			});
 		}
+		const cwd = options.cwd ?? REPLAY_CWD;
+		const world = relocate({ files, commands: [...this.commands], steps }, this.cwd, cwd);
 		return {
 			...(options.name ? { name: options.name } : {}),
 			...(options.description ? { description: options.description } : {}),
-			cwd: this.cwd,
-			files,
-			commands: [...this.commands],
-			steps,
+			...(cwd === REPLAY_CWD ? {} : { cwd }),
+			...world,
 		};
 	}
 

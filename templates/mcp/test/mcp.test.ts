@@ -20,8 +20,9 @@ import * as tools from "../src/tools/index.js";
 
 declare global {
 	// The MCP SDK's declarations name `HeadersInit`, a type of the DOM lib that Node's types leave out
-	// (modelcontextprotocol/typescript-sdk#2568). Declared as Node's fetch types spell it, so the strict
-	// type check (`skipLibCheck: false`) passes without the DOM lib; remove it if you add "DOM" to `lib`.
+	// (modelcontextprotocol/typescript-sdk#2568). Declared as Node's fetch types spell it, so the types
+	// that use it are real ones and `tsc --skipLibCheck false` passes without the DOM lib; remove it
+	// if you add "DOM" to `lib`.
 	type HeadersInit = NonNullable<RequestInit["headers"]>;
 }
 

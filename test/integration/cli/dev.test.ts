@@ -79,7 +79,7 @@ describe.concurrent("toolsmith dev over piped stdin (child process)", () => {
 			  /**
 			   * The smallest useful extension: one tool with a custom look in \`toolsmith dev\`.
 			  
-			  [30 more lines in file. Use offset=3 to continue.]
+			  [33 more lines in file. Use offset=3 to continue.]
 			✓ ok · N ms
 			> exit
 			"

@@ -75,6 +75,44 @@ describe("recordingEnv", () => {
 		expect(fixture.steps[3]?.expect?.files).toEqual({ "notes.md": "# Notes\n\n- 1st\n- second\n- third\n" });
 	});
 
+	it("names no machine's folder: the recorded one becomes the replay's, so the fixture replays anywhere", async () => {
+		const env = recordingEnv(new NodeExecutionEnv({ cwd: dir }));
+		const tools = env.agentTools(createBuiltinTools());
+		const call = (id: string, name: string, args: unknown) => ({
+			type: "toolCall" as const,
+			id,
+			name,
+			arguments: args,
+		});
+		// An absolute path in the arguments, the folder in a command and in its output, a sibling
+		// folder whose name starts like this one (left alone).
+		await env.execute([call("r1", "read", { path: join(dir, "notes.md") })], { tools });
+		await env.execute([call("b1", "bash", { command: `cd ${dir} && pwd && echo ${dir}-other` })], { tools });
+
+		const saved = await env.fixture({ name: "portable" });
+		const json = JSON.stringify(saved);
+		expect(json).not.toContain(`${dir}/`);
+		expect(json).not.toContain(`${dir}"`);
+		expect(saved.cwd).toBeUndefined();
+		expect(saved.steps[0]?.calls[0]?.args).toEqual({ path: "/project/notes.md" });
+		expect(saved.commands).toEqual([
+			{
+				match: `cd /project && pwd && echo ${dir}-other`,
+				stdout: `/project\n${dir}-other\n`,
+				once: true,
+			},
+		]);
+		expect(saved.steps[1]?.calls[0]?.expect?.text).toBe(`/project\n${dir}-other\n`);
+		const report = await replay(parseReplayFixture(saved));
+		expect(report.pass).toBe(true);
+
+		// Asked to, it keeps the recorded folder.
+		const kept = await env.fixture({ cwd: dir });
+		expect(kept.cwd).toBe(dir);
+		expect(kept.steps[0]?.calls[0]?.args).toEqual({ path: join(dir, "notes.md") });
+		expect((await replay(parseReplayFixture(kept))).pass).toBe(true);
+	});
+
 	it("warns about what a fixture cannot hold", async () => {
 		await writeFile(join(dir, "big.bin"), new Uint8Array([0xff, 0xfe, 0x00, 0x01]));
 		const env = recordingEnv(new NodeExecutionEnv({ cwd: dir }), { maxFileBytes: 10 });

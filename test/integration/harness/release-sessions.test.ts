@@ -4,7 +4,7 @@
  * `TOOLSMITH_WRITE_SESSIONS=1 npm run compat -- sessions` writes them anew). Releases with the scripted model ran their own agent and wrote the session
  * themselves; older ones had their tools called directly and the session written with their own
  * session manager or in the line format they used. Every one replays with no mismatch; the figures
- * are in docs/testing.md.
+ * are in docs/internals/replay-figures.md.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -14,7 +14,7 @@ import { parseSession } from "../../../src/harness/session.js";
 
 const dir = fileURLToPath(new URL("../../fixtures/sessions/releases/", import.meta.url));
 
-/** Per release: calls, state-verified matches, format-only matches, unknowable calls. Change docs/testing.md with it. */
+/** Per release: calls, state-verified matches, format-only matches, unknowable calls. Change docs/internals/replay-figures.md with it. */
 const FIGURES: Record<string, readonly [number, number, number, number]> = {
 	"0.7.6": [56, 20, 29, 7],
 	"0.13.2": [56, 18, 30, 8],

@@ -11,7 +11,7 @@ const file = fileURLToPath(new URL("../../fixtures/sessions/pi-session-v1.jsonl"
 describe("the shared recorded session", () => {
 	it("replays with every read, edit and write whose inputs are known matching", async () => {
 		const report = await replaySession(await loadSession(file));
-		// These figures are reported in docs/testing.md; change both together.
+		// These figures are reported in docs/internals/replay-figures.md; change both together.
 		expect(report.figures).toEqual({
 			calls: 391,
 			match: 342,
