@@ -2,6 +2,7 @@
 import type { NestedCalls } from "../contract/content.js";
 import { nestedCallLine } from "./_nested-lines.js";
 
+/** How a recorded call compared: the same outcome, a different one, or one the replay cannot know. */
 export type SessionCallStatus = "match" | "mismatch" | "unknowable";
 
 /**
