@@ -205,9 +205,10 @@ async function benchEditShapes(): Promise<void> {
 		`${Array.from({ length: count }, (_, i) => line(i)).join("\n")}\n`;
 	const many = (count: number, edit: (i: number) => Edits[number]): Edits =>
 		Array.from({ length: count }, (_, i) => edit(i));
-	const shapes: { name: string; input: (n: number) => { file: string; edits: Edits } }[] = [
+	const shapes: { name: string; n: number; input: (n: number) => { file: string; edits: Edits } }[] = [
 		{
 			name: "n copies of one oldText found once (overlap error)",
+			n: 100_000,
 			input: (n) => ({
 				file: lines(n),
 				edits: many(n, () => ({ oldText: "line 1000 of the file with some text", newText: "x" })),
@@ -215,17 +216,20 @@ async function benchEditShapes(): Promise<void> {
 		},
 		{
 			name: "n copies of an oldText found n times (count error)",
+			n: 100_000,
 			input: (n) => ({
 				file: lines(n, () => "same line"),
 				edits: many(n, () => ({ oldText: "same line", newText: "x" })),
 			}),
 		},
 		{
-			name: "an oldText of n/2 chars at every offset of n chars",
+			name: "an oldText half as long as its file, found at every offset (file of 20n chars)",
+			n: 100_000,
 			input: (n) => ({ file: "a".repeat(n * 20), edits: [{ oldText: "a".repeat(n * 10), newText: "b" }] }),
 		},
 		{
 			name: "n distinct edits found by tolerant matching",
+			n: 20_000,
 			input: (n) => ({
 				file: lines(n),
 				edits: many(n, (i) => ({ oldText: `line ${i} of the file with some text  `, newText: `L${i}` })),
@@ -243,8 +247,8 @@ async function benchEditShapes(): Promise<void> {
 		}
 		return performance.now() - start;
 	};
-	const n = 20_000;
 	for (const shape of shapes) {
+		const n = shape.n;
 		const small = shape.input(n);
 		const large = shape.input(2 * n);
 		const best = async (input: { file: string; edits: Edits }) => {
