@@ -66,6 +66,15 @@ export const checkCommand = defineCommand({
 		"invalid tool, incompatible engines). A failing session_start or session_shutdown handler is",
 		"printed as an error but does not fail the check: it does not concern the checked tools.",
 		"",
+		"The behavioral checks run each tool on an empty in-memory env with arguments generated from its",
+		"schema, so a tool that reads files or runs commands only fails there and its content check is",
+		"skipped. Give it a world it succeeds in: --files <dir> copies a folder's files into the env",
+		"(paths relative to the folder, node_modules and .git left out); --fixtures <paths> takes replay",
+		"fixtures (files or folders of *.json): their files and scripted commands seed the env, and the",
+		"arguments of every call not expecting an error become samples of its tool; --sample",
+		"<tool>=<json> adds arguments of your own (repeatable). These samples run before the generated",
+		"ones; where two sources give the same file, --files wins, then the later fixture.",
+		"",
 		"With --mcp, the tools of an MCP server are checked too (or alone): a command line that starts it",
 		"over stdio (split as a shell splits it: quotes and backslashes work, nothing is expanded) or the",
 		"http(s) URL of a Streamable HTTP server. Its calls act on the real world, not on an in-memory env,",
@@ -83,6 +92,26 @@ export const checkCommand = defineCommand({
 			multiple: true,
 			valueName: "tools",
 			description: "Tools whose results depend on time, randomness or state: skip their determinism check",
+		},
+		files: {
+			type: "string",
+			multiple: true,
+			commas: false,
+			valueName: "dir",
+			description: "A folder whose files the tools find in the env of the behavioral checks",
+		},
+		fixtures: {
+			type: "string",
+			multiple: true,
+			valueName: "paths",
+			description: "Replay fixtures whose files, commands and calls seed the behavioral checks",
+		},
+		sample: {
+			type: "string",
+			multiple: true,
+			commas: false,
+			valueName: "tool=json",
+			description: "Arguments of your own for a tool, run before the generated ones",
 		},
 		verbose: { type: "boolean", description: "Show the details of passing checks too" },
 		mcp: {
@@ -106,6 +135,8 @@ export const checkCommand = defineCommand({
 	examples: [
 		"toolsmith check .",
 		"toolsmith check ./tools/weather.ts",
+		"toolsmith check . --fixtures test/fixtures",
+		'toolsmith check . --files test/files --sample \'word_count={"path":"notes.txt"}\'',
 		"toolsmith check docs/examples --nondeterministic todo",
 		"toolsmith check ./tools --baseline conformance-baseline.json",
 		'toolsmith check --mcp "npx -y @modelcontextprotocol/server-everything"',
@@ -118,6 +149,11 @@ export const checkCommand = defineCommand({
 		if (options.mcp === undefined && (options.header.length > 0 || options["call-all"])) {
 			throw new UsageError(`${options["call-all"] ? "--call-all" : "--header"} applies to --mcp only`);
 		}
+		if (positionals.length === 0 && (options.files.length > 0 || options.fixtures.length > 0)) {
+			throw new UsageError(
+				`${options.files.length > 0 ? "--files" : "--fixtures"} seeds the in-memory env of extension tools; an MCP server's tools act on the real world (give extension paths too)`,
+			);
+		}
 		const { runCheck } = await import("./_harness-run.js");
 		return runCheck({
 			paths: positionals,
@@ -127,6 +163,9 @@ export const checkCommand = defineCommand({
 					: { spec: options.mcp, headers: options.header, callAll: options["call-all"] },
 			baseline: options.baseline,
 			nondeterministic: options.nondeterministic,
+			files: options.files,
+			samples: options.sample,
+			fixtures: options.fixtures,
 			verbose: options.verbose,
 			io,
 			theme,

@@ -1,6 +1,6 @@
 /** The engines behind `toolsmith test`, `toolsmith check` and `toolsmith replay-session`, imported on first use. */
-import { readdir, readFile, stat } from "node:fs/promises";
-import { join, resolve } from "node:path";
+import { readFile } from "node:fs/promises";
+import { resolve } from "node:path";
 import { errorMessage } from "../contract/errors.js";
 import type { Theme } from "../contract/render.js";
 import type { ToolDefinition } from "../contract/tool.js";
@@ -27,42 +27,8 @@ import { formatTable } from "./_format.js";
 import type { CliIO } from "./_io.js";
 import { type LoadedTools, loadToolsForCommand } from "./_load-tools.js";
 import { checkResultConditions } from "./_result-truthiness.js";
+import { findFixtures, loadCheckSeeds } from "./_seeds.js";
 import { splitCommandLine } from "./_split-command.js";
-
-/**
- * A project's own JSON configuration: never a fixture, so a search of the project folder itself
- * (`toolsmith test .`) skips it.
- */
-const CONFIG_JSON = /^(package|package-lock|npm-shrinkwrap|tsconfig(\..+)?|jsconfig(\..+)?)\.json$/;
-
-/**
- * Fixture files named by `inputs`: files as they are, folders searched for `*.json` (not
- * `node_modules`, dot-folders or package and TypeScript configuration files).
- */
-export async function findFixtures(inputs: readonly string[], cwd: string): Promise<string[]> {
-	const found: string[] = [];
-	const walk = async (dir: string) => {
-		const entries = await readdir(dir, { withFileTypes: true });
-		entries.sort((a, b) => a.name.localeCompare(b.name));
-		for (const entry of entries) {
-			const path = join(dir, entry.name);
-			if (entry.isDirectory() && entry.name !== "node_modules" && !entry.name.startsWith(".")) await walk(path);
-			else if (entry.isFile() && entry.name.endsWith(".json") && !CONFIG_JSON.test(entry.name)) found.push(path);
-		}
-	};
-	for (const input of inputs) {
-		const path = resolve(cwd, input);
-		let info: Awaited<ReturnType<typeof stat>>;
-		try {
-			info = await stat(path);
-		} catch {
-			throw new CommandError(`fixture path ${input} does not exist`);
-		}
-		if (info.isDirectory()) await walk(path);
-		else found.push(path);
-	}
-	return [...new Set(found)];
-}
 
 export interface TestRun {
 	readonly fixtures: readonly string[];
@@ -227,6 +193,12 @@ export interface CheckRun {
 	readonly mcp?: CheckMcpServer | undefined;
 	readonly baseline: string | undefined;
 	readonly nondeterministic: readonly string[];
+	/** Folders whose files seed the env of the behavioral checks. */
+	readonly files: readonly string[];
+	/** `<tool>=<JSON arguments>` samples of one's own. */
+	readonly samples: readonly string[];
+	/** Replay fixtures (files or folders) whose files, commands and calls seed the checks. */
+	readonly fixtures: readonly string[];
 	readonly verbose: boolean;
 	readonly io: CliIO;
 	readonly theme: Theme;
@@ -359,6 +331,13 @@ async function checkLoaded(
 			EXIT_USAGE,
 		);
 	}
+	const seeds = await loadCheckSeeds({
+		files: run.files,
+		samples: run.samples,
+		fixtures: run.fixtures,
+		tools: names,
+		cwd: io.cwd,
+	});
 	// After the usage checks: a typo in a flag should not wait for a type check.
 	const conditions = checkResultConditions(run.paths, io.cwd);
 	for (const { file, line, column, message } of conditions.findings) {
@@ -382,9 +361,22 @@ async function checkLoaded(
 	}
 	for (const { definition, skipCalls } of checked) {
 		const nondeterministic = run.nondeterministic.includes(definition.name);
-		reports.push(await checkTool(definition, { cwd: io.cwd, nondeterministic, ...(skipCalls ? { skipCalls } : {}) }));
+		const samples = seeds.samples.get(definition.name);
+		reports.push(
+			await checkTool(definition, {
+				cwd: io.cwd,
+				nondeterministic,
+				files: seeds.files,
+				commands: seeds.commands,
+				...(samples ? { samples } : {}),
+				...(skipCalls ? { skipCalls } : {}),
+			}),
+		);
 	}
 	const summary = applyConformanceBaseline(reports, baseline);
-	io.stdout.write(`${[formatConformanceReport(summary, { verbose: run.verbose }), ...conditionLines].join("\n")}\n`);
+	const seeded = seeds.summary ? [theme.fg("muted", seeds.summary)] : [];
+	io.stdout.write(
+		`${[...seeded, formatConformanceReport(summary, { verbose: run.verbose }), ...conditionLines].join("\n")}\n`,
+	);
 	return summary.pass && !failedLoad && conditions.findings.length === 0 ? EXIT_OK : EXIT_FAILURE;
 }

@@ -199,9 +199,8 @@ export function createExtensionAPI(instance: Instance, scope: ApiScope): Extensi
 
 	const path = instance.path;
 	const api: ExtensionAPI & Record<string, unknown> = {
-		registerTool(definition) {
+		registerTool(def: ToolDefinition) {
 			if (late("registerTool")) return;
-			const def = definition as unknown as ToolDefinition;
 			const name = typeof def?.name === "string" ? def.name : "";
 			instance.tools.set(name, def);
 			if (instance.state === "active") {

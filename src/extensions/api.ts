@@ -386,6 +386,12 @@ export interface ExtensionAPI {
 	registerTool<const TParameters extends TSchema, TDetails = unknown, TUpdateDetails = TDetails>(
 		definition: ToolDefinitionInput<TParameters, TDetails, string, TUpdateDetails>,
 	): void;
+	/**
+	 * A definition made before, of any parameters and details: also a union of definitions of
+	 * different shapes, as `Object.values` of a module of tools gives (`for (const tool of
+	 * Object.values(tools)) api.registerTool(tool)`), which the generic form cannot infer from.
+	 */
+	registerTool(definition: ToolDefinition): void;
 	/** Remove a tool this extension registered. Unknown names are ignored. */
 	unregisterTool(name: string): void;
 	/**

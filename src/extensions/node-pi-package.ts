@@ -328,8 +328,8 @@ export function toPiExtension(
 	const state = stateStore();
 	return async (pi) => {
 		const api: ExtensionAPI = {
-			registerTool(definition) {
-				pi.registerTool(piTool(definition as unknown as ToolDefinition, path));
+			registerTool(definition: ToolDefinition) {
+				pi.registerTool(piTool(definition, path));
 			},
 			unregisterTool(name) {
 				pi.setActiveTools(pi.getActiveTools().filter((active) => active !== name));

@@ -2,7 +2,7 @@
 import { applyConformanceBaseline, type ConformanceSummary } from "./conformance-baseline.js";
 import type { ToolConformanceReport } from "./conformance-checks.js";
 
-/** A readable report: one line per check, details of failures below, stale entries at the end. */
+/** A readable report: one line per check, details of failures and skips below, stale entries at the end. */
 export function formatConformanceReport(
 	summary: ConformanceSummary | ToolConformanceReport,
 	options: { readonly verbose?: boolean } = {},
@@ -15,7 +15,8 @@ export function formatConformanceReport(
 			const mark = c.status === "pass" ? "✓" : c.status === "skip" ? "-" : c.expectedFailure ? "x" : "✗";
 			const note = c.expectedFailure ? " (expected failure)" : "";
 			lines.push(`  ${mark} ${c.id}: ${c.message}${note}`);
-			if (c.status === "fail" || options.verbose) for (const detail of c.details) lines.push(`      ${detail}`);
+			// A skip's details say why it could not run (what the samples did), which is what to fix.
+			if (c.status !== "pass" || options.verbose) for (const detail of c.details) lines.push(`      ${detail}`);
 		}
 	}
 	for (const entry of full.stale) lines.push(`✗ stale baseline entry ${entry.tool}: ${entry.check}: ${entry.reason}`);

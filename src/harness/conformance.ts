@@ -54,8 +54,11 @@ interface SampleRun {
 	readonly args: unknown;
 	readonly message: ToolResultMessage;
 	readonly updates: AgentToolResult<unknown>[];
-	/** What `execute` itself returned or threw (seen through the wrapper). */
-	readonly raw: { returned?: unknown; threw?: unknown };
+	/**
+	 * What `execute` itself did (seen through the wrapper): `outcome` says whether it returned or
+	 * threw, since the value alone cannot (a tool may throw `undefined`); unset when it never ran.
+	 */
+	readonly raw: { outcome?: "returned" | "threw"; returned?: unknown; threw?: unknown };
 }
 
 const encoder = new TextEncoder();
@@ -114,6 +117,30 @@ function short(value: unknown): string {
 	return json.length > 120 ? `${json.slice(0, 120)}…` : json;
 }
 
+/**
+ * The `content` skip when no sample returned: what each did instead (the same counts the `throws`
+ * check sees), what the first failures said, and how to give the tool a world it succeeds in.
+ */
+function noResultSkip(runs: readonly SampleRun[]): ConformanceCheck {
+	const threw = runs.filter((run) => run.raw.outcome === "threw");
+	const rejected = runs.length - threw.length;
+	const what = [
+		...(threw.length > 0 ? [`${threw.length} threw`] : []),
+		...(rejected > 0 ? [`${rejected} ${rejected === 1 ? "was" : "were"} rejected before execute`] : []),
+	];
+	return check(
+		"content",
+		"skip",
+		`no sample returned a result (${what.join(", ") || "none ran"}); give the tool files and samples it succeeds on (toolsmith check --files, --sample, --fixtures; the files and samples options)`,
+		runs.slice(0, 3).map((run) => `${short(run.args)}: ${firstLine(textOf(run.message.content))}`),
+	);
+}
+
+function firstLine(text: string): string {
+	const line = text.split("\n")[0] ?? "";
+	return line.length > 160 ? `${line.slice(0, 160)}…` : line;
+}
+
 class Checker {
 	constructor(
 		private readonly definition: ToolDefinition,
@@ -139,9 +166,11 @@ class Checker {
 			execute: async (id, params, signal, onUpdate, ctx) => {
 				try {
 					const returned = await definition.execute(id, params, signal, onUpdate, ctx);
+					raw.outcome = "returned";
 					raw.returned = returned;
 					return returned;
 				} catch (error) {
+					raw.outcome = "threw";
 					raw.threw = error;
 					throw error;
 				}
@@ -289,7 +318,7 @@ class Checker {
 				problems.push(`${short(args)}: the executor rejected: ${errorMessage(error)}`);
 			}
 		}
-		const ranAll = runs.filter((r) => r.raw.returned !== undefined || r.raw.threw !== undefined).length;
+		const ranAll = runs.filter((r) => r.raw.outcome !== undefined).length;
 		out.push(
 			problems.length === 0
 				? check("valid-samples", "pass", `${samples.length} sample(s), ${ranAll} reached execute`)
@@ -319,7 +348,7 @@ class Checker {
 			const run = await this.run(miss.args);
 			const text = textOf(run.message.content);
 			if (!run.message.isError) problems.push(`${miss.kind} ${miss.field}: accepted (${short(miss.args)})`);
-			else if (run.raw.returned !== undefined || run.raw.threw !== undefined) {
+			else if (run.raw.outcome !== undefined) {
 				problems.push(`${miss.kind} ${miss.field}: reached execute instead of being rejected by validation`);
 			} else if (!text.includes(miss.key))
 				problems.push(`${miss.kind} ${miss.field}: the error does not name the field: ${short(text)}`);
@@ -380,15 +409,18 @@ class Checker {
 		const problems: string[] = [];
 		let checked = 0;
 		for (const run of runs) {
-			if (run.raw.returned === undefined) continue;
+			if (run.raw.outcome !== "returned") continue;
 			checked++;
-			const returned = run.raw.returned as { content?: unknown; isError?: unknown };
-			const problem = contentProblem(returned.content);
+			const returned = run.raw.returned as { content?: unknown; isError?: unknown } | null | undefined;
+			const problem =
+				typeof returned === "object" && returned !== null
+					? contentProblem(returned.content)
+					: "the result is not an object";
 			if (problem) {
 				problems.push(`${short(run.args)}: ${problem}`);
 				continue;
 			}
-			const text = textOf(returned.content as { type: string }[]);
+			const text = textOf((returned as { content: { type: string }[] }).content);
 			const bytes = encoder.encode(text).length;
 			const lines = text.split("\n").length;
 			if (bytes > maxBytes + slackBytes)
@@ -396,7 +428,7 @@ class Checker {
 			if (lines > maxLines + slackLines)
 				problems.push(`${short(run.args)}: ${lines} lines of text, over the ${maxLines}-line budget`);
 		}
-		if (checked === 0) return check("content", "skip", "no sample returned a result (every one threw or was rejected)");
+		if (checked === 0) return noResultSkip(runs);
 		return problems.length === 0
 			? check("content", "pass", `${checked} result(s) checked`)
 			: check("content", "fail", `${problems.length} result(s) malformed or over budget`, problems);
@@ -406,9 +438,13 @@ class Checker {
 		const problems: string[] = [];
 		// A failure is thrown, or returned with `isError: true` (pi 1.x); any other `isError` counts as success.
 		const reported = (run: SampleRun): boolean =>
-			run.raw.threw !== undefined || (run.raw.returned as { isError?: unknown } | undefined)?.isError === true;
+			run.raw.outcome === "threw" ||
+			(run.raw.outcome === "returned" && (run.raw.returned as { isError?: unknown } | undefined)?.isError === true);
 		for (const run of runs) {
-			const returned = run.raw.returned as { isError?: unknown } | undefined;
+			const returned =
+				run.raw.outcome === "returned" && typeof run.raw.returned === "object" && run.raw.returned !== null
+					? (run.raw.returned as { isError?: unknown })
+					: undefined;
 			if (returned && "isError" in returned && typeof returned.isError !== "boolean") {
 				problems.push(
 					`${short(run.args)}: returned isError ${short(returned.isError)}, which counts as success; return true or false, or throw`,
@@ -416,7 +452,7 @@ class Checker {
 			}
 			if (returned?.isError === true && !run.message.isError)
 				problems.push(`${short(run.args)}: returned isError: true but the result is not an error`);
-			if (run.raw.threw !== undefined) {
+			if (run.raw.outcome === "threw") {
 				const message = errorMessage(run.raw.threw);
 				if (!run.message.isError) problems.push(`${short(run.args)}: threw but the result is not an error`);
 				else if (message && !textOf(run.message.content).includes(message.slice(0, 200))) {
@@ -468,7 +504,7 @@ class Checker {
 			} catch (error) {
 				problems.push(`renderCall(${short(run.args)}) threw: ${errorMessage(error)}`);
 			}
-			const result = (run.raw.returned as AgentToolResult<unknown> | undefined) ?? {
+			const result = (run.raw.outcome === "returned" ? (run.raw.returned as AgentToolResult<unknown>) : undefined) ?? {
 				content: run.message.content,
 				details: run.message.details,
 			};

@@ -290,7 +290,8 @@ function linearMatcher(source: string): (command: string) => boolean {
 	return (command) => pattern.test(command);
 }
 
-function scriptedCommands(fixture: ReplayFixture): ScriptedCommand[] {
+/** A fixture's scripted shell as a MemoryExecutionEnv takes it (a `regex` match compiled, linear-time). */
+export function fixtureCommands(fixture: ReplayFixture): ScriptedCommand[] {
 	return (fixture.commands ?? []).map((command) => ({
 		match: command.regex ? linearMatcher(command.match) : command.match,
 		...(command.stdout !== undefined ? { stdout: command.stdout } : {}),
@@ -312,7 +313,7 @@ export async function replay(fixture: unknown, options: ReplayOptions = {}): Pro
 	const harnessOptions: MemoryHarnessOptions = {
 		...(parsed.cwd ? { cwd: parsed.cwd } : {}),
 		files: parsed.files ?? {},
-		commands: scriptedCommands(parsed),
+		commands: fixtureCommands(parsed),
 		...(options.tools ? { tools: options.tools } : {}),
 		...(options.builtins !== undefined ? { builtins: options.builtins } : {}),
 		...(options.extensions ? { extensions: options.extensions } : {}),

@@ -30,5 +30,7 @@ describe("{{toolName}}", () => {
 });
 
 // Static checks (name, description, schema for every provider) and behavioral ones (valid and
-// near-miss arguments, abort, result shape, renderers, determinism) on an in-memory env.
-describeConformance({{toolIdent}});
+// near-miss arguments, abort, result shape, renderers, determinism) on an in-memory env. The
+// generated samples name no file that exists, so the tool gets a file and a sample that reads it:
+// without them it only fails, and the check of its results' content is skipped.
+describeConformance({{toolIdent}}, { files: { "notes.txt": "one two\nthree\n" }, samples: [{ path: "notes.txt" }] });

@@ -115,7 +115,7 @@ describe("toolsmith check", () => {
 			  ✓ invalid-samples: 2 near miss(es) rejected: wrong-type, missing-required
 			  ✓ abort: settled <n> ms after the call
 			  ✓ content: 2 result(s) checked
-			  ✓ throws: 2 thrown failure(s) became error results
+			  ✓ throws: 2 reported failure(s) became error results
 			  - updates: no sample sent partial updates
 			  ✓ render: 3 sample(s) rendered
 			  - deterministic: the tool is declared nondeterministic

@@ -5,7 +5,7 @@
  * driven over stdin; for the `tool` template also `toolsmith new`; for the `mcp` template, its
  * `npm run --silent mcp` started the way an MCP client starts it, with the SDK's own client.
  */
-import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -17,6 +17,12 @@ import { packCreateToolsmith, packToolsmith } from "../_pack.js";
 import { installCreate, type Outcome, sh, show } from "./_scaffold.js";
 
 const templatesDir = fileURLToPath(new URL("../../../templates", import.meta.url));
+/**
+ * A second tool as a user writes it (source, test, replay fixture) in a project whose entry registers
+ * every tool of `src/tools/`: other parameters (an array of enums, an optional integer) and other
+ * details than the template's tool.
+ */
+const secondTool = fileURLToPath(new URL("../../fixtures/second-tool/", import.meta.url));
 
 /** What to try in each template's dev loop, and what its answer must say. */
 const DEV_CALLS: Record<string, { readonly tool: string; readonly call: string; readonly answer: RegExp }> = {
@@ -27,6 +33,15 @@ const DEV_CALLS: Record<string, { readonly tool: string; readonly call: string; 
 };
 
 const templates = listTemplates(templatesDir).map((t) => t.name);
+
+/** One tool's section of a `toolsmith check` report: its PASS/FAIL line and its check lines. */
+function checkSection(report: string, tool: string): string {
+	const lines = report.split("\n");
+	const start = lines.findIndex((line) => line === `PASS ${tool}` || line === `FAIL ${tool}`);
+	if (start === -1) return "";
+	const end = lines.findIndex((line, i) => i > start && !line.startsWith("  "));
+	return lines.slice(start, end === -1 ? undefined : end).join("\n");
+}
 
 /**
  * `npm <args>` in `cwd` as an MCP client starts a stdio server: a child process with the client's
@@ -130,12 +145,38 @@ describe.each(templates)("the %s template", (template) => {
 			);
 	});
 
-	it("passes toolsmith check .", { timeout: 120_000 }, async () => {
-		const check = await sh("npx", ["toolsmith", "check", "."], dir());
+	it("passes npm run check, its conformance checks seeded by the fixtures so content runs", {
+		timeout: 180_000,
+	}, async () => {
+		const check = await sh("npm", ["run", "check"], dir());
 		expect(check.code, show(check)).toBe(0);
-		expect(check.stdout).toMatch(new RegExp(`PASS ${dev!.tool}`));
+		expect(check.stdout).toContain("toolsmith check . --fixtures test/fixtures");
+		expect(check.stdout).toMatch(/^seeded from \d+ fixtures? \(test\/fixtures\//m);
+		expect(checkSection(check.stdout, dev!.tool), show(check)).toMatch(
+			/^PASS .*\n(.*\n)* {2}✓ content: \d+ result\(s\) checked/,
+		);
 		expect(check.stdout).toMatch(/\d+ passed, 0 failed/);
 	});
+
+	it.runIf(template === "tool" || template === "mcp")(
+		"runs the content check in its own conformance test (vitest), not skipping it",
+		{ timeout: 120_000 },
+		async () => {
+			const out = join(dir(), "conformance.json");
+			const run = await sh(
+				"npx",
+				["vitest", "run", "test/word-count.test.ts", "--reporter=json", `--outputFile=${out}`],
+				dir(),
+			);
+			expect(run.code, show(run)).toBe(0);
+			const report = JSON.parse(readFileSync(out, "utf8")) as {
+				testResults: { assertionResults: { title: string; status: string }[] }[];
+			};
+			rmSync(out);
+			const tests = report.testResults.flatMap((file) => file.assertionResults);
+			expect(tests.find((test) => test.title.startsWith("content:"))).toMatchObject({ status: "passed" });
+		},
+	);
 
 	it("opens in toolsmith dev ., lists its tools and answers a call", { timeout: 120_000 }, async () => {
 		const session = await sh("npx", ["toolsmith", "dev", "."], dir(), `tools\n${dev!.call}\n`, 60_000);
@@ -245,6 +286,33 @@ describe.each(templates)("the %s template", (template) => {
 			expect(tests.stdout).toContain("fetch-issue.test.ts");
 			const types = await sh("npx", ["tsc", "--noEmit"], dir());
 			expect(types.code, show(types)).toBe(0);
+		},
+	);
+
+	it.runIf(template === "tool" || template === "mcp")(
+		"takes a second tool of other parameters and details, and passes npm run check and npm test",
+		{ timeout: 300_000 },
+		async () => {
+			// Last, so the tests above see the project as generated. As a user would: `toolsmith new`
+			// makes the files and registers the tool, the user rewrites them.
+			const added = await sh("npx", ["toolsmith", "new", "find_todos"], dir());
+			expect(added.code, show(added)).toBe(0);
+			copyFileSync(join(secondTool, "find-todos.ts"), join(dir(), "src/tools/find-todos.ts"));
+			copyFileSync(join(secondTool, "find-todos.test.ts"), join(dir(), "test/find-todos.test.ts"));
+			copyFileSync(join(secondTool, "find-todos.json"), join(dir(), "test/fixtures/find-todos.json"));
+			// The entry the author never touched registers both, whatever their shapes, type-checked.
+			expect(readFileSync(join(dir(), "src/index.ts"), "utf8")).toContain(
+				"for (const tool of Object.values(tools)) api.registerTool(tool);",
+			);
+			const check = await sh("npm", ["run", "check"], dir());
+			expect(check.code, show(check)).toBe(0);
+			for (const tool of [dev!.tool, "find_todos"]) {
+				expect(checkSection(check.stdout, tool), show(check)).toMatch(/\n {2}✓ content: \d+ result\(s\) checked/);
+			}
+			const tests = await sh("npm", ["test"], dir());
+			expect(tests.code, show(tests)).toBe(0);
+			expect(tests.stdout).toContain("find-todos.test.ts");
+			expect(tests.stdout).toMatch(/Test Files\s+\d+ passed/);
 		},
 	);
 });

@@ -143,6 +143,88 @@ describe("checkTool", () => {
 		expect(statusOf(report).deterministic).toBe("pass");
 	});
 
+	it("says the same about a tool that throws undefined in content, throws and valid-samples", async () => {
+		const silent = defineTool({
+			name: "silent",
+			label: "Silent",
+			description: "Fails without saying why.",
+			parameters: Type.Object({ path: Type.String() }),
+			async execute(): Promise<{ content: []; details: undefined }> {
+				throw undefined;
+			},
+		});
+		const report = await checkTool(silent as ToolDefinition, { generatedSamples: 2 });
+		const byId = Object.fromEntries(report.checks.map((c) => [c.id, c]));
+		expect(byId["valid-samples"]?.message).toBe("2 sample(s), 2 reached execute");
+		expect(byId.content).toMatchObject({
+			status: "skip",
+			message: expect.stringMatching(/^no sample returned a result \(2 threw\); give the tool files and samples/),
+		});
+		expect(byId.throws).toMatchObject({ status: "pass", message: "4 reported failure(s) became error results" });
+	});
+
+	it("says which samples never reached execute when content is skipped, and why", async () => {
+		const picky = defineTool({
+			name: "picky",
+			label: "Picky",
+			description: "Wants arguments no sample has.",
+			parameters: Type.Object({ n: Type.Number() }),
+			prepareArguments: () => {
+				throw new Error("no thanks");
+			},
+			async execute() {
+				return { content: [], details: {} };
+			},
+		});
+		const content = (await checkTool(picky as ToolDefinition, { generatedSamples: 1 })).checks.find(
+			(c) => c.id === "content",
+		);
+		expect(content).toMatchObject({
+			status: "skip",
+			message: expect.stringMatching(/^no sample returned a result \(1 was rejected before execute\)/),
+			details: [expect.stringMatching(/^\{"n":1\}: .*no thanks/)],
+		});
+	});
+
+	it("checks content once the tool gets the files and samples it needs", async () => {
+		const size = defineTool({
+			name: "size",
+			label: "Size",
+			description: "Says how long a file is.",
+			parameters: Type.Object({ path: Type.String() }),
+			async execute(_id, { path }, _signal, _onUpdate, ctx) {
+				const file = await ctx.env.readTextFile(path);
+				if (!file.ok) throw file.error;
+				return { content: [{ type: "text", text: `${file.value.length}` }], details: {} };
+			},
+		});
+		const bare = await checkTool(size as ToolDefinition);
+		expect(statusOf(bare).content).toBe("skip");
+		const seeded = await checkTool(size as ToolDefinition, { files: { "a.txt": "abc" }, samples: [{ path: "a.txt" }] });
+		expect(seeded.checks.find((c) => c.id === "content")).toMatchObject({
+			status: "pass",
+			message: "1 result(s) checked",
+		});
+	});
+
+	it("fails, and does not crash on, a result that is not an object", async () => {
+		const odd = defineTool({
+			name: "odd",
+			label: "Odd",
+			description: "Returns a string instead of a result.",
+			parameters: Type.Object({}),
+			async execute() {
+				return "just text" as never;
+			},
+		});
+		const report = await checkTool(odd as ToolDefinition, { generatedSamples: 1 });
+		expect(report.checks.find((c) => c.id === "content")).toMatchObject({
+			status: "fail",
+			details: ["{}: the result is not an object"],
+		});
+		expect(statusOf(report).throws).not.toBe("fail");
+	});
+
 	it("skips the determinism check for declared nondeterministic tools", async () => {
 		const dice = defineTool({
 			name: "dice",

@@ -126,6 +126,17 @@ export const guardedRead = defineTool({
 	},
 });
 
+// Tools of different parameters and details, registered together: a module's tools through
+// `Object.values` (as a project's entry registers `src/tools/`) give a union of definitions.
+const tools = { counter, withoutUpdates, guardedRead };
+export function registerAll(api: ExtensionAPI): void {
+	for (const tool of Object.values(tools)) api.registerTool(tool);
+	const some: readonly (typeof counter | typeof withoutUpdates)[] = [counter, withoutUpdates];
+	for (const tool of some) api.registerTool(tool);
+	// @ts-expect-error a definition needs `execute`
+	api.registerTool({ name: "broken", label: "Broken", description: "No execute.", parameters: Type.Object({}) });
+}
+
 // --- harness.call checks arguments of the tools it knows -------------------------------------------
 
 export async function harnessCalls(): Promise<void> {
