@@ -117,7 +117,7 @@ describe("toolsmith dev on a project with a module per tool", () => {
 		expect(run.code).toBe(0);
 		expect(clean(run.stdout)).toBe(
 			[
-				"toolsmith dev · 6 tools (1 from extensions) · node env · cwd .",
+				"toolsmith dev · 6 tools (2 from extensions) · node env · cwd .",
 				"  name      source                 mode      parameters",
 				"  read      built-in               parallel  path: string, offset?: number, limit?: number",
 				"  bash      built-in               parallel  command: string, timeout?: number",
