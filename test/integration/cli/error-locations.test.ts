@@ -1,6 +1,6 @@
 /**
  * A project laid out like the templates (an entry that registers every tool of `src/tools/`):
- * `check`, `test` and `dev` report an error of a tool's module at that module, and show each tool's
+ * `check`, `test`, `dev`, `inspect` and `mcp` report an error of a tool's module at that module, and show each tool's
  * own file. Real files, the CLI as a child process.
  */
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
@@ -170,6 +170,32 @@ describe("toolsmith inspect on a project with a module per tool", () => {
 		} finally {
 			writeFileSync(jsonGet(), tool("json_get", "jsonGet", "v1"));
 			await inspect.kill();
+		}
+	}, 120_000);
+});
+
+describe("toolsmith mcp on a project with a module per tool", () => {
+	it("reports the broken module at its line on stderr and keeps serving", async () => {
+		writeFileSync(jsonGet(), BROKEN("json_get", "jsonGet", "v1"));
+		const cli = startCli(["mcp", "."], { cwd: dir });
+		try {
+			await expect
+				.poll(() => clean(stripVTControlCharacters(cli.stderr())), { timeout: 60_000 })
+				.toContain(SYNTAX_LINE);
+			expect(cli.stderr()).not.toContain("E_FACTORY_FAILED");
+			// Still a server: it answers an MCP request on stdio.
+			cli.send(
+				JSON.stringify({
+					jsonrpc: "2.0",
+					id: 1,
+					method: "initialize",
+					params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+				}),
+			);
+			await cli.waitFor(/"id":1/, 60_000);
+		} finally {
+			writeFileSync(jsonGet(), tool("json_get", "jsonGet", "v1"));
+			await cli.kill();
 		}
 	}, 120_000);
 });
