@@ -84,6 +84,11 @@ export function formatDiagnostic(
 		// message) would say it twice: the line gives it once, as typed from the cwd.
 		const absolute = `${diagnostic.path}${position} `;
 		if (position !== "" && message.startsWith(absolute)) message = message.slice(absolute.length);
+		// An imported module's error names the extension that imported it: as typed from the cwd too.
+		message = message.replace(
+			/\(imported by the extension ([^)]+)\)/,
+			(_, entry: string) => `(imported by the extension ${displayPath(entry, cwd)})`,
+		);
 	}
 	const code = diagnostic.code ? theme.fg("muted", ` [${diagnostic.code}]`) : "";
 	return `${theme.fg(role, diagnostic.severity)} ${where}${message}${code}`;

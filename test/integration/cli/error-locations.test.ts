@@ -71,7 +71,7 @@ beforeAll(() => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const SYNTAX_LINE =
-	'error src/tools/json-get.ts:9:65 does not parse: Unexpected token, expected "," (imported by the extension <dir>/src/index.ts). The extension was not loaded. [E_SYNTAX]';
+	'error src/tools/json-get.ts:9:65 does not parse: Unexpected token, expected "," (imported by the extension src/index.ts). The extension was not loaded. [E_SYNTAX]';
 const clean = (text: string) => text.replaceAll(dir, "<dir>").replace(/\d+ ms/g, "N ms");
 
 describe("toolsmith check and test on a tool module that does not parse", () => {
