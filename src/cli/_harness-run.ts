@@ -316,7 +316,13 @@ async function checkLoaded(
 	}
 	if (checked.length === 0) {
 		const sources = [
-			...(run.paths.length > 0 ? [`the extensions at ${run.paths.join(", ")} register none`] : []),
+			...(run.paths.length > 0
+				? [
+						failedLoad
+							? `the extensions at ${run.paths.join(", ")} did not load (the errors above say where; fix them and run check again)`
+							: `the extensions at ${run.paths.join(", ")} register none`,
+					]
+				: []),
 			...(run.mcp ? [`the MCP server ${run.mcp.spec} lists none`] : []),
 		];
 		io.stderr.write(`no tools to check: ${sources.join(", and ")}\n`);

@@ -87,6 +87,25 @@ describe("toolsmith check and test on a tool module that does not parse", () => 
 		}
 	}, 120_000);
 
+	it("check on a project whose only extension does not load says so, not that it registers nothing", async () => {
+		const entry = join(dir, "src/index.ts");
+		writeFileSync(
+			entry,
+			`${ENTRY}
+export const broken = ;\n`,
+		);
+		try {
+			const run = await runCli(["check", "."], { cwd: dir });
+			expect(run.code).toBe(1);
+			expect(run.stderr).toContain(
+				"no tools to check: the extensions at . did not load (the errors above say where; fix them and run check again)",
+			);
+			expect(run.stderr).not.toContain("register none");
+		} finally {
+			writeFileSync(entry, ENTRY);
+		}
+	}, 120_000);
+
 	it("test names the module under the failing fixture", async () => {
 		writeFileSync(jsonGet(), BROKEN("json_get", "jsonGet", "v1"));
 		try {
