@@ -65,7 +65,7 @@ export default function (api: ExtensionAPI) {
 	};
 }
 
-/** The command line that starts `toolsmith mcp` from source. */
+/** The command line that starts `toolsmith mcp` of the current sources (see `cliArgs`). */
 export function mcpCommand(args: readonly string[]): { command: string; args: string[] } {
 	return { command: process.execPath, args: [...cliArgs, "mcp", ...args] };
 }
