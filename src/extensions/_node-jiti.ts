@@ -62,7 +62,7 @@ function isLocal(file: string): boolean {
 	return !file.includes("/node_modules/") && !file.startsWith("node:");
 }
 
-/** Position and file of a parse error, from jiti's `__JITI_ERROR__` message or a V8 SyntaxError stack. */
+/** Position and file of a parse error, from the message jiti builds for it or a V8 SyntaxError stack. */
 function syntaxPosition(error: Error, fallback: string): { path: string; line?: number; column?: number } {
 	const jitiStyle = /\s(\/[^\s]+?):(\d+):(\d+)\s*$/.exec(error.message);
 	// jiti reports the parser's 0-based column; diagnostics use 1-based columns like editors do.

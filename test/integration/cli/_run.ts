@@ -1,5 +1,12 @@
-/** Runs the `toolsmith` CLI from source (through jiti) as a real child process. */
+/**
+ * Runs the `toolsmith` CLI of the current sources as a real child process: the built `dist/cli.js`
+ * when it is newer than everything it is built from, else `src/cli/main.ts` through jiti. Both are
+ * the same code; the build starts in a tenth of the time (jiti resolves and evaluates some 120
+ * source files on every start, seconds of CPU on a loaded two-core machine, and the CLI tests start
+ * it a few hundred times). `TOOLSMITH_TEST_CLI=source` forces the sources.
+ */
 import { spawn } from "node:child_process";
+import { readdirSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -8,6 +15,31 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
 const jitiCli = join(dirname(createRequire(import.meta.url).resolve("jiti/package.json")), "lib", "jiti-cli.mjs");
 export const cliEntry = join(root, "src/cli/main.ts");
 export const repoRoot = root;
+
+/** What tsup bundles into dist/cli.js (see tsup.config.ts): a change to any of them makes the build stale. */
+const BUILD_INPUTS = ["src", "create-tool/src", "tsup.config.ts", "package.json"];
+
+/** The latest modification time under `path` (a file or a folder), in milliseconds. */
+function newest(path: string): number {
+	const info = statSync(path);
+	if (!info.isDirectory()) return info.mtimeMs;
+	return Math.max(info.mtimeMs, ...readdirSync(path).map((name) => newest(join(path, name))));
+}
+
+/** dist/cli.js when it is built from the sources as they are now, else undefined. */
+function freshBuild(): string | undefined {
+	if (process.env.TOOLSMITH_TEST_CLI === "source") return undefined;
+	const built = join(root, "dist/cli.js");
+	try {
+		const builtAt = statSync(built).mtimeMs;
+		return BUILD_INPUTS.every((input) => newest(join(root, input)) <= builtAt) ? built : undefined;
+	} catch {
+		return undefined;
+	}
+}
+
+/** The arguments to `node` that start the CLI, before the CLI's own. */
+export const cliArgs: readonly string[] = ((built) => (built ? [built] : [jitiCli, cliEntry]))(freshBuild());
 
 export interface CliRun {
 	readonly code: number | null;
@@ -29,7 +61,7 @@ export function runCli(
 ): Promise<CliRun> {
 	const env = cliEnv(options.env);
 	return new Promise((resolvePromise, reject) => {
-		const child = spawn(process.execPath, [jitiCli, cliEntry, ...args], {
+		const child = spawn(process.execPath, [...cliArgs, ...args], {
 			cwd: options.cwd ?? root,
 			env,
 			stdio: ["pipe", "pipe", "pipe"],
@@ -67,7 +99,7 @@ export function startCli(
 	args: readonly string[],
 	options: { cwd?: string; env?: Record<string, string | undefined> } = {},
 ): LiveCli {
-	const child = spawn(process.execPath, [jitiCli, cliEntry, ...args], {
+	const child = spawn(process.execPath, [...cliArgs, ...args], {
 		cwd: options.cwd ?? root,
 		env: cliEnv(options.env),
 		stdio: ["pipe", "pipe", "pipe"],

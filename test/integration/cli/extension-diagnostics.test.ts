@@ -8,7 +8,7 @@ import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type CliRun, runCli } from "./_run.js";
 
-// Every test starts the CLI from source, some of them several times, one after another (side by
+// Every test starts the CLI, some of them several times, one after another (side by
 // side they only fight for a two-core machine's CPUs); one start can take seconds there.
 vi.setConfig({ testTimeout: 120_000 });
 

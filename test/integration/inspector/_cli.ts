@@ -1,6 +1,6 @@
 /**
- * `toolsmith inspect` / `toolsmith dev --ui` as a real child process, run from source (the CLI
- * helpers' `startCli`), once it printed the page's address.
+ * `toolsmith inspect` / `toolsmith dev --ui` as a real child process, started as the CLI helpers'
+ * `startCli` starts it, once it printed the page's address.
  */
 import { type LiveCli, startCli } from "../cli/_run.js";
 

@@ -5,17 +5,10 @@
  */
 import { spawn } from "node:child_process";
 import { cpSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { cliEntry, repoRoot } from "../cli/_run.js";
-
-export const jitiCli = join(
-	dirname(createRequire(import.meta.url).resolve("jiti/package.json")),
-	"lib",
-	"jiti-cli.mjs",
-);
+import { cliArgs, repoRoot } from "../cli/_run.js";
 
 export interface Project {
 	readonly dir: string;
@@ -72,9 +65,9 @@ export default function (api: ExtensionAPI) {
 	};
 }
 
-/** The command line that starts `toolsmith mcp` from source. */
+/** The command line that starts `toolsmith mcp` of the current sources (see `cliArgs`). */
 export function mcpCommand(args: readonly string[]): { command: string; args: string[] } {
-	return { command: process.execPath, args: [jitiCli, cliEntry, "mcp", ...args] };
+	return { command: process.execPath, args: [...cliArgs, "mcp", ...args] };
 }
 
 export interface RawServer {

@@ -60,7 +60,7 @@ function inspect(args: readonly string[], cwd: string): Promise<Run> {
 	});
 }
 
-/** The command line that makes the Inspector start `toolsmith mcp` from source with these arguments. */
+/** The command line that makes the Inspector start `toolsmith mcp` of the current sources with these arguments. */
 function server(args: readonly string[]): string[] {
 	const { command, args: argv } = mcpCommand(args);
 	return [command, ...argv];
