@@ -3,8 +3,9 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
 	test: {
 		include: ["test/unit/**/*.test.ts", "test/integration/**/*.test.ts"],
-		// Builds the inspector's page when it is missing or stale (the inspector tests serve it).
-		globalSetup: ["test/setup/inspector-page.ts"],
+		// Build what the tests need when it is missing or stale: the package's JavaScript (the CLI
+		// tests start dist/cli.js when it is fresh), then the inspector's page (its tests serve it).
+		globalSetup: ["test/setup/cli-build.ts", "test/setup/inspector-page.ts"],
 		testTimeout: 30_000,
 		hookTimeout: 30_000,
 		// Two test files at a time even on a 2-core machine (vitest's default there is one): most of

@@ -6,36 +6,20 @@
  * it a few hundred times). `TOOLSMITH_TEST_CLI=source` forces the sources.
  */
 import { spawn } from "node:child_process";
-import { readdirSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { buildStaleness } from "../../setup/_package-build.js";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
 const jitiCli = join(dirname(createRequire(import.meta.url).resolve("jiti/package.json")), "lib", "jiti-cli.mjs");
 export const cliEntry = join(root, "src/cli/main.ts");
 export const repoRoot = root;
 
-/** What tsup bundles into dist/cli.js (see tsup.config.ts): a change to any of them makes the build stale. */
-const BUILD_INPUTS = ["src", "create-tool/src", "tsup.config.ts", "package.json"];
-
-/** The latest modification time under `path` (a file or a folder), in milliseconds. */
-function newest(path: string): number {
-	const info = statSync(path);
-	if (!info.isDirectory()) return info.mtimeMs;
-	return Math.max(info.mtimeMs, ...readdirSync(path).map((name) => newest(join(path, name))));
-}
-
 /** dist/cli.js when it is built from the sources as they are now, else undefined. */
 function freshBuild(): string | undefined {
 	if (process.env.TOOLSMITH_TEST_CLI === "source") return undefined;
-	const built = join(root, "dist/cli.js");
-	try {
-		const builtAt = statSync(built).mtimeMs;
-		return BUILD_INPUTS.every((input) => newest(join(root, input)) <= builtAt) ? built : undefined;
-	} catch {
-		return undefined;
-	}
+	return buildStaleness(root) === undefined ? join(root, "dist/cli.js") : undefined;
 }
 
 /** The arguments to `node` that start the CLI, before the CLI's own. */
