@@ -33,7 +33,7 @@ export {
 	loadExtensions,
 } from "./extensions/node-loader.js";
 export { type PiExtensionAPI, type ToPiExtensionOptions, toPiExtension } from "./extensions/node-pi-package.js";
-export { checkEngines } from "./extensions/version.js";
+export { checkEngines } from "./extensions/node-version.js";
 export {
 	type LoadMcpToolsOptions,
 	loadMcpTools,

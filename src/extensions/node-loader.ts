@@ -22,9 +22,9 @@ import type {
 	LoadedExtension,
 } from "./api.js";
 import { type DiscoveredExtension, discoverExtensions } from "./node-discovery.js";
+import { checkEngines } from "./node-version.js";
 import type { ToolRegistry } from "./registry.js";
 import { createExtensionRuntime, DEFAULT_LOAD_TIMEOUT_MS, type ExtensionRuntime } from "./runtime.js";
-import { checkEngines } from "./version.js";
 
 /** Options for `loadExtensions`: the working folder, the env, the runtime and registry to load into, the built-ins, the load time limit, a logger and a diagnostic listener. */
 export interface LoadExtensionsOptions {

@@ -4,17 +4,9 @@
  * path, progress as `onUpdate`, cancellation through the call's signal, `tools/list_changed`
  * followed, and a stdio server that dies started again for the next call (Node only).
  */
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import {
-	ErrorCode,
-	McpError,
-	type Progress,
-	type Tool,
-	ToolListChangedNotificationSchema,
-} from "@modelcontextprotocol/sdk/types.js";
+import type { Progress, Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { TSchema } from "@sinclair/typebox";
 import type { JsonValue, ToolResultContent } from "../contract/content.js";
 import { errorMessage } from "../contract/errors.js";
@@ -28,6 +20,7 @@ import type {
 import { fromJsonSchema } from "../exec/_from-json-schema.js";
 import { API_VERSION } from "../extensions/api.js";
 import { checkToolName } from "../providers/names.js";
+import { type McpClientSdk, mcpClientSdk } from "./_node-sdk.js";
 import { annotationsOf } from "./tools.js";
 
 /** An MCP server started as a child process and spoken to over its stdin and stdout. */
@@ -116,9 +109,9 @@ function describeServer(options: LoadMcpToolsOptions): string {
 	return String((options as McpHttpServer).url);
 }
 
-function makeTransport(options: LoadMcpToolsOptions): Transport {
+function makeTransport(sdk: McpClientSdk, options: LoadMcpToolsOptions): Transport {
 	if (isStdio(options)) {
-		return new StdioClientTransport({
+		return new sdk.StdioClientTransport({
 			command: options.command,
 			args: [...(options.args ?? [])],
 			...(options.env ? { env: { ...options.env } } : {}),
@@ -127,7 +120,7 @@ function makeTransport(options: LoadMcpToolsOptions): Transport {
 		});
 	}
 	const http = options as McpHttpServer;
-	return new StreamableHTTPClientTransport(new URL(String(http.url)), {
+	return new sdk.StreamableHTTPClientTransport(new URL(String(http.url)), {
 		requestInit: http.headers ? { headers: { ...http.headers } } : undefined,
 	});
 }
@@ -166,8 +159,8 @@ function textOf(content: readonly ToolResultContent[]): string {
 		.join("\n");
 }
 
-function isConnectionClosed(error: unknown): boolean {
-	return error instanceof McpError && error.code === ErrorCode.ConnectionClosed;
+function isConnectionClosed(sdk: McpClientSdk, error: unknown): boolean {
+	return error instanceof sdk.McpError && error.code === sdk.ErrorCode.ConnectionClosed;
 }
 
 /**
@@ -184,6 +177,7 @@ export async function loadMcpTools(options: LoadMcpToolsOptions): Promise<McpToo
 	const reportedNames = new Set<string>();
 	const timeout = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
 	const prefix = typeof options.prefix === "string" && options.prefix !== "" ? `${options.prefix}_` : "";
+	const sdk = await mcpClientSdk();
 	let current: Client | undefined;
 	let connecting: Promise<Client> | undefined;
 	let closed = false;
@@ -221,8 +215,8 @@ export async function loadMcpTools(options: LoadMcpToolsOptions): Promise<McpToo
 	};
 
 	const connect = async (): Promise<Client> => {
-		const client = new Client({ name: "toolsmith-sdk", version: API_VERSION });
-		client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+		const client = new sdk.Client({ name: "toolsmith-sdk", version: API_VERSION });
+		client.setNotificationHandler(sdk.ToolListChangedNotificationSchema, async () => {
 			if (client === current) await relist("the server changed its tools");
 		});
 		// A first connection that fails is an error of loadMcpTools itself, not a server that went away.
@@ -240,7 +234,7 @@ export async function loadMcpTools(options: LoadMcpToolsOptions): Promise<McpToo
 		};
 		current = client;
 		try {
-			await client.connect(makeTransport(options), { timeout });
+			await client.connect(makeTransport(sdk, options), { timeout });
 		} catch (error) {
 			current = undefined;
 			await client.close().catch(() => undefined);
@@ -360,7 +354,7 @@ export async function loadMcpTools(options: LoadMcpToolsOptions): Promise<McpToo
 			});
 		} catch (error) {
 			if (signal?.aborted) throw signal.reason ?? error;
-			if (isConnectionClosed(error) || client !== current) {
+			if (isConnectionClosed(sdk, error) || client !== current) {
 				throw new Error(
 					`The MCP server ${named()} exited while ${remote} was running; the call did not finish. The next call starts the server again.`,
 					{ cause: error },

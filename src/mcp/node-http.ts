@@ -5,11 +5,11 @@
  */
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import type { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { errorMessage } from "../contract/errors.js";
 import { isLoopbackHostname } from "./_loopback.js";
 import { listen, readJsonBody, sameSecret } from "./_node-request.js";
+import { type McpHttpSdk, mcpHttpSdk, mcpServerSdk } from "./_node-sdk.js";
 import { createMcpServer, type McpServerOptions, type ToolsmithMcpServer } from "./node-server.js";
 import { MCP_MAX_MESSAGE_BYTES } from "./node-stdio.js";
 
@@ -64,7 +64,7 @@ function refuse(res: ServerResponse, status: number, message: string, headers: R
 	res.end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }));
 }
 
-function isInitialize(body: unknown): boolean {
+function isInitialize(isInitializeRequest: McpHttpSdk["isInitializeRequest"], body: unknown): boolean {
 	return Array.isArray(body) ? body.some((m) => isInitializeRequest(m)) : isInitializeRequest(body);
 }
 
@@ -141,8 +141,9 @@ export async function serveMcpOverHttp(options: McpHttpServeOptions): Promise<Mc
 		0,
 		MAX_TIMER_MS,
 	);
-	// Fail now, not at the first client, when the tools cannot be served at all.
-	await (options.host?.ready ?? Promise.resolve());
+	// Fail now, not at the first client, when the tools cannot be served at all; the SDK is loaded
+	// now too (the server's part included), so the first client does not wait for it.
+	const [sdk] = await Promise.all([mcpHttpSdk(), mcpServerSdk(), options.host?.ready]);
 	// In order of last use, least recent first (each use moves a session to the end).
 	const sessions = new Map<string, Session>();
 	// Sessions being created, counted against the cap before they are in `sessions`.
@@ -251,7 +252,8 @@ export async function serveMcpOverHttp(options: McpHttpServeOptions): Promise<Mc
 				}
 				return session.transport.handleRequest(req, res, body);
 			}
-			if (!isInitialize(body)) return refuse(res, 400, "Bad request: no session; send initialize first.");
+			if (!isInitialize(sdk.isInitializeRequest, body))
+				return refuse(res, 400, "Bad request: no session; send initialize first.");
 			if (!makeRoom()) {
 				log(`Refused a new MCP session: all ${maxSessions} sessions are in use.`);
 				return refuse(
@@ -266,7 +268,7 @@ export async function serveMcpOverHttp(options: McpHttpServeOptions): Promise<Mc
 			try {
 				const server = await createMcpServer(options);
 				const newId = randomUUID();
-				const transport = new StreamableHTTPServerTransport({
+				const transport = new sdk.StreamableHTTPServerTransport({
 					sessionIdGenerator: () => newId,
 					onsessioninitialized: () => {
 						if (!session || closed) return;

@@ -5,9 +5,8 @@
  * notifications, a cancelled request aborts its call, and a registry change that alters the list
  * sends `notifications/tools/list_changed`. Node-only (its default env is a NodeExecutionEnv).
  */
-import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { CallToolRequestSchema, type CallToolResult, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { TSchema } from "@sinclair/typebox";
 import type { ToolCall, ToolResultContent, ToolResultMessage } from "../contract/content.js";
 import { errorMessage } from "../contract/errors.js";
@@ -23,6 +22,7 @@ import type { ExtensionHost } from "../extensions/node-host.js";
 import type { RegistrySnapshot } from "../extensions/registry.js";
 import { createExtensionRuntime } from "../extensions/runtime.js";
 import { CallGate } from "./_call-gate.js";
+import { mcpServerSdk } from "./_node-sdk.js";
 import { type McpTool, type McpToolReport, toMcpTools } from "./tools.js";
 
 /** The `_meta` key a result's `details` travel under. */
@@ -258,7 +258,7 @@ function gateOf(host: McpServedHost): CallGate {
  */
 export async function createMcpServer(options: McpServerOptions): Promise<ToolsmithMcpServer> {
 	const source = sourceOf(options);
-	await source.ready;
+	const [{ Server, CallToolRequestSchema, ListToolsRequestSchema }] = await Promise.all([mcpServerSdk(), source.ready]);
 	const log = (message: string): void => {
 		try {
 			options.log?.(message);

@@ -6,9 +6,9 @@
  * client sends, a line without an end included. Node-only.
  */
 import type { Readable, Writable } from "node:stream";
-import { JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
 import { errorMessage } from "../contract/errors.js";
 import { EnvelopeScanner } from "./_envelope-scan.js";
+import { mcpTypes } from "./_node-sdk.js";
 
 /**
  * Largest MCP message accepted, in bytes of UTF-8 (a stdio line, an HTTP request body): the
@@ -65,6 +65,10 @@ export class McpStdioTransport {
 	readonly #log: (message: string) => void;
 	#resolveClosed: (reason: string) => void = () => {};
 	#started = false;
+	// The SDK's check of a JSON-RPC message, loaded by `start`.
+	#parse: (value: unknown) => object = () => {
+		throw new Error("McpStdioTransport is not started (connect starts it).");
+	};
 	#isClosed = false;
 	// The line being read: its chunks while under the limit, else a scanner reading past it.
 	#chunks: Buffer[] = [];
@@ -95,6 +99,10 @@ export class McpStdioTransport {
 	async start(): Promise<void> {
 		if (this.#started) throw new Error("McpStdioTransport is already started (connect starts it).");
 		this.#started = true;
+		const { JSONRPCMessageSchema } = await mcpTypes();
+		this.#parse = (value) => JSONRPCMessageSchema.parse(value);
+		// Closed while the SDK was loading: nothing is read.
+		if (this.#isClosed) return;
 		this.#stdin.on("data", this.#onData);
 		this.#stdin.on("end", this.#onEnd);
 		this.#stdin.on("close", this.#onEnd);
@@ -171,7 +179,7 @@ export class McpStdioTransport {
 		if (line.trim() === "") return;
 		let message: object;
 		try {
-			message = JSONRPCMessageSchema.parse(JSON.parse(line));
+			message = this.#parse(JSON.parse(line));
 		} catch (error) {
 			this.#log(`Refused a message that is not JSON-RPC: ${errorMessage(error).split("\n")[0] ?? ""}`);
 			this.onerror?.(error instanceof Error ? error : new Error(errorMessage(error)));

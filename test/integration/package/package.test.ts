@@ -203,6 +203,51 @@ describe.concurrent("in a fresh project", () => {
 		});
 	});
 
+	it("imports toolsmith-sdk and toolsmith-sdk/node without the MCP SDK, zod or semver, which load on first use", async ({
+		expect,
+	}) => {
+		// A resolve hook (in the loader's thread) writes down every ES module the process resolves;
+		// semver is CommonJS, so it is looked for in require's cache.
+		const record = join(consumer, "resolved.txt");
+		await writeFile(
+			join(consumer, "record-hooks.mjs"),
+			`import { appendFileSync } from "node:fs";
+export async function resolve(specifier, context, next) {
+	const found = await next(specifier, context);
+	appendFileSync(${JSON.stringify(record)}, found.url + "\\n");
+	return found;
+}
+`,
+		);
+		const script = `
+import { readFileSync, writeFileSync } from "node:fs";
+import { createRequire, register } from "node:module";
+writeFileSync(${JSON.stringify(record)}, "");
+register("./record-hooks.mjs", import.meta.url);
+const require = createRequire(import.meta.url);
+const heavy = () => [
+	...readFileSync(${JSON.stringify(record)}, "utf8").split("\\n").filter((url) => /\\/node_modules\\/(@modelcontextprotocol\\/sdk|zod)\\//.test(url)).map((url) => url.replace(/.*\\/node_modules\\//, "").split("/").slice(0, 2).join("/")),
+	...Object.keys(require.cache).filter((path) => /\\/node_modules\\/semver\\//.test(path)).map(() => "semver/"),
+];
+const unique = (list) => [...new Set(list)].sort();
+await import("toolsmith-sdk");
+const node = await import("toolsmith-sdk/node");
+const atImport = unique(heavy());
+const server = await node.createMcpServer({ tools: [] });
+await server.close();
+const incompatible = node.checkEngines("^999", "ext.ts", "package.json")?.code;
+console.log(JSON.stringify({ atImport, afterUse: unique(heavy()), incompatible }));
+`;
+		await writeFile(join(consumer, "lazy-probe.mjs"), script);
+		const result = await run(process.execPath, ["lazy-probe.mjs"], consumer);
+		expect(result.code, transcript(result)).toBe(0);
+		const probe = JSON.parse(result.stdout) as { atImport: string[]; afterUse: string[]; incompatible: string };
+		expect(probe.atImport).toEqual([]);
+		expect(probe.afterUse).toEqual(expect.arrayContaining(["@modelcontextprotocol/sdk", "semver/"]));
+		expect(probe.afterUse.some((name) => name.startsWith("zod/"))).toBe(true);
+		expect(probe.incompatible).toBe("E_INCOMPATIBLE");
+	});
+
 	it("exports at run time exactly the values docs/api.md lists, entry by entry", async ({ expect }) => {
 		const listed = collectExports();
 		// toolsmith-sdk/vitest needs vitest, which this project does not install; its types are checked above.

@@ -1,6 +1,17 @@
-/** Checking an extension's `engines.toolsmith` range against `API_VERSION` with semver (plain JavaScript, no Node built-ins). */
-import semver from "semver";
+/**
+ * Checking an extension's `engines.toolsmith` range against `API_VERSION` with semver, which is
+ * required only when an extension declares a range: most declare none, and semver costs more to
+ * import than the check is worth for them (Node only, for `createRequire`).
+ */
+import { createRequire } from "node:module";
 import { API_VERSION, type ExtensionDiagnostic } from "./api.js";
+
+let semverModule: typeof import("semver") | undefined;
+
+function semver(): typeof import("semver") {
+	semverModule ??= createRequire(import.meta.url)("semver") as typeof import("semver");
+	return semverModule;
+}
 
 /**
  * The diagnostic for a declared range, or undefined when the extension may load: no range, or a
@@ -10,7 +21,7 @@ import { API_VERSION, type ExtensionDiagnostic } from "./api.js";
 export function checkEngines(range: unknown, path: string, where: string): ExtensionDiagnostic | undefined {
 	if (range === undefined || range === null) return undefined;
 	const text = typeof range === "string" ? range : JSON.stringify(range);
-	if (typeof range !== "string" || semver.validRange(range) === null) {
+	if (typeof range !== "string" || semver().validRange(range) === null) {
 		return {
 			severity: "error",
 			code: "E_INVALID_ENGINES",
@@ -18,7 +29,7 @@ export function checkEngines(range: unknown, path: string, where: string): Exten
 			path,
 		};
 	}
-	if (!semver.satisfies(API_VERSION, range, { includePrerelease: true })) {
+	if (!semver().satisfies(API_VERSION, range, { includePrerelease: true })) {
 		return {
 			severity: "error",
 			code: "E_INCOMPATIBLE",

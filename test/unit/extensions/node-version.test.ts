@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { API_VERSION } from "../../../src/extensions/api.js";
-import { checkEngines } from "../../../src/extensions/version.js";
+import { checkEngines } from "../../../src/extensions/node-version.js";
 
 describe("checkEngines", () => {
 	it("accepts no range and ranges that include API_VERSION", () => {
