@@ -1,15 +1,6 @@
-/**
- * An extension written for pi 1.x that uses the 1.x tool contract (test/fixtures/pi-1x-contract:
- * outputSchema and structuredContent, annotations, each exposure, namespace, defaultActive,
- * prepareLoadout, reachesTools, renderShell, constrainedSampling) registers and behaves the same in
- * toolsmith as in the 1.6.0 release's own session (Node 22, a child process), where
- * `npm run compat:setup` installed it: the same getAllTools() fields, active tools, callable tools,
- * declarations and structuredContent.
- */
-import { execFile } from "node:child_process";
-import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { NodeExecutionEnv } from "../../../src/env/node.js";
@@ -17,6 +8,7 @@ import { executeToolCalls } from "../../../src/exec/execute.js";
 import type { ToolInfo } from "../../../src/extensions/api.js";
 import { type LoadExtensionsResult, loadExtensions } from "../../../src/extensions/node-loader.js";
 import { findRelease, type ReferenceSession, referenceSession } from "../../compat/_reference.js";
+import { typeCheckAgainstRelease } from "./_pi-typecheck.js";
 
 const fixture = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "fixtures", "pi-1x-contract");
 const release = findRelease("@earendil-works", "1.6.0");
@@ -152,31 +144,7 @@ describe("a pi 1.x extension using the 1.x tool contract", () => {
 		"type-checks against the 1.6.0 release's own declarations",
 		async () => {
 			if (!release) return;
-			const modules = resolve(release.dir, "..", "..");
-			const project = join(cwd, "tsconfig.json");
-			writeFileSync(
-				project,
-				JSON.stringify({
-					compilerOptions: {
-						target: "ES2022",
-						module: "ESNext",
-						moduleResolution: "Bundler",
-						strict: true,
-						noEmit: true,
-						skipLibCheck: true,
-						types: [],
-						paths: {
-							"@earendil-works/*": [join(modules, "@earendil-works", "*")],
-							typebox: [join(modules, "typebox")],
-						},
-					},
-					files: [join(fixture, "index.ts")],
-				}),
-			);
-			const tsc = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..", "node_modules", ".bin", "tsc");
-			const output = await new Promise<string>((done) =>
-				execFile(tsc, ["-p", project], (_error, stdout, stderr) => done(`${stdout}${stderr}`)),
-			);
+			const output = await typeCheckAgainstRelease(release.dir, cwd, [join(fixture, "index.ts")]);
 			expect(output).toBe("");
 		},
 		180_000,

@@ -1,20 +1,6 @@
-/**
- * An extension written for pi 1.6.0 whose direct tool calls other tools (test/fixtures/pi-1x-nested:
- * `ctx.executeTool` and `ctx.tools`, a `codemode` tool with `outputSchema` and `structuredContent`,
- * a `model-only` tool other tools may not call, a `tool_call` handler that blocks one call, and
- * `registerToolRenderer`) behaves under toolsmith's extension host and executor as in the 1.6.0
- * release's own session, where pi-ai's scripted model calls the direct tool in one turn of the
- * session's agent (Node 22, a child process: test/compat/_reference-session.mjs). Compared: the
- * active, callable and declared tools, the calling tool's result message (content, details,
- * isError, `nestedCalls`), the `tool_execution_*` events with `parentToolCallId` and ids
- * `<id>/<n>`, the bad nested call's validation error, the refusal of the model-only tool, what the
- * extension's handlers heard, and the lines the renderer draws at 30 columns. What differs on
- * purpose is named in DIFFERENCES (and listed in docs/pi-compat.md).
- */
-import { execFile } from "node:child_process";
-import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ToolExecutionEvent } from "../../../src/contract/events.js";
@@ -24,6 +10,7 @@ import { createExtensionHost, type ExtensionHost } from "../../../src/extensions
 import { renderToolCall, renderToolResult, toolRenderersFor } from "../../../src/render/renderer.js";
 import { plainTheme } from "../../../src/render/theme.js";
 import { findRelease, referenceSession } from "../../compat/_reference.js";
+import { typeCheckAgainstRelease } from "./_pi-typecheck.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const fixture = join(here, "..", "..", "fixtures", "pi-1x-nested", "index.ts");
@@ -321,31 +308,7 @@ describe("a pi 1.6.0 extension whose tool calls other tools", () => {
 		"type-checks against the 1.6.0 release's own declarations",
 		async () => {
 			if (!release) return;
-			const modules = resolve(release.dir, "..", "..");
-			const project = join(cwd, "tsconfig.json");
-			writeFileSync(
-				project,
-				JSON.stringify({
-					compilerOptions: {
-						target: "ES2022",
-						module: "ESNext",
-						moduleResolution: "Bundler",
-						strict: true,
-						noEmit: true,
-						skipLibCheck: true,
-						types: [],
-						paths: {
-							"@earendil-works/*": [join(modules, "@earendil-works", "*")],
-							typebox: [join(modules, "typebox")],
-						},
-					},
-					files: [fixture],
-				}),
-			);
-			const tsc = join(here, "..", "..", "..", "node_modules", ".bin", "tsc");
-			const output = await new Promise<string>((done) =>
-				execFile(tsc, ["-p", project], (_error, stdout, stderr) => done(`${stdout}${stderr}`)),
-			);
+			const output = await typeCheckAgainstRelease(release.dir, cwd, [fixture]);
 			expect(output).toBe("");
 		},
 		180_000,
