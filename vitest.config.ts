@@ -9,8 +9,7 @@ export default defineConfig({
 		testTimeout: 30_000,
 		hookTimeout: 30_000,
 		// Two test files at a time even on a 2-core machine (vitest's default there is one): most of
-		// the long files wait on child processes and registry installs, so the suite takes about
-		// 7 minutes instead of 10.5.
+		// the long files wait on child processes and registry installs.
 		maxWorkers: 2,
 	},
 });
