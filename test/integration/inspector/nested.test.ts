@@ -34,6 +34,16 @@ afterAll(async () => {
 	rmSync(assets, { recursive: true, force: true });
 });
 
+/** Starts a `relay` call through the page's API and returns its call id. */
+async function startRelay(args: { n: number; intervalMs: number }): Promise<string> {
+	const response = await fetch(it_.url("/api/call"), {
+		method: "POST",
+		headers: { "content-type": "application/json" },
+		body: JSON.stringify({ tool: "relay", args }),
+	});
+	return ((await response.json()) as CallStarted).id;
+}
+
 const plain = (lines: readonly string[] | undefined) => stripVTControlCharacters((lines ?? []).join("\n"));
 
 describe("nested calls in the inspector", () => {
@@ -41,12 +51,7 @@ describe("nested calls in the inspector", () => {
 		const events = eventStream(it_.url("/api/events"));
 		try {
 			await events.next((e) => e.type === "hello");
-			const response = await fetch(it_.url("/api/call"), {
-				method: "POST",
-				headers: { "content-type": "application/json" },
-				body: JSON.stringify({ tool: "relay", args: { n: 3, intervalMs: 10 } }),
-			});
-			const { id } = (await response.json()) as CallStarted;
+			const id = await startRelay({ n: 3, intervalMs: 10 });
 			const end = (await events.next((e) => e.type === "call" && e.call.id === id && e.call.status !== "running")) as {
 				call: InspectorCall;
 			};
@@ -124,12 +129,7 @@ describe("nested calls in the inspector", () => {
 		const events = eventStream(it_.url("/api/events"));
 		try {
 			await events.next((e) => e.type === "hello");
-			const response = await fetch(it_.url("/api/call"), {
-				method: "POST",
-				headers: { "content-type": "application/json" },
-				body: JSON.stringify({ tool: "relay", args: { n: 20, intervalMs: 100 } }),
-			});
-			const { id } = (await response.json()) as CallStarted;
+			const id = await startRelay({ n: 20, intervalMs: 100 });
 			await events.next((e) => e.type === "nested-update" && e.id === id);
 			const state = (await (await fetch(it_.url("/api/state"))).json()) as InspectorState;
 			const running = state.calls.find((c) => c.id === id);

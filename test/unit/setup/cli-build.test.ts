@@ -2,20 +2,16 @@
  * The global setup that builds the package's JavaScript before the tests (the CLI tests start
  * dist/cli.js when it is fresh): when it decides to build, on a fake repository layout.
  */
-import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, utimesSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { staleReason } from "../../setup/cli-build.js";
+import { writeAt } from "./_fake-repo.js";
 
 let repo: string;
 
-function file(path: string, seconds: number): void {
-	const full = join(repo, path);
-	mkdirSync(join(full, ".."), { recursive: true });
-	writeFileSync(full, path);
-	utimesSync(full, seconds, seconds);
-}
+const file = (path: string, seconds: number): void => writeAt(repo, path, seconds);
 
 beforeEach(() => {
 	repo = mkdtempSync(join(tmpdir(), "toolsmith-cli-build-"));

@@ -2,21 +2,16 @@
  * The global setup that builds the inspector's page before the tests: when it decides the page
  * must be (re)built, on a copy of the repository's layout in a temporary folder.
  */
-import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, utimesSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { staleReason } from "../../setup/inspector-page.js";
+import { writeAt } from "./_fake-repo.js";
 
 let repo: string;
 
-/** Writes `path` under the fake repository with the given modification time (seconds). */
-function file(path: string, seconds: number): void {
-	const full = join(repo, path);
-	mkdirSync(join(full, ".."), { recursive: true });
-	writeFileSync(full, path);
-	utimesSync(full, seconds, seconds);
-}
+const file = (path: string, seconds: number): void => writeAt(repo, path, seconds);
 
 beforeEach(() => {
 	repo = mkdtempSync(join(tmpdir(), "toolsmith-page-setup-"));
