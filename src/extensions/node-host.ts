@@ -26,6 +26,7 @@ import type { ExecutionEnv } from "../env/types.js";
 import { batchConfig } from "../exec/_batch-config.js";
 import { executeToolCalls } from "../exec/execute.js";
 import type { ExecuteToolCallsConfig, ExecuteToolCallsResult } from "../exec/types.js";
+import { notifyListeners, observer } from "../shared/listeners.js";
 import { builtinsFromOption } from "../tools/builtins.js";
 import { type HostFiles, type RouteAction, routeChanges, routeReload } from "./_change-routing.js";
 import { composeAfter, composeBefore } from "./_host-hooks.js";
@@ -244,13 +245,8 @@ export function createExtensionHost(options: ExtensionHostOptions): ExtensionHos
 	const loadTimeoutMs = options.loadTimeoutMs ?? DEFAULT_LOAD_TIMEOUT_MS;
 	const shutdownTimeoutMs = options.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS;
 	const log: ExtensionLogger = options.log ?? (() => {});
-	const safeLog = (level: "info" | "warning" | "error", message: string): void => {
-		try {
-			log({ level, message });
-		} catch {
-			// the log is an observer
-		}
-	};
+	const tellLog = observer(log);
+	const safeLog = (level: "info" | "warning" | "error", message: string): void => tellLog({ level, message });
 
 	const reloadListeners = new Set<ExtensionReloadListener>();
 	const diagnosticListeners = new Set<ExtensionDiagnosticListener>();
@@ -267,13 +263,7 @@ export function createExtensionHost(options: ExtensionHostOptions): ExtensionHos
 		) {
 			collecting.diagnostics.push(diagnostic);
 		}
-		for (const listener of diagnosticListeners) {
-			try {
-				listener(diagnostic);
-			} catch {
-				// listeners are observers
-			}
-		}
+		notifyListeners(diagnosticListeners, diagnostic);
 	};
 
 	const runtime = createExtensionRuntime({
@@ -309,13 +299,7 @@ export function createExtensionHost(options: ExtensionHostOptions): ExtensionHos
 	const toolsOf = (path: string) => signaturesOf(registry.entries(), path);
 
 	const emitReload = (event: ExtensionReloadEvent): void => {
-		for (const listener of reloadListeners) {
-			try {
-				listener(event);
-			} catch {
-				// listeners are observers
-			}
-		}
+		notifyListeners(reloadListeners, event);
 	};
 
 	const updateWatch = (): void => {

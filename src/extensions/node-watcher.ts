@@ -12,6 +12,7 @@
  */
 import { existsSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
+import { notifyListeners } from "../shared/listeners.js";
 
 /** What happened to a path, as the last event in a debounce window says. */
 export type FileChangeKind = "add" | "change" | "unlink" | "addDir" | "unlinkDir";
@@ -68,13 +69,8 @@ export async function createFileWatcher(options: FileWatcherOptions): Promise<Fi
 	const { watch } = await import("chokidar");
 	const debounceMs = Math.max(0, options.debounceMs ?? DEFAULT_DEBOUNCE_MS);
 	const maxWaitMs = Math.max(debounceMs, options.maxWaitMs ?? Math.max(200, debounceMs * 10));
-	const fail = (error: unknown): void => {
-		try {
-			options.onError?.(error instanceof Error ? error : new Error(String(error)));
-		} catch {
-			// an observer cannot stop the watcher
-		}
-	};
+	const fail = (error: unknown): void =>
+		notifyListeners([options.onError], error instanceof Error ? error : new Error(String(error)));
 
 	let pending = new Map<string, FileChangeKind>();
 	let timer: NodeJS.Timeout | undefined;

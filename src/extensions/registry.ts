@@ -31,6 +31,7 @@ import type {
 	ToolCallHookContext,
 } from "../exec/types.js";
 import { buildToolsPrompt } from "../prompt/tools-prompt.js";
+import { notifyListeners } from "../shared/listeners.js";
 import { providerNameProblems } from "./_names.js";
 import type {
 	DiagnosticListener,
@@ -266,11 +267,7 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
 
 	const report = (diagnostic: ExtensionDiagnostic, into: ExtensionDiagnostic[]): void => {
 		into.push(diagnostic);
-		try {
-			options.onDiagnostic?.(diagnostic);
-		} catch {
-			// a broken listener must not break registration
-		}
+		notifyListeners([options.onDiagnostic], diagnostic);
 	};
 
 	const rankOf = (source: ToolSource): number =>
@@ -298,13 +295,7 @@ export function createToolRegistry(options: ToolRegistryOptions = {}): ToolRegis
 		cached = undefined;
 		if (listeners.size === 0) return;
 		const snap = snapshot();
-		for (const listener of listeners) {
-			try {
-				listener(snap);
-			} catch {
-				// listeners are observers; they cannot veto a change
-			}
-		}
+		notifyListeners(listeners, snap);
 	};
 
 	/** Validate and add without notifying; returns whether it was accepted. */

@@ -8,6 +8,7 @@
 import { errorMessage, ToolsmithError } from "../contract/errors.js";
 import type { ToolDefinition } from "../contract/tool.js";
 import type { ExecutionEnv } from "../env/types.js";
+import { notifyListeners } from "../shared/listeners.js";
 import { createEventBus } from "./_event-bus.js";
 import { createExtensionAPI, dispose, type Instance, sourceHandlers } from "./_extension-api.js";
 import { listServers, type McpServerTable, replaceServersOf } from "./_mcp-servers.js";
@@ -156,11 +157,7 @@ export function createExtensionRuntime(options: ExtensionRuntimeOptions): Extens
 	const log: ExtensionLogger = options.log ?? (() => {});
 	const report = (diagnostic: ExtensionDiagnostic, into?: ExtensionDiagnostic[]): void => {
 		into?.push(diagnostic);
-		try {
-			options.onDiagnostic?.(diagnostic);
-		} catch {
-			// observers cannot break loading
-		}
+		notifyListeners([options.onDiagnostic], diagnostic);
 	};
 	const registry =
 		options.registry ?? createToolRegistry({ builtins: options.builtins ?? [], onDiagnostic: options.onDiagnostic });
@@ -196,13 +193,7 @@ export function createExtensionRuntime(options: ExtensionRuntimeOptions): Extens
 	/** Set by the first `session_start` (`startup`) to all: from then on changes are emitted as events. */
 	let started = false;
 	const mcpChanged = (): void => {
-		for (const listener of [...mcpListeners]) {
-			try {
-				listener(listServers(mcpTable));
-			} catch {
-				// a host's listener cannot break registration
-			}
-		}
+		notifyListeners(mcpListeners, listServers(mcpTable));
 		if (started) void emit({ type: "mcp_servers_change", servers: listServers(mcpTable) });
 	};
 

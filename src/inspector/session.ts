@@ -8,6 +8,7 @@ import type { ToolExecutionEvent } from "../contract/events.js";
 import type { ExecuteToolCallsConfig, ExecuteToolCallsResult } from "../exec/types.js";
 import type { ReplayFixture } from "../harness/fixture.js";
 import type { RecordingEnv } from "../harness/record.js";
+import { notifyListeners } from "../shared/listeners.js";
 
 /** Where a batch came from: the page, or the prompt of `toolsmith dev` beside it. */
 export type CallOrigin = "page" | "terminal";
@@ -92,36 +93,29 @@ export class InspectorSession {
 			if (callerSignal?.aborted) controller.abort();
 			else callerSignal?.addEventListener("abort", abort, { once: true });
 		}
-		for (const listener of this.listeners) {
-			try {
-				const watcher = listener({ origin, calls: toolCalls, abort });
+		notifyListeners(
+			[...this.listeners].map((listener) => (batch: SessionBatch) => {
+				const watcher = listener(batch);
 				if (watcher) watchers.push(watcher);
-			} catch {
-				// a listener is an observer
-			}
-		}
+			}),
+			{ origin, calls: toolCalls, abort },
+		);
 		const own = options.onEvent;
 		const onEvent =
 			watchers.length === 0
 				? own
 				: (event: ToolExecutionEvent) => {
 						own?.(event);
-						for (const watcher of watchers) {
-							try {
-								watcher.onEvent?.(event);
-							} catch {
-								// an observer
-							}
-						}
+						notifyListeners(
+							watchers.map((watcher) => (value: ToolExecutionEvent) => watcher.onEvent?.(value)),
+							event,
+						);
 					};
 		const tell = (results: readonly ToolResultMessage[]) => {
-			for (const watcher of watchers) {
-				try {
-					watcher.end?.(results, entry.aborted);
-				} catch {
-					// an observer
-				}
-			}
+			notifyListeners(
+				watchers.map((watcher) => (value: readonly ToolResultMessage[]) => watcher.end?.(value, entry.aborted)),
+				results,
+			);
 		};
 		try {
 			let outcome: ExecuteToolCallsResult;

@@ -20,6 +20,7 @@ import type {
 import { fromJsonSchema } from "../exec/_from-json-schema.js";
 import { API_VERSION } from "../extensions/api.js";
 import { checkToolName } from "../providers/names.js";
+import { notifyListeners } from "../shared/listeners.js";
 import { type McpClientSdk, mcpClientSdk } from "./_node-sdk.js";
 import { annotationsOf } from "./tools.js";
 
@@ -207,11 +208,7 @@ export async function loadMcpTools(options: LoadMcpToolsOptions): Promise<McpToo
 
 	const report = (diagnostic: McpDiagnostic): void => {
 		diagnostics.push(diagnostic);
-		try {
-			options.onDiagnostic?.(diagnostic);
-		} catch {
-			// a broken listener must not break the connection
-		}
+		notifyListeners([options.onDiagnostic], diagnostic);
 	};
 
 	const connect = async (): Promise<Client> => {
@@ -382,13 +379,7 @@ export async function loadMcpTools(options: LoadMcpToolsOptions): Promise<McpToo
 	const refresh = async (): Promise<readonly ToolDefinition<TSchema, McpToolDetails>[]> => {
 		const client = await ensureClient();
 		tools = build(await listAll(client));
-		for (const listener of listeners) {
-			try {
-				listener(tools);
-			} catch {
-				// a broken listener must not stop the others
-			}
-		}
+		notifyListeners(listeners, tools);
 		return tools;
 	};
 

@@ -7,6 +7,7 @@ import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { errorMessage } from "../contract/errors.js";
+import { observer } from "../shared/listeners.js";
 import { isLoopbackHostname } from "./_loopback.js";
 import { listen, readJsonBody, sameSecret } from "./_node-request.js";
 import { type McpHttpSdk, mcpHttpSdk, mcpServerSdk } from "./_node-sdk.js";
@@ -120,13 +121,7 @@ export async function serveMcpOverHttp(options: McpHttpServeOptions): Promise<Mc
 			`Serving on ${hostname} makes the tools reachable from other machines: give a token (--token) that clients must send.`,
 		);
 	}
-	const log = (message: string): void => {
-		try {
-			options.log?.(message);
-		} catch {
-			// the log is an observer
-		}
-	};
+	const log = observer(options.log);
 	const maxSessions = countOption(
 		"maxSessions",
 		options.maxSessions,

@@ -21,6 +21,7 @@ import type { ExecuteToolCallsResult } from "../exec/types.js";
 import type { ExtensionHost } from "../extensions/node-host.js";
 import type { RegistrySnapshot } from "../extensions/registry.js";
 import { createExtensionRuntime } from "../extensions/runtime.js";
+import { observer } from "../shared/listeners.js";
 import { CallGate } from "./_call-gate.js";
 import { mcpServerSdk } from "./_node-sdk.js";
 import { type McpTool, type McpToolReport, toMcpTools } from "./tools.js";
@@ -259,13 +260,7 @@ function gateOf(host: McpServedHost): CallGate {
 export async function createMcpServer(options: McpServerOptions): Promise<ToolsmithMcpServer> {
 	const source = sourceOf(options);
 	const [{ Server, CallToolRequestSchema, ListToolsRequestSchema }] = await Promise.all([mcpServerSdk(), source.ready]);
-	const log = (message: string): void => {
-		try {
-			options.log?.(message);
-		} catch {
-			// the log is an observer
-		}
-	};
+	const log = observer(options.log);
 	const instructions = instructionsOf(source.snapshot(), options.instructions);
 	const server = new Server(
 		{ name: options.name ?? "toolsmith", version: options.version ?? "0.0.0" },

@@ -7,6 +7,7 @@
  */
 import type { Readable, Writable } from "node:stream";
 import { errorMessage } from "../contract/errors.js";
+import { observer } from "../shared/listeners.js";
 import { EnvelopeScanner } from "./_envelope-scan.js";
 import { mcpTypes } from "./_node-sdk.js";
 
@@ -82,14 +83,7 @@ export class McpStdioTransport {
 		if (!Number.isInteger(this.#max) || this.#max < 1) {
 			throw new RangeError(`maxMessageBytes must be a positive integer, not ${String(options.maxMessageBytes)}`);
 		}
-		const log = options.log;
-		this.#log = (message) => {
-			try {
-				log?.(message);
-			} catch {
-				// the log is an observer
-			}
-		};
+		this.#log = observer(options.log);
 		this.closed = new Promise((resolve) => {
 			this.#resolveClosed = resolve;
 		});
