@@ -31,6 +31,11 @@ export class ApiError extends Error {
 	}
 }
 
+/** The text to show for what a request (or anything else) threw. */
+export function messageOf(error: unknown): string {
+	return error instanceof ApiError || error instanceof Error ? error.message : String(error);
+}
+
 async function request<T>(method: "GET" | "POST", path: string, body?: unknown): Promise<T> {
 	const label = `${method} ${path.replace(/\?.*$/, "")}`;
 	let response: Response;
