@@ -23,7 +23,7 @@ import { executeToolCalls } from "../exec/execute.js";
 import type { ExecuteToolCallsResult } from "../exec/types.js";
 import { composeAfter, composeBefore } from "./_host-hooks.js";
 import { closeHost } from "./node-host/close.js";
-import { createReloads, reloadHost } from "./node-host/reload.js";
+import { reloadHost } from "./node-host/reload.js";
 import { startHost } from "./node-host/start.js";
 import { createHostState, type HostState } from "./node-host/state.js";
 import type {
@@ -52,7 +52,6 @@ export { DEFAULT_DEBOUNCE_MS } from "./node-watcher.js";
  */
 export function createExtensionHost(options: ExtensionHostOptions): ExtensionHost {
 	const state = createHostState(options);
-	state.reloads = createReloads(state);
 	const ready = startHost(state);
 	const { registry, runtime } = state;
 	return {

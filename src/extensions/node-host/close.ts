@@ -27,7 +27,7 @@ async function shutDown(state: HostState): Promise<void> {
 	} catch {
 		// closing never fails the caller
 	}
-	await state.reloads?.idle();
+	await state.reloads.idle();
 	await state.runtime.emit({ type: "session_shutdown", reason: "exit" }, { timeoutMs: state.shutdownTimeoutMs });
 	await state.mcpConnections.close();
 }

@@ -5,38 +5,16 @@
  */
 import { existsSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import { errorMessage } from "../../contract/errors.js";
 import { type RouteAction, routeChanges, routeReload } from "../_change-routing.js";
-import { createReloadQueue, type QueuedJob, type ReloadQueue } from "../_reload-queue.js";
+import type { QueuedJob } from "../_reload-queue.js";
 import { discoverExtensions } from "../node-discovery.js";
 import type { FileChangeKind } from "../node-watcher.js";
 import { activateOne } from "./activate.js";
-import {
-	emitReload,
-	fingerprint,
-	type HostState,
-	hostFiles,
-	knownEntry,
-	logError,
-	realpathOr,
-	updateWatch,
-} from "./state.js";
+import { fingerprint, type HostState, hostFiles, knownEntry, realpathOr } from "./state.js";
 import type { ExtensionReloadEvent } from "./types.js";
 import { unloadOne } from "./unload.js";
 
 type Trigger = "watch" | "manual";
-
-/** The host's reload queue: after each step the watcher follows the modules and the listeners hear the events. */
-export function createReloads(state: HostState): ReloadQueue<ExtensionReloadEvent> {
-	return createReloadQueue<ExtensionReloadEvent>({
-		closed: () => state.closed,
-		afterEach: (events) => {
-			updateWatch(state);
-			for (const event of events) emitReload(state, event);
-		},
-		onError: (error) => logError(state, `A reload step failed unexpectedly: ${errorMessage(error)}`),
-	});
-}
 
 /**
  * `reload(path)`: the steps for the extension, module or folder `path` names (every folder and
@@ -62,7 +40,6 @@ export function onChanges(state: HostState, changes: ReadonlyMap<string, FileCha
 
 function perform(state: HostState, action: RouteAction, trigger: Trigger): Promise<ExtensionReloadEvent[]> {
 	const reloads = state.reloads;
-	if (!reloads) return Promise.resolve([]);
 	return action.kind === "rediscover"
 		? reloads.enqueue(`scan:${action.root}`, [], action.force, (job) => scan(state, action.root, trigger, job.force))
 		: reloads.enqueue(`sync:${action.path}`, action.files, action.force, (job) =>

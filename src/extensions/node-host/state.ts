@@ -7,6 +7,7 @@
 import { createHash } from "node:crypto";
 import { readFileSync, realpathSync, statSync } from "node:fs";
 import { basename, dirname, resolve, sep } from "node:path";
+import { errorMessage } from "../../contract/errors.js";
 import { NodeExecutionEnv } from "../../env/node.js";
 import type { ExecutionEnv } from "../../env/types.js";
 import { type Listener, notifyListeners, observer } from "../../shared/listeners.js";
@@ -14,7 +15,7 @@ import { builtinsFromOption } from "../../tools/builtins.js";
 import type { HostFiles } from "../_change-routing.js";
 import { installErrorGuard } from "../_node-error-guard.js";
 import { connectRegisteredMcpServers, type McpConnections } from "../_node-mcp-connections.js";
-import type { ReloadQueue } from "../_reload-queue.js";
+import { createReloadQueue, type ReloadQueue } from "../_reload-queue.js";
 import { createSwapGate, type SwapGate } from "../_swap-gate.js";
 import { signaturesOf } from "../_tool-changes.js";
 import type { ExtensionDiagnostic, ExtensionLogger } from "../api.js";
@@ -84,8 +85,8 @@ export interface HostState {
 	/** Set by `close()`: no new reload step starts. */
 	closed: boolean;
 	watcher: FileWatcher | undefined;
-	/** The reload steps, one at a time; set by `createReloads` (`reload.ts`). */
-	reloads: ReloadQueue<ExtensionReloadEvent> | undefined;
+	/** The reload steps (`reload.ts`), one at a time; after each the watcher follows the modules and the listeners hear the events. */
+	readonly reloads: ReloadQueue<ExtensionReloadEvent>;
 	/** The initial load; set by `startHost` (`start.ts`). */
 	ready: Promise<ExtensionHostReady> | undefined;
 	/** Whether `ready` settled. */
@@ -141,7 +142,7 @@ export function createHostState(options: ExtensionHostOptions): HostState {
 		if (isDirectory(target)) roots.push(target);
 		else files.push(target);
 	}
-	return Object.assign(base, {
+	const state: HostState = Object.assign(base, {
 		runtime,
 		registry: runtime.registry,
 		mcpConnections,
@@ -152,11 +153,19 @@ export function createHostState(options: ExtensionHostOptions): HostState {
 		swapGate: createSwapGate(),
 		closed: false,
 		watcher: undefined,
-		reloads: undefined,
+		reloads: createReloadQueue<ExtensionReloadEvent>({
+			closed: () => state.closed,
+			afterEach: (events) => {
+				updateWatch(state);
+				for (const event of events) emitReload(state, event);
+			},
+			onError: (error) => logError(state, `A reload step failed unexpectedly: ${errorMessage(error)}`),
+		}),
 		ready: undefined,
 		isReady: false,
 		closing: undefined,
 	});
+	return state;
 }
 
 /** What the host knows of an entry it has not loaded yet: its entry file is its only module. */
