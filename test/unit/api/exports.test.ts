@@ -75,31 +75,75 @@ describe("public API", () => {
 		expect(actual).toBe(expected);
 	});
 
-	it("keeps the main entry for tool authors and hosts, and the runtime plumbing on its own subpath", () => {
+	it("keeps the main entry for tool authors; host plumbing, rendering and provider formats on their own subpaths", () => {
 		const names = (specifier: string) => new Set((exports.get(specifier) ?? []).map((item) => item.name));
 		const main = names("toolsmith-sdk");
-		const runtime = names("toolsmith-sdk/runtime");
 		for (const name of [
 			"defineTool",
-			"executeToolCalls",
+			"defineExtension",
 			"createBuiltinTools",
 			"BUILTIN_TOOL_SETS",
 			"createLsTool",
 			"createGrepTool",
 			"createFindTool",
 			"findToolParameters",
+			"truncateHead",
+			"DEFAULT_MAX_BYTES",
 			"SearchTextRequest",
 			"SearchTextResult",
 			"SearchTextMatch",
 			"MemoryExecutionEnv",
 			"createOperationsEnv",
 			"Type",
+			"Theme",
+			"ToolsmithError",
 		]) {
 			expect(main.has(name), name).toBe(true);
 		}
-		for (const name of ["createExtensionRuntime", "createToolRegistry", "BUILTIN_SOURCE"]) {
-			expect(runtime.has(name), name).toBe(true);
-			expect(main.has(name), name).toBe(false);
+		const moved: Readonly<Record<string, readonly string[]>> = {
+			"toolsmith-sdk/runtime": [
+				"createExtensionRuntime",
+				"createToolRegistry",
+				"BUILTIN_SOURCE",
+				"executeToolCalls",
+				"ExecuteToolCallsConfig",
+				"ToolExecutionEvent",
+				"validateToolArguments",
+				"wrapToolDefinitions",
+				"isToolCallable",
+				"ToolCall",
+				"DEFAULT_MAX_SPILL_BYTES",
+				"DEFAULT_GREP_LIMIT",
+			],
+			"toolsmith-sdk/render": [
+				"renderToolCall",
+				"ansiTheme",
+				"DEFAULT_ANSI_COLORS",
+				"plainTheme",
+				"graphemeWidth",
+				"visibleWidth",
+			],
+			"toolsmith-sdk/providers": ["toOpenAIChatTools", "parseToolCalls", "compileToolSchema", "buildToolsPrompt"],
+		};
+		for (const [specifier, list] of Object.entries(moved)) {
+			const entry = names(specifier);
+			for (const name of list) {
+				expect(entry.has(name), `${specifier}: ${name}`).toBe(true);
+				expect(main.has(name), `toolsmith-sdk: ${name}`).toBe(false);
+			}
 		}
+	});
+
+	it("exports each name from one entry only", () => {
+		const seen = new Map<string, string>();
+		const twice: string[] = [];
+		for (const [specifier, list] of exports) {
+			for (const item of list) {
+				const first = seen.get(item.name);
+				if (first !== undefined) twice.push(`${item.name}: ${first} and ${specifier}`);
+				else seen.set(item.name, specifier);
+			}
+		}
+		expect(twice).toEqual([]);
 	});
 });
