@@ -134,6 +134,22 @@ describe("public API", () => {
 		}
 	});
 
+	it("lists in docs/migration.md the entry each moved name is exported from, and not the main entry", () => {
+		const names = (specifier: string) => new Set((exports.get(specifier) ?? []).map((item) => item.name));
+		const main = names("toolsmith-sdk");
+		const migration = readFileSync(join(root, "docs", "migration.md"), "utf8");
+		const rows = [
+			...migration.matchAll(
+				/^\| `(\w+)` +\| (?:type|value) +\| `import \{ (?:type )?\1 \} from "toolsmith-sdk"` +\| `import \{ (?:type )?\1 \} from "([\w/-]+)"` +\|$/gm,
+			),
+		];
+		expect(rows.length).toBeGreaterThan(100);
+		const wrong = rows.flatMap(([, name = "", specifier = ""]) =>
+			names(specifier).has(name) && !main.has(name) ? [] : [`${name}: ${specifier}`],
+		);
+		expect(wrong).toEqual([]);
+	});
+
 	it("exports each name from one entry only", () => {
 		const seen = new Map<string, string>();
 		const twice: string[] = [];
