@@ -1,10 +1,12 @@
 import { defineConfig } from "tsup";
 
-// One entry per package export; the runtime-neutral entry must never pull in node: modules.
+// One entry per package export; the runtime-neutral entries must never pull in node: modules.
 export default defineConfig({
 	entry: {
 		index: "src/index.ts",
 		runtime: "src/runtime.ts",
+		render: "src/render/index.ts",
+		providers: "src/providers/index.ts",
 		node: "src/node.ts",
 		harness: "src/harness/index.ts",
 		vitest: "src/harness/vitest.ts",

@@ -17,7 +17,7 @@ export const ENTRIES: readonly { readonly specifier: string; readonly source: st
 		specifier: "toolsmith-sdk",
 		source: "src/index.ts",
 		about:
-			"Runtime-neutral: the tool contract, the built-in tools, the executor, the memory env, prompts, provider formats and rendering. What tool authors and the hosts that run their tools use.",
+			"Runtime-neutral, for tool authors: the tool contract, results and schemas, the envs, the built-in tools and their output budgets, and the extension API. What hosts, renderers and provider formats need lives on the entries below (docs/migration.md lists where each earlier name went).",
 	},
 	{
 		specifier: "toolsmith-sdk/node",
@@ -40,7 +40,19 @@ export const ENTRIES: readonly { readonly specifier: string; readonly source: st
 		specifier: "toolsmith-sdk/runtime",
 		source: "src/runtime.ts",
 		about:
-			"Runtime-neutral plumbing for hosts that build their own extension loading: the extension runtime and the tool registry. Tool authors never need it; the extension host in `toolsmith-sdk/node` is built from these parts.",
+			"Runtime-neutral, for hosts that run tools: the executor with its hooks, events and messages, argument validation, definitions turned into `AgentTool`s, the exposure rules, the built-in tools' limits and spill defaults, and the extension runtime and tool registry a host builds its own extension loading on. The extension host in `toolsmith-sdk/node` is built from these parts.",
+	},
+	{
+		specifier: "toolsmith-sdk/render",
+		source: "src/render/index.ts",
+		about:
+			"Runtime-neutral, for hosts and UIs that show tool calls, and renderers that measure text: drawing calls and results (with the fallbacks and pi's frame), the ANSI and plain themes, and terminal widths.",
+	},
+	{
+		specifier: "toolsmith-sdk/providers",
+		source: "src/providers/index.ts",
+		about:
+			"Runtime-neutral, for hosts that talk to a model: tools in each provider's wire format and what the provider changes, tool calls parsed from a provider's message, results in its format, tool-name checks, schema compilation, and the tools prompt.",
 	},
 ];
 

@@ -1,41 +1,17 @@
 /**
- * toolsmith-sdk: the runtime-neutral entry, for tool authors and the hosts that run their tools.
- * Every export is named here and listed in docs/api.md. Nothing reachable from here imports a
- * `node:` module, so tools, the executor and the memory env run in workers, browsers and edge
- * runtimes too.
+ * toolsmith-sdk: the runtime-neutral entry, for tool authors: the tool contract, results, schemas,
+ * the envs, the built-in tools and their output budgets, and the extension API. What hosts need
+ * (the executor, the registry), rendering and provider formats have entries of their own
+ * (`toolsmith-sdk/runtime`, `toolsmith-sdk/render`, `toolsmith-sdk/providers`; docs/migration.md
+ * lists where each name went). Every export is named here and listed in docs/api.md. Nothing
+ * reachable from here imports a `node:` module, so tools and the memory env run in workers,
+ * browsers and edge runtimes too.
  */
-export type {
-	ImageContent,
-	JsonValue,
-	NestedCallRecord,
-	NestedCalls,
-	TextContent,
-	ToolCall,
-	ToolResultContent,
-	ToolResultMessage,
-	Usage,
-} from "./contract/content.js";
+export type { ImageContent, JsonValue, TextContent, ToolResultContent, Usage } from "./contract/content.js";
 export {
 	ToolsmithError,
 	type ToolsmithErrorCode,
 } from "./contract/errors.js";
-export type {
-	ToolExecutionEndEvent,
-	ToolExecutionEvent,
-	ToolExecutionEventListener,
-	ToolExecutionStartEvent,
-	ToolExecutionUpdateEvent,
-} from "./contract/events.js";
-export {
-	activatesOnRegistration,
-	callableToolNames,
-	type ExposedTool,
-	exposureOf,
-	isActivatable,
-	isDeclaredByDefault,
-	isToolCallable,
-	isToolExposure,
-} from "./contract/exposure.js";
 export type {
 	RenderComponent,
 	RenderContext,
@@ -70,12 +46,9 @@ export {
 	type ExecuteToolOptions,
 	type ExtensionInfo,
 	type GrammarFormat,
-	type NestedToolCalls,
 	type ToolAnnotations,
-	type ToolCallInfo,
 	type ToolCallOutcome,
 	type ToolContext,
-	type ToolContextFactory,
 	type ToolDefinition,
 	type ToolDefinitionInput,
 	type ToolExecutionMode,
@@ -84,9 +57,6 @@ export {
 	type ToolLoadoutChanges,
 	type ToolNamespace,
 	type ToolUI,
-	toolDefinitionFromAgentTool,
-	wrapToolDefinition,
-	wrapToolDefinitions,
 } from "./contract/tool.js";
 export { createOperationsEnv, type EnvOperations, type OperationsEnvOptions } from "./env/from-operations.js";
 export {
@@ -115,27 +85,6 @@ export type {
 	Shell,
 	SignalOptions,
 } from "./env/types.js";
-export {
-	ToolArgumentsError,
-	type ValidationIssue,
-} from "./exec/errors.js";
-export { executeToolCalls } from "./exec/execute.js";
-export type {
-	AfterToolCallContext,
-	AfterToolCallResult,
-	BeforeToolCallResult,
-	ExecuteToolCallsConfig,
-	ExecuteToolCallsResult,
-	ToolCallHookContext,
-	ToolErrorDetails,
-} from "./exec/types.js";
-export {
-	assertToolArguments,
-	type ParsedArguments,
-	parseToolArguments,
-	type ValidatableTool,
-	validateToolArguments,
-} from "./exec/validate.js";
 export {
 	API_VERSION,
 	type DiagnosticListener,
@@ -174,101 +123,11 @@ export {
 	type ToolResultEventResult,
 } from "./extensions/api.js";
 export {
-	type BuildToolsPromptOptions,
-	buildToolsPrompt,
-	type PromptTool,
-	toolSnippet,
-} from "./prompt/tools-prompt.js";
-export {
-	type AnthropicToolResultBlock,
-	type AnthropicToolResultContent,
-	GOOGLE_SYNTHETIC_ID_PREFIX,
-	type GoogleFunctionResponsePart,
-	type OpenAIChatToolMessage,
-	type OpenAIResponsesOutputPart,
-	type OpenAIResponsesToolOutput,
-	type ProviderToolResults,
-	parseToolCalls,
-	toProviderToolResult,
-} from "./providers/calls.js";
-export {
-	checkToolName,
-	type ToolNameReport,
-	type ToolNameVerdict,
-} from "./providers/names.js";
-export { compileToolSchema } from "./providers/schema.js";
-export {
-	type AnthropicTool,
-	type ConvertToolsOptions,
-	compatibilityReport,
-	type GoogleFunctionDeclaration,
-	type GoogleTools,
-	type OpenAIChatCustomTool,
-	type OpenAIChatTool,
-	type OpenAIConvertOptions,
-	type OpenAIResponsesCustomTool,
-	type OpenAIResponsesTool,
-	type ProviderTool,
-	type ToolCompatibility,
-	toAnthropicTools,
-	toGoogleTools,
-	toOpenAIChatTools,
-	toOpenAIResponsesTools,
-} from "./providers/tools.js";
-export {
-	type CompiledToolSchema,
-	type CompileSchemaOptions,
-	type SchemaError,
-	type SchemaErrorKind,
-	type SchemaRewrite,
-	type SchemaRewriteKind,
-	TOOL_PROVIDERS,
-	type ToolProvider,
-} from "./providers/types.js";
-export {
-	DEFAULT_OUTPUT_PAD,
-	type RenderableTool,
-	type RenderedBlock,
-	type RenderOverflow,
-	type RenderToLinesOptions,
-	type RenderToolResultOptions,
-	renderToLines,
-	renderToolBlock,
-	renderToolCall,
-	renderToolResult,
-	sanitizeText,
-	shellLayout,
-	type ToolBlockInput,
-	type ToolRendererSource,
-	toolRenderersFor,
-	toolShell,
-} from "./render/renderer.js";
-export {
-	type AnsiColor,
-	type AnsiColorName,
-	type AnsiThemeOptions,
-	ansiTheme,
-	createAnsiTheme,
-	DEFAULT_ANSI_BACKGROUNDS,
-	DEFAULT_ANSI_COLORS,
-	plainTheme,
-} from "./render/theme.js";
-export {
-	expandTabs,
-	graphemeWidth,
-	stripAnsi,
-	truncateToWidth,
-	visibleWidth,
-} from "./render/width.js";
-export {
 	type BashToolDetails,
 	type BashToolOptions,
 	type BashToolParams,
 	bashToolParameters,
 	createBashTool,
-	DEFAULT_MAX_SPILL_BYTES,
-	DEFAULT_MAX_SPILL_TOTAL_BYTES,
-	DEFAULT_SPILL_MAX_AGE_MS,
 } from "./tools/bash.js";
 export {
 	BUILTIN_TOOL_SETS,
@@ -286,7 +145,6 @@ export {
 } from "./tools/edit.js";
 export {
 	createFindTool,
-	DEFAULT_FIND_LIMIT,
 	type FindToolDetails,
 	type FindToolOptions,
 	type FindToolParams,
@@ -294,7 +152,6 @@ export {
 } from "./tools/find.js";
 export {
 	createGrepTool,
-	DEFAULT_GREP_LIMIT,
 	type GrepToolDetails,
 	type GrepToolOptions,
 	type GrepToolParams,
@@ -302,7 +159,6 @@ export {
 } from "./tools/grep.js";
 export {
 	createLsTool,
-	DEFAULT_LS_LIMIT,
 	type LsToolDetails,
 	type LsToolOptions,
 	type LsToolParams,

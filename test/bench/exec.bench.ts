@@ -11,7 +11,8 @@
  */
 import type { TSchema } from "@sinclair/typebox";
 import { TypeCompiler } from "@sinclair/typebox/compiler";
-import { type AgentTool, executeToolCalls, type ToolCall, Type, validateToolArguments } from "toolsmith-sdk";
+import { type AgentTool, Type } from "toolsmith-sdk";
+import { executeToolCalls, type ToolCall, validateToolArguments } from "toolsmith-sdk/runtime";
 import { finish, report } from "./_measure.js";
 import { importPeer } from "./_peer.js";
 

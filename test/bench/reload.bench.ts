@@ -16,13 +16,13 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { ToolCall } from "toolsmith-sdk";
 import {
 	createExtensionHost,
 	DEFAULT_DEBOUNCE_MS,
 	type ExtensionHost,
 	type ExtensionReloadEvent,
 } from "toolsmith-sdk/node";
+import type { ToolCall } from "toolsmith-sdk/runtime";
 import { finish, percentile, report, reportValue, time } from "./_measure.js";
 import { importPeer } from "./_peer.js";
 

@@ -10,7 +10,7 @@ import { spawnSync } from "node:child_process";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { executeToolCalls } from "../../../src/exec/execute.js";
-import type { BeforeToolCallResult, ToolExecutionEvent } from "../../../src/index.js";
+import type { BeforeToolCallResult, ToolExecutionEvent } from "../../../src/runtime.js";
 import { compatDir, listReleases } from "../../compat/_releases.js";
 import { call, firstText, text, tool } from "../../unit/exec/_helpers.js";
 

@@ -203,17 +203,19 @@ describe("one extension at a time", () => {
 		expect(await run(loaded, "names")).toEqual({ isError: false, text: "true" });
 	});
 
-	it("resolves toolsmith-sdk/node and toolsmith-sdk/runtime to the loading instance, with nothing installed", async () => {
+	it("resolves toolsmith-sdk/node, /runtime, /render and /providers to the loading instance, with nothing installed", async () => {
 		const file = join(dir, "node-entries.ts");
 		writeFileSync(
 			file,
 			[
 				'import { defineTool, Type } from "toolsmith-sdk";',
 				'import { loadMcpTools, NodeExecutionEnv } from "toolsmith-sdk/node";',
+				'import { toOpenAIChatTools } from "toolsmith-sdk/providers";',
+				'import { renderToolCall } from "toolsmith-sdk/render";',
 				'import { createToolRegistry } from "toolsmith-sdk/runtime";',
 				"export default function (api: import('toolsmith-sdk').ExtensionAPI) {",
 				"	const seen = (globalThis as Record<string, unknown>).__toolsmithEntries as Record<string, unknown>;",
-				"	const same = seen.loadMcpTools === loadMcpTools && seen.NodeExecutionEnv === NodeExecutionEnv && seen.createToolRegistry === createToolRegistry;",
+				"	const same = seen.loadMcpTools === loadMcpTools && seen.NodeExecutionEnv === NodeExecutionEnv && seen.createToolRegistry === createToolRegistry && seen.renderToolCall === renderToolCall && seen.toOpenAIChatTools === toOpenAIChatTools;",
 				"	api.registerTool(defineTool({ name: 'entries', label: 'entries', description: 'The Node entries.',",
 				"		parameters: Type.Object({}),",
 				"		async execute() { return { content: [{ type: 'text', text: String(same) }], details: {} }; } }));",
@@ -221,12 +223,19 @@ describe("one extension at a time", () => {
 				"",
 			].join("\n"),
 		);
-		const [node, runtime] = await Promise.all([import("../../../src/node.js"), import("../../../src/runtime.js")]);
+		const [node, runtime, render, providers] = await Promise.all([
+			import("../../../src/node.js"),
+			import("../../../src/runtime.js"),
+			import("../../../src/render/index.js"),
+			import("../../../src/providers/index.js"),
+		]);
 		const global = globalThis as Record<string, unknown>;
 		global.__toolsmithEntries = {
 			loadMcpTools: node.loadMcpTools,
 			NodeExecutionEnv: node.NodeExecutionEnv,
 			createToolRegistry: runtime.createToolRegistry,
+			renderToolCall: render.renderToolCall,
+			toOpenAIChatTools: providers.toOpenAIChatTools,
 		};
 		try {
 			// `dir` is a temp folder: no node_modules there or above to resolve the entries from.

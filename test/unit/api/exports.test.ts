@@ -75,31 +75,91 @@ describe("public API", () => {
 		expect(actual).toBe(expected);
 	});
 
-	it("keeps the main entry for tool authors and hosts, and the runtime plumbing on its own subpath", () => {
+	it("keeps the main entry for tool authors; host plumbing, rendering and provider formats on their own subpaths", () => {
 		const names = (specifier: string) => new Set((exports.get(specifier) ?? []).map((item) => item.name));
 		const main = names("toolsmith-sdk");
-		const runtime = names("toolsmith-sdk/runtime");
 		for (const name of [
 			"defineTool",
-			"executeToolCalls",
+			"defineExtension",
 			"createBuiltinTools",
 			"BUILTIN_TOOL_SETS",
 			"createLsTool",
 			"createGrepTool",
 			"createFindTool",
 			"findToolParameters",
+			"truncateHead",
+			"DEFAULT_MAX_BYTES",
 			"SearchTextRequest",
 			"SearchTextResult",
 			"SearchTextMatch",
 			"MemoryExecutionEnv",
 			"createOperationsEnv",
 			"Type",
+			"Theme",
+			"ToolsmithError",
 		]) {
 			expect(main.has(name), name).toBe(true);
 		}
-		for (const name of ["createExtensionRuntime", "createToolRegistry", "BUILTIN_SOURCE"]) {
-			expect(runtime.has(name), name).toBe(true);
-			expect(main.has(name), name).toBe(false);
+		const moved: Readonly<Record<string, readonly string[]>> = {
+			"toolsmith-sdk/runtime": [
+				"createExtensionRuntime",
+				"createToolRegistry",
+				"BUILTIN_SOURCE",
+				"executeToolCalls",
+				"ExecuteToolCallsConfig",
+				"ToolExecutionEvent",
+				"validateToolArguments",
+				"wrapToolDefinitions",
+				"isToolCallable",
+				"ToolCall",
+				"DEFAULT_MAX_SPILL_BYTES",
+				"DEFAULT_GREP_LIMIT",
+			],
+			"toolsmith-sdk/render": [
+				"renderToolCall",
+				"ansiTheme",
+				"DEFAULT_ANSI_COLORS",
+				"plainTheme",
+				"graphemeWidth",
+				"visibleWidth",
+			],
+			"toolsmith-sdk/providers": ["toOpenAIChatTools", "parseToolCalls", "compileToolSchema", "buildToolsPrompt"],
+		};
+		for (const [specifier, list] of Object.entries(moved)) {
+			const entry = names(specifier);
+			for (const name of list) {
+				expect(entry.has(name), `${specifier}: ${name}`).toBe(true);
+				expect(main.has(name), `toolsmith-sdk: ${name}`).toBe(false);
+			}
 		}
+	});
+
+	it("lists in docs/migration.md the entry each moved name is exported from, and not the main entry", () => {
+		const names = (specifier: string) => new Set((exports.get(specifier) ?? []).map((item) => item.name));
+		const main = names("toolsmith-sdk");
+		const migration = readFileSync(join(root, "docs", "migration.md"), "utf8");
+		const rows = [
+			...migration.matchAll(
+				/^\| `(\w+)` +\| (?:type|value) +\| `import \{ (?:type )?\1 \} from "toolsmith-sdk"` +\| `import \{ (?:type )?\1 \} from "([\w/-]+)"` +\|$/gm,
+			),
+		];
+		expect(rows.length).toBeGreaterThan(100);
+		const wrong = rows.flatMap(([, name = "", specifier = ""]) =>
+			names(specifier).has(name) && !main.has(name) ? [] : [`${name}: ${specifier}`],
+		);
+		expect(wrong).toEqual([]);
+	});
+
+	it("exports each name from one entry only", () => {
+		const seen = new Map<string, string>();
+		const twice: string[] = [];
+		for (const [specifier, list] of exports) {
+			for (const item of list) {
+				const first = seen.get(item.name);
+				if (first !== undefined) twice.push(`${item.name}: ${first} and ${specifier}`);
+				else seen.set(item.name, specifier);
+			}
+		}
+		expect(twice).toEqual([]);
 	});
 });

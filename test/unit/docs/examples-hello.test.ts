@@ -5,7 +5,8 @@
 import { join } from "node:path";
 import { expect, it } from "vitest";
 import { createTestHarness } from "../../../src/harness/index.js";
-import { plainTheme, renderToolCall, renderToolResult, type Theme } from "../../../src/index.js";
+import type { Theme } from "../../../src/index.js";
+import { plainTheme, renderToolCall, renderToolResult } from "../../../src/render/index.js";
 
 const example = join(import.meta.dirname, "..", "..", "..", "docs", "examples", "hello.ts");
 

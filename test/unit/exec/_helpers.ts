@@ -1,5 +1,6 @@
-import type { AgentTool, AgentToolResult, ToolCall, ToolExecutionEvent, TSchema } from "../../../src/index.js";
+import type { AgentTool, AgentToolResult, TSchema } from "../../../src/index.js";
 import { Type } from "../../../src/index.js";
+import type { ToolCall, ToolExecutionEvent } from "../../../src/runtime.js";
 
 export interface Deferred<T> {
 	readonly promise: Promise<T>;

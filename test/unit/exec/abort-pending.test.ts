@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { ABORT_GRACE_MS, executeToolCalls } from "../../../src/exec/execute.js";
-import type { ExecuteToolCallsConfig, ToolErrorDetails } from "../../../src/index.js";
+import type { ExecuteToolCallsConfig, ToolErrorDetails } from "../../../src/runtime.js";
 import { call, deferred, firstText, text, tool } from "./_helpers.js";
 
 const never = <T>(): Promise<T> => new Promise<T>(() => {});

@@ -5,13 +5,8 @@
  * or `executionMode` getter throws fails its own calls only.
  */
 import { describe, expect, it } from "vitest";
-import {
-	type AgentTool,
-	type AgentToolResult,
-	type ExecuteToolCallsConfig,
-	executeToolCalls,
-	type ToolExecutionEvent,
-} from "../../../src/index.js";
+import type { AgentTool, AgentToolResult } from "../../../src/index.js";
+import { type ExecuteToolCallsConfig, executeToolCalls, type ToolExecutionEvent } from "../../../src/runtime.js";
 import { call, firstText, text, tool } from "./_helpers.js";
 
 function nested(levels: number): Record<string, unknown> {

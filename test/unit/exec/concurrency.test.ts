@@ -1,6 +1,6 @@
 /** `maxConcurrency`: how many calls of a parallel batch run at once; results keep source order. */
 import { describe, expect, it } from "vitest";
-import { executeToolCalls } from "../../../src/index.js";
+import { executeToolCalls } from "../../../src/runtime.js";
 import { call, text, tool } from "./_helpers.js";
 
 async function peakOf(count: number, maxConcurrency?: number, hooked = false) {

@@ -1,13 +1,7 @@
 import { getEventListeners } from "node:events";
 import { describe, expect, it, vi } from "vitest";
-import {
-	type AgentTool,
-	executeToolCalls,
-	StringEnum,
-	type ToolCall,
-	type ToolExecutionEvent,
-	Type,
-} from "../../../src/index.js";
+import { type AgentTool, StringEnum, Type } from "../../../src/index.js";
+import { executeToolCalls, type ToolCall, type ToolExecutionEvent } from "../../../src/runtime.js";
 import { call, carelessMerge, type Deferred, deferred, eventLog, firstText, flush, text, tool } from "./_helpers.js";
 
 const echo = tool(

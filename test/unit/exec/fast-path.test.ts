@@ -5,14 +5,13 @@
  * together. These tests hold them to the behavior a batch must have.
  */
 import { describe, expect, it } from "vitest";
+import { type AgentTool, Type } from "../../../src/index.js";
 import {
-	type AgentTool,
 	type ExecuteToolCallsConfig,
 	executeToolCalls,
 	type ToolCall,
-	Type,
 	validateToolArguments,
-} from "../../../src/index.js";
+} from "../../../src/runtime.js";
 import { call, carelessMerge, deferred, text, tool } from "./_helpers.js";
 
 const flat = Type.Object({ path: Type.String(), limit: Type.Integer(), deep: Type.Boolean() });

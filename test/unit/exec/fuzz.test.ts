@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { type AgentTool, executeToolCalls, StringEnum, type ToolCall, Type } from "../../../src/index.js";
+import { type AgentTool, StringEnum, Type } from "../../../src/index.js";
+import { executeToolCalls, type ToolCall } from "../../../src/runtime.js";
 import { carelessMerge, text } from "./_helpers.js";
 
 /** mulberry32: a small seeded PRNG, so a failure reproduces from its seed. */

@@ -9,14 +9,8 @@ import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import { errorMessage } from "../../../src/contract/errors.js";
 import { createExtensionHost } from "../../../src/extensions/node-host.js";
 import { createToolRegistry } from "../../../src/extensions/registry.js";
-import {
-	type AgentTool,
-	type ExecuteToolCallsConfig,
-	type ExecuteToolCallsResult,
-	executeToolCalls,
-	type ToolDefinition,
-	Type,
-} from "../../../src/index.js";
+import { type AgentTool, type ToolDefinition, Type } from "../../../src/index.js";
+import { type ExecuteToolCallsConfig, type ExecuteToolCallsResult, executeToolCalls } from "../../../src/runtime.js";
 import { call, text, tool } from "./_helpers.js";
 
 function hostileValues(): [string, unknown][] {

@@ -4,16 +4,13 @@
  */
 import { describe, expect, it } from "vitest";
 import { executeToolCalls } from "../../../src/exec/execute.js";
+import { type AgentTool, defineTool, type ToolContext, Type } from "../../../src/index.js";
 import {
-	type AgentTool,
-	defineTool,
 	type NestedToolCalls,
-	type ToolContext,
 	type ToolErrorDetails,
 	type ToolExecutionEvent,
-	Type,
 	wrapToolDefinition,
-} from "../../../src/index.js";
+} from "../../../src/runtime.js";
 import { call, deferred, firstText, text, tool } from "./_helpers.js";
 
 const add = tool(

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { executeToolCalls } from "../../../src/exec/execute.js";
-import type { ToolErrorDetails, ToolExecutionEvent } from "../../../src/index.js";
+import type { ToolErrorDetails, ToolExecutionEvent } from "../../../src/runtime.js";
 import { call, deferred, eventLog, firstText, flush, text, tool } from "./_helpers.js";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

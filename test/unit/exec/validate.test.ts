@@ -1,13 +1,7 @@
 import { TypeCompiler } from "@sinclair/typebox/compiler";
 import { describe, expect, it, vi } from "vitest";
-import {
-	assertToolArguments,
-	StringEnum,
-	ToolArgumentsError,
-	type TSchema,
-	Type,
-	validateToolArguments,
-} from "../../../src/index.js";
+import { StringEnum, type TSchema, Type } from "../../../src/index.js";
+import { assertToolArguments, ToolArgumentsError, validateToolArguments } from "../../../src/runtime.js";
 
 const params = Type.Object({
 	path: Type.String(),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { buildToolsPrompt, type PromptTool, toolSnippet } from "../../../src/index.js";
+import { buildToolsPrompt, type PromptTool, toolSnippet } from "../../../src/providers/index.js";
 
 const read: PromptTool = {
 	name: "read",

@@ -1,21 +1,18 @@
 import { describe, expect, it } from "vitest";
+import { StringEnum, Type } from "../../../src/index.js";
 import {
 	checkToolName,
 	compatibilityReport,
 	compileToolSchema,
-	executeToolCalls,
 	parseToolCalls,
-	StringEnum,
-	type ToolCall,
 	type ToolProvider,
-	type ToolResultMessage,
-	Type,
 	toAnthropicTools,
 	toGoogleTools,
 	toOpenAIChatTools,
 	toOpenAIResponsesTools,
 	toProviderToolResult,
-} from "../../../src/index.js";
+} from "../../../src/providers/index.js";
+import { executeToolCalls, type ToolCall, type ToolResultMessage } from "../../../src/runtime.js";
 
 const weather = {
 	name: "get_weather",

@@ -197,3 +197,19 @@ import { createToolRegistry, type ToolRegistry } from "toolsmith-sdk/runtime";
 export const registry: ToolRegistry = createToolRegistry({ builtins: createBuiltinTools() });
 // @ts-expect-error the runtime plumbing is not on the main entry
 export { createExtensionRuntime } from "toolsmith-sdk";
+
+// --- The render and providers subpaths: what hosts draw and send ----------------------------------
+
+import { type OpenAIChatTool, type ProviderTool, toOpenAIChatTools } from "toolsmith-sdk/providers";
+import { plainTheme, renderToolCall, visibleWidth } from "toolsmith-sdk/render";
+import { executeToolCalls, type ToolCall } from "toolsmith-sdk/runtime";
+
+export const drawn: number = visibleWidth(
+	renderToolCall(createBuiltinTools()[0], { path: "a" }, plainTheme, 80).lines.join("\n"),
+);
+export const sent: readonly ProviderTool[] = createBuiltinTools();
+export const wire: OpenAIChatTool[] = toOpenAIChatTools(sent);
+export const calls: ToolCall[] = [{ type: "toolCall", id: "1", name: "read", arguments: { path: "a" } }];
+export const run: ReturnType<typeof executeToolCalls> = executeToolCalls(calls, { tools: [] });
+// @ts-expect-error the themes moved to toolsmith-sdk/render (docs/migration.md)
+export { ansiTheme } from "toolsmith-sdk";
