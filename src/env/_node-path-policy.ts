@@ -1,9 +1,9 @@
 /**
  * The path policy of NodeExecutionEnv (Node only), the one thing its file operations consult about
  * where they may go: `unconfinedAccess` without a policy (every check passes, folders are reached
- * by path), else a `NodePathGuard` (roots and paths made canonical with the
- * real disk's symlinks resolved and checked by `_path-policy.ts`, opened files and folders checked
- * again where they actually are). `withOpened` is the one open → verify → close skeleton.
+ * by path), else a `NodePathGuard` (roots and paths made canonical with the real disk's symlinks
+ * resolved and checked by `_path-policy.ts`, opened files and held folders checked again where
+ * they actually are). `withOpened` is the one open → verify → close skeleton.
  */
 import { promises as fs, constants as fsConstants, readdirSync, type Stats } from "node:fs";
 import { resolve as resolveNative } from "node:path";
@@ -16,7 +16,7 @@ import {
 	type CanonicalRoots,
 	checkAccess,
 	policyRefusal,
-	policyRoots,
+	policyRootsLater,
 	withCreated,
 } from "./_path-policy.js";
 import type { PathPolicy } from "./types.js";
@@ -213,7 +213,7 @@ export class NodePathGuard implements NodePathAccess {
 
 	/** The policy's roots, canonical (the sandbox's write roots). */
 	canonicalRoots(): Promise<CanonicalRoots> {
-		this.roots ??= policyRoots(this.policy, this.cwd, (absolute) => canonicalize(resolveNative(absolute)));
+		this.roots ??= policyRootsLater(this.policy, this.cwd, (absolute) => canonicalize(resolveNative(absolute)));
 		return this.roots;
 	}
 

@@ -27,25 +27,24 @@ function then<T, U>(value: MaybePromise<T>, next: (value: T) => U): MaybePromise
 	return value instanceof Promise ? value.then(next) : next(value);
 }
 
-/** The policy's roots made canonical by `canonical` (relative roots count from `cwd`). */
-export function policyRoots(policy: PathPolicy, cwd: string, canonical: (absolute: string) => string): CanonicalRoots;
-export function policyRoots(
+/**
+ * The policy's roots made canonical by `canonical` (relative roots count from `cwd`; the write
+ * roots are the read roots when the policy names none).
+ */
+export function policyRoots(policy: PathPolicy, cwd: string, canonical: (absolute: string) => string): CanonicalRoots {
+	const all = (paths: readonly string[]) => paths.map((root) => canonical(resolvePath(cwd, root)));
+	return { read: all(policy.read), write: all(policy.write ?? policy.read) };
+}
+
+/** `policyRoots` where making a path canonical takes the disk's time. */
+export async function policyRootsLater(
 	policy: PathPolicy,
 	cwd: string,
 	canonical: (absolute: string) => Promise<string>,
-): Promise<CanonicalRoots>;
-export function policyRoots(
-	policy: PathPolicy,
-	cwd: string,
-	canonical: ((absolute: string) => string) | ((absolute: string) => Promise<string>),
-): MaybePromise<CanonicalRoots> {
-	const all = (paths: readonly string[]) => paths.map((root) => canonical(resolvePath(cwd, root)));
-	const read = all(policy.read);
-	const write = all(policy.write ?? policy.read);
-	if (read.some((root) => root instanceof Promise) || write.some((root) => root instanceof Promise)) {
-		return Promise.all([Promise.all(read), Promise.all(write)]).then(([r, w]) => ({ read: r, write: w }));
-	}
-	return { read: read as string[], write: write as string[] };
+): Promise<CanonicalRoots> {
+	const roots = policyRoots(policy, cwd, (absolute) => absolute);
+	const all = (paths: readonly string[]) => Promise.all(paths.map(canonical));
+	return { read: await all(roots.read), write: await all(roots.write) };
 }
 
 /** A policy's roots with the env's own temp files and folders added to both kinds of access. */
