@@ -108,7 +108,10 @@ export async function createDir(
 	if (missing.length === 0) {
 		const info = await state.env.fileInfo(absolute);
 		if (info.ok && info.value.kind === "directory") return ok(undefined);
-		return err(info.ok ? fileError("already_exists", absolute, undefined, "EEXIST") : info.error);
+		// Something not a folder (a file, a dangling or looping link): mkdir says it exists, Node's
+		// recursive mkdir what following the link runs into.
+		const exists = info.ok || options.recursive === false;
+		return err(exists ? fileError("already_exists", absolute, undefined, "EEXIST") : info.error);
 	}
 	if (options.recursive === false && missing.length > 1) {
 		return err(fileError("not_found", absolute, undefined, "ENOENT"));
