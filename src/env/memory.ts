@@ -31,7 +31,7 @@ import {
 	walkFiles,
 } from "./_memory-tree.js";
 import { dirname, isPathInside, normalizePath, relativePath, resolvePath } from "./_path.js";
-import { type Access, policyRefusal } from "./_policy.js";
+import { type Access, checkAccess, policyRoots, withCreated } from "./_path-policy.js";
 import {
 	type CommandLogEntry,
 	type ScriptedOutput,
@@ -458,25 +458,13 @@ export class MemoryExecutionEnv implements ExecutionEnv {
 		if (!policy) return undefined;
 		const abs = this.absolutePath(path);
 		if (!abs.ok) return undefined;
-		const roots = (paths: readonly string[]) => [
-			...paths.map((root) => {
-				const absolute = resolvePath(this.cwd, root);
-				return this.canonicalOf(absolute) ?? absolute;
-			}),
-			...this.createdTemps,
-		];
-		const allowed = { read: roots(policy.read), write: roots(policy.write ?? policy.read) };
-		const slash = abs.value.lastIndexOf("/");
-		const canonical =
-			followLast || slash <= 0
-				? this.canonicalOf(abs.value)
-				: (() => {
-						const parent = this.canonicalOf(abs.value.slice(0, slash));
-						return parent === undefined ? undefined : `${parent === "/" ? "" : parent}/${abs.value.slice(slash + 1)}`;
-					})();
+		const roots = policyRoots(policy, this.cwd, (absolute) => this.canonicalOf(absolute) ?? absolute);
 		// Only a symlink loop leaves a path without a canonical form here: said as such, as on disk.
-		if (canonical === undefined) return fileError("symlink_loop", abs.value);
-		return policyRefusal(canonical, access, allowed, abs.value);
+		const checked = checkAccess(abs.value, access, followLast, withCreated(roots, this.createdTemps), (absolute) => {
+			const canonical = this.canonicalOf(absolute);
+			return canonical === undefined ? err(fileError("symlink_loop", abs.value)) : ok(canonical);
+		});
+		return checked.ok ? undefined : checked.error;
 	}
 
 	/** The canonical form of an absolute path, existing or not (undefined when it cannot be resolved). */

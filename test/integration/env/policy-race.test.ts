@@ -8,7 +8,7 @@ import { existsSync, promises as fs, readdirSync, realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { policyTestHooks } from "../../../src/env/_node-policy.js";
+import { policyTestHooks } from "../../../src/env/_node-path-policy.js";
 import { NodeExecutionEnv } from "../../../src/env/node.js";
 
 let base: string;

@@ -1,13 +1,24 @@
 /**
- * The path policy of NodeExecutionEnv (Node only): roots and paths made canonical with the real
- * disk's symlinks resolved, then checked by `_policy.ts`.
+ * The path policy of NodeExecutionEnv (Node only), the one thing its file operations consult about
+ * where they may go: `unconfinedAccess` without a policy (every check passes, folders are reached
+ * by path), else a `NodePathGuard` (roots and paths made canonical with the real disk's symlinks
+ * resolved and checked by `_path-policy.ts`, opened files and held folders checked again where
+ * they actually are). `withOpened` is the one open → verify → close skeleton.
  */
-import { promises as fs, constants as fsConstants, readdirSync } from "node:fs";
+import { promises as fs, constants as fsConstants, readdirSync, type Stats } from "node:fs";
 import { resolve as resolveNative } from "node:path";
 import { errorMessage } from "../contract/errors.js";
 import { err, type FileError, ok, type Result } from "../contract/result.js";
 import { fileError, osCodeOf } from "./_errors.js";
-import { type Access, type CanonicalRoots, policyRefusal } from "./_policy.js";
+import { mapFsError, writeTarget } from "./_node-fs.js";
+import {
+	type Access,
+	type CanonicalRoots,
+	checkAccess,
+	policyRefusal,
+	policyRootsLater,
+	withCreated,
+} from "./_path-policy.js";
 import type { PathPolicy } from "./types.js";
 
 /**
@@ -98,8 +109,98 @@ export interface PinnedDir {
 	close(): Promise<void>;
 }
 
+/** What a check hands the operation: the canonical path under a policy, nothing without one. */
+export type Checked = string | undefined;
+
+/**
+ * Where the file operations of one NodeExecutionEnv may go, and how they reach what they touch.
+ * Methods return the policy's refusals as errors; `realPath`, `stat` and the open in `withOpened`
+ * throw Node's own errors, which the operation maps to the path it was given.
+ */
+export interface NodePathAccess {
+	/** The policy when the env is confined, else `undefined`. */
+	readonly policy: PathPolicy | undefined;
+	/** The flag a name in a pinned folder is opened with: `O_NOFOLLOW` where it was resolved already. */
+	readonly noFollow: number;
+	/** Whether the env may `access` `absolute`: what the check hands on (`Checked`), or the refusal. */
+	resolve(absolute: string, access: Access, followLast?: boolean): Promise<Result<Checked, FileError>>;
+	/** `resolve` for operations that need only the verdict. */
+	check(absolute: string, access: Access, followLast?: boolean): Promise<FileError | undefined>;
+	/** After opening what was checked as `checked`: the refusal when it lies outside the roots. */
+	verifyOpened(handle: fs.FileHandle, access: Access, shown: string, checked: Checked): Promise<FileError | undefined>;
+	/**
+	 * The folder `dir`, checked for `access` to `name` in it and held (see `PinnedDir`); fs errors
+	 * come back mapped to `shown`. With `noFollow`, a symlink as the last part of `dir` is refused.
+	 */
+	pinDir(
+		dir: string,
+		access: Access,
+		shown: string,
+		name: string,
+		options?: { readonly noFollow?: boolean },
+	): Promise<Result<PinnedDir, FileError>>;
+	/** Where `absolute` (checked as `checked`) leads, every symlink resolved. */
+	realPath(absolute: string, checked: Checked): Promise<Result<string, FileError>>;
+	/** The metadata of `absolute` (checked as `checked`), of the link itself without `followLast`. */
+	stat(absolute: string, checked: Checked, followLast: boolean): Promise<Result<Stats, FileError>>;
+	/** Where an append to `absolute` opens: where its symlinks lead under a policy, else itself. */
+	appendTarget(absolute: string): Promise<Result<string, FileError>>;
+	/** Allow a temp file or folder the env just created (`createTempFile`, `createTempDir`). */
+	allowCreated(path: string): Promise<void>;
+}
+
+/**
+ * Open with `open`, verify what was opened against the policy, hand it to `use`, and close it
+ * whatever happens. `open` may refuse with an error result; thrown errors pass through.
+ */
+export async function withOpened<T>(
+	access: NodePathAccess,
+	open: () => Promise<fs.FileHandle | Result<fs.FileHandle, FileError>>,
+	kind: Access,
+	shown: string,
+	checked: Checked,
+	use: (handle: fs.FileHandle) => Promise<Result<T, FileError>>,
+): Promise<Result<T, FileError>> {
+	const opened = await open();
+	if ("ok" in opened && !opened.ok) return opened;
+	const handle = "ok" in opened ? opened.value : opened;
+	try {
+		const moved = await access.verifyOpened(handle, kind, shown, checked);
+		if (moved) return err(moved);
+		return await use(handle);
+	} finally {
+		await handle.close().catch(() => undefined);
+	}
+}
+
+/** A folder reached by its path (no policy): nothing to check again, nothing held. */
+function plainPin(dir: string): PinnedDir {
+	return {
+		self: dir,
+		at: (part) => `${dir === "/" ? "" : dir}/${part}`,
+		recheck: async () => undefined,
+		close: async () => undefined,
+	};
+}
+
+/** The access of an env without a policy: every check passes; paths are used as they are. */
+export const unconfinedAccess: NodePathAccess = {
+	policy: undefined,
+	noFollow: 0,
+	resolve: async () => ok(undefined),
+	check: async () => undefined,
+	verifyOpened: async () => undefined,
+	pinDir: async (dir) => ok(plainPin(dir)),
+	realPath: async (absolute) => ok(await fs.realpath(absolute)),
+	stat: async (absolute, _checked, followLast) => ok(followLast ? await fs.stat(absolute) : await fs.lstat(absolute)),
+	appendTarget: async (absolute) => ok(absolute),
+	allowCreated: async () => undefined,
+};
+
 /** Checks paths of one NodeExecutionEnv against its policy; roots are made canonical once. */
-export class NodePathGuard {
+export class NodePathGuard implements NodePathAccess {
+	/** A name in a pinned folder was resolved already: a symlink put there since is refused. */
+	readonly noFollow = fsConstants.O_NOFOLLOW;
 	private roots: Promise<CanonicalRoots> | undefined;
 
 	/** Temp files and folders the env created itself (bash spills output there): always allowed. */
@@ -112,26 +213,19 @@ export class NodePathGuard {
 
 	/** The policy's roots, canonical (the sandbox's write roots). */
 	canonicalRoots(): Promise<CanonicalRoots> {
-		this.roots ??= (async () => {
-			const all = async (paths: readonly string[]) =>
-				Promise.all(paths.map((path) => canonicalize(resolveNative(this.cwd, path))));
-			return { read: await all(this.policy.read), write: await all(this.policy.write ?? this.policy.read) };
-		})();
+		this.roots ??= policyRootsLater(this.policy, this.cwd, (absolute) => canonicalize(resolveNative(absolute)));
 		return this.roots;
 	}
 
 	/** The policy's roots and the env's own temp files. */
 	private async allRoots(): Promise<CanonicalRoots> {
-		const policyRoots = await this.canonicalRoots();
-		return { read: [...policyRoots.read, ...this.created], write: [...policyRoots.write, ...this.created] };
+		return withCreated(await this.canonicalRoots(), this.created);
 	}
 
-	/** Allow a temp file or folder the env just created (`createTempFile`, `createTempDir`). */
 	async allowCreated(path: string): Promise<void> {
 		this.created.push(await canonicalize(path));
 	}
 
-	/** `undefined` when the env may `access` the absolute path `absolute`, else the refusal. */
 	async check(absolute: string, access: Access, followLast = true): Promise<FileError | undefined> {
 		const resolved = await this.resolve(absolute, access, followLast);
 		return resolved.ok ? undefined : resolved.error;
@@ -140,21 +234,16 @@ export class NodePathGuard {
 	/** The canonical form of `absolute` when the env may `access` it, else the refusal. */
 	async resolve(absolute: string, access: Access, followLast = true): Promise<Result<string, FileError>> {
 		const roots = await this.allRoots();
-		let canonical: string;
-		try {
-			const slash = absolute.lastIndexOf("/");
-			// The link itself (lstat, remove, rename), not where it points: only its folder is resolved.
-			canonical =
-				followLast || slash <= 0 || absolute === "/"
-					? await canonicalize(absolute)
-					: `${(await canonicalize(absolute.slice(0, slash))).replace(/\/$/, "")}/${absolute.slice(slash + 1)}`;
-		} catch (error) {
-			return err(unresolvable(error, absolute));
-		}
-		const refusal = policyRefusal(canonical, access, roots, absolute);
-		if (refusal) return err(refusal);
+		const checked = await checkAccess(absolute, access, followLast, roots, async (path) => {
+			try {
+				return ok(await canonicalize(path));
+			} catch (error) {
+				return err(unresolvable(error, absolute));
+			}
+		});
+		if (!checked.ok) return checked;
 		await policyTestHooks.afterCheck?.(absolute, access);
-		return ok(canonical);
+		return checked;
 	}
 
 	/**
@@ -166,23 +255,76 @@ export class NodePathGuard {
 		handle: fs.FileHandle,
 		access: Access,
 		shown: string,
-		canonical: string,
+		canonical: Checked,
 	): Promise<FileError | undefined> {
 		if (usesProcFd()) return policyRefusal(await descriptorPath(handle.fd), access, await this.allRoots(), shown);
-		return this.sameFile(handle, canonical, shown);
+		return this.sameFile(handle, canonical as string, shown);
 	}
 
-	/**
-	 * Open the folder `dir` (checked as `canonical`, or checked here when not given) and verify that
-	 * `<folder>/<name>` lies under a root for `access`, where `<folder>` is where the opened folder
-	 * actually is. With `noFollow`, a symlink as the last part of `dir` is refused by the open.
-	 */
+	async realPath(absolute: string, canonical: Checked): Promise<Result<string, FileError>> {
+		if (usesProcFd()) {
+			// Where the checked path leads now, from a descriptor: no swap after the check can hide it.
+			return withOpened(
+				this,
+				() => fs.open(absolute, O_PATH),
+				"read",
+				absolute,
+				canonical,
+				async (handle) => ok(await fs.readlink(`/proc/self/fd/${handle.fd}`)),
+			);
+		}
+		const real = await fs.realpath(absolute);
+		// Where it led just now: still inside, or refused.
+		const outside = policyRefusal(real, "read", await this.allRoots(), absolute);
+		return outside ? err(outside) : ok(real);
+	}
+
+	async stat(absolute: string, canonical: Checked, followLast: boolean): Promise<Result<Stats, FileError>> {
+		if (usesProcFd()) {
+			// The metadata of what a descriptor names, once that is known to lie inside a root.
+			const flags = O_PATH | (followLast ? 0 : fsConstants.O_NOFOLLOW);
+			return withOpened(
+				this,
+				() => fs.open(absolute, flags),
+				"read",
+				absolute,
+				canonical,
+				async (handle) => ok(await handle.stat()),
+			);
+		}
+		const stats = followLast ? await fs.stat(absolute) : await fs.lstat(absolute);
+		const moved = await this.verifyStats(stats, canonical as string, followLast, absolute);
+		return moved ? err(moved) : ok(stats);
+	}
+
+	appendTarget(absolute: string): Promise<Result<string, FileError>> {
+		return writeTarget(absolute);
+	}
+
 	async pinDir(
 		dir: string,
 		access: Access,
 		shown: string,
 		name: string,
 		options: { readonly noFollow?: boolean } = {},
+	): Promise<Result<PinnedDir, FileError>> {
+		try {
+			return await this.openPin(dir, access, shown, name, options);
+		} catch (error) {
+			return err(mapFsError(error, shown, { EEXIST: "not_directory" }));
+		}
+	}
+
+	/**
+	 * Open the folder `dir` and verify that `<folder>/<name>` lies under a root for `access`, where
+	 * `<folder>` is where the opened folder actually is.
+	 */
+	private async openPin(
+		dir: string,
+		access: Access,
+		shown: string,
+		name: string,
+		options: { readonly noFollow?: boolean },
 	): Promise<Result<PinnedDir, FileError>> {
 		const inside = (folder: string) => (name === "" ? folder : `${folder === "/" ? "" : folder}/${name}`);
 		if (usesProcFd()) {
@@ -226,17 +368,12 @@ export class NodePathGuard {
 		});
 	}
 
-	/** `undefined` when `canonical` (a path just resolved) lies under a root for `access`, else the refusal. */
-	async refuseOutside(canonical: string, access: Access, shown: string): Promise<FileError | undefined> {
-		return policyRefusal(canonical, access, await this.allRoots(), shown);
-	}
-
 	/**
 	 * Metadata read by path where no descriptor can be named (the fallback): `undefined` when it
 	 * is the metadata of the file checked as `canonical` (same device and inode, and `canonical`
 	 * still resolves to itself), else the refusal.
 	 */
-	async verifyStats(
+	private async verifyStats(
 		stats: { readonly dev: number; readonly ino: number },
 		canonical: string,
 		followLast: boolean,
