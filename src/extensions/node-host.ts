@@ -23,7 +23,6 @@ import { errorMessage } from "../contract/errors.js";
 import type { AgentTool, ToolContextFactory, ToolDefinition } from "../contract/tool.js";
 import { NodeExecutionEnv } from "../env/node.js";
 import type { ExecutionEnv } from "../env/types.js";
-import { batchConfig } from "../exec/_batch-config.js";
 import { executeToolCalls } from "../exec/execute.js";
 import type { ExecuteToolCallsConfig, ExecuteToolCallsResult } from "../exec/types.js";
 import { notifyListeners, observer } from "../shared/listeners.js";
@@ -613,7 +612,12 @@ export function createExtensionHost(options: ExtensionHostOptions): ExtensionHos
 				beforeToolCall: composeBefore(config.beforeToolCall, executeOptions.beforeToolCall),
 				afterToolCall: composeAfter(config.afterToolCall, executeOptions.afterToolCall),
 			};
-			return executeToolCalls(toolCalls, batchConfig(config, hooks, executeOptions));
+			return executeToolCalls(toolCalls, {
+				...executeOptions,
+				...hooks,
+				tools: config.tools,
+				callableTools: executeOptions.callableTools ?? config.callableTools,
+			});
 		},
 		buildToolsPrompt: () => registry.buildToolsPrompt(),
 		extensions: () => runtime.extensions(),
