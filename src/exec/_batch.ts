@@ -11,8 +11,8 @@ import type { ExecuteToolCallsConfig } from "./types.js";
 /** The state of one batch (and of the view a nested call gets of it, see `nestedView`). */
 export interface Batch {
 	readonly config: ExecuteToolCallsConfig;
-	/** The tools the calls may name, by name; the first tool of a name wins. */
-	readonly tools: ReadonlyMap<string, AgentTool>;
+	/** The tools the calls may name (as given: non-tools and repeated names included). */
+	readonly tools: readonly unknown[];
 	readonly signal: AbortSignal | undefined;
 	readonly emit: ((event: ToolExecutionEvent) => void) | undefined;
 	/** Removes the batch's listener from the caller's signal. */
@@ -48,10 +48,10 @@ export const DEFAULT_MAX_CONCURRENCY = 16;
 
 /** The batch's state; throws when the config cannot be read (every call then fails). */
 export function openBatch(config: ExecuteToolCallsConfig, calls: readonly Call[]): Batch {
-	const tools = toolMap(Array.isArray(config.tools) ? config.tools : []);
+	const tools: readonly unknown[] = Array.isArray(config.tools) ? config.tools : [];
 	let sequential = config.toolExecution === "sequential";
 	for (const c of calls) {
-		c.tool = tools.get(c.name);
+		c.tool = findTool(tools, c.name);
 		if (c.tool === undefined) continue;
 		try {
 			if (c.tool.executionMode === "sequential") sequential = true;
@@ -107,6 +107,11 @@ export function toolMap(tools: Iterable<unknown>): Map<string, AgentTool> {
 		if (name !== undefined && !map.has(name)) map.set(name, tool as AgentTool);
 	}
 	return map;
+}
+
+/** The first tool named `name`. */
+export function findTool(tools: readonly unknown[], name: string): AgentTool | undefined {
+	return tools.find((tool) => nameOf(tool) === name) as AgentTool | undefined;
 }
 
 /** A tool's name, or undefined when it is not an object with a string name (or its `name` getter throws). */

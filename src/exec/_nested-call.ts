@@ -5,7 +5,7 @@
 import type { ToolCall } from "../contract/content.js";
 import { describeValue, errorMessage } from "../contract/errors.js";
 import type { AgentTool, ExecuteToolOptions, NestedToolCalls, ToolCallOutcome } from "../contract/tool.js";
-import { type Batch, bounded, emitEnd, emitStart, GAVE_UP, toolMap } from "./_batch.js";
+import { type Batch, bounded, emitEnd, emitStart, findTool, GAVE_UP, toolMap } from "./_batch.js";
 import { ABORTED_TEXT, type Call, failCall, isDone, newCall } from "./_call.js";
 import { launch, thrownMessage, waitForTool } from "./_execute-call.js";
 import { after, before } from "./_hooks.js";
@@ -48,7 +48,7 @@ function exposureOf(tool: unknown): string | undefined {
 function callableTools(batch: Batch): readonly AgentTool[] {
 	if (batch.callable !== undefined) return batch.callable;
 	const extra = batch.config.callableTools;
-	const all = toolMap(Array.isArray(extra) ? [...batch.tools.values(), ...extra] : batch.tools.values());
+	const all = toolMap(Array.isArray(extra) ? [...batch.tools, ...extra] : batch.tools);
 	const callable: AgentTool[] = [];
 	for (const tool of all.values()) {
 		const exposure = exposureOf(tool);
@@ -87,7 +87,7 @@ function nestedView(batch: Batch, id: string, options: ExecuteToolOptions | unde
 				};
 	return {
 		...batch,
-		tools: toolMap(callableTools(batch)),
+		tools: callableTools(batch),
 		signal,
 		emit,
 		detach: undefined,
@@ -121,7 +121,7 @@ async function runNested(
 	const view = nestedView(batch, id, options);
 	let release: (() => void) | undefined;
 	try {
-		c.tool = view.tools.get(toolName);
+		c.tool = findTool(view.tools, toolName);
 		let sequential = batch.sequential;
 		if (c.tool !== undefined) {
 			try {

@@ -3,7 +3,7 @@
  * with the repair of model slips). Synchronous; a call that cannot run gets its error result here.
  */
 import { errorMessage } from "../contract/errors.js";
-import type { Batch } from "./_batch.js";
+import { type Batch, toolMap } from "./_batch.js";
 import { type Call, failCall } from "./_call.js";
 import { cloneArguments } from "./_json.js";
 import { copyArguments, validateArguments, validateOwned } from "./_validate.js";
@@ -34,7 +34,7 @@ function prepareCall(batch: Batch, c: Call): void {
 		return;
 	}
 	if (tool === undefined) {
-		const available = [...batch.tools.keys()];
+		const available = [...toolMap(batch.tools).keys()];
 		const list = available.length > 0 ? `Available tools: ${available.join(", ")}.` : "No tools are available.";
 		failCall(c, `Tool ${c.name} not found. ${list}`, "E_TOOL_NOT_FOUND", { availableTools: available });
 		return;

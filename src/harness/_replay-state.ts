@@ -10,7 +10,7 @@ import { createBuiltinTools } from "../tools/builtins.js";
 import { headlessContextFactory } from "./_context.js";
 import { RecordedFiles } from "./_recorded-files.js";
 import type { RecordedCall } from "./session.js";
-import type { SessionCallOutcome, SessionCallStatus, UnknowableReason } from "./session-report.js";
+import type { SessionCallOutcome, UnknowableReason } from "./session-report.js";
 
 /** What a replay keeps from call to call. */
 export interface ReplayState {
@@ -82,8 +82,18 @@ export function baseOutcome(
 }
 
 export function unknowable(call: RecordedCall, reason: UnknowableReason, message: string): SessionCallOutcome {
-	const status: SessionCallStatus = "unknowable";
-	return { ...baseOutcome(call), status, reason, message, seeded: false, rules: [] };
+	return {
+		index: call.index,
+		batch: call.batch,
+		toolCallId: call.toolCall.id,
+		toolName: call.toolCall.name,
+		arguments: call.toolCall.arguments,
+		status: "unknowable",
+		reason,
+		message,
+		seeded: false,
+		rules: [],
+	};
 }
 
 export type Args = Readonly<Record<string, unknown>>;
