@@ -45,50 +45,42 @@ export function contentProblem(content: unknown): string | undefined {
 	return undefined;
 }
 
-/** The fields of a result as read once from it: what a message is built from. */
-export interface ResultFields {
-	content: AgentToolResult["content"];
-	details: unknown;
-	usage: AgentToolResult["usage"];
-	addedToolNames: string[] | undefined;
-	terminate: boolean | undefined;
-	structuredContent: AgentToolResult["structuredContent"];
-}
-
 /**
- * Reads each field of `value` once into `into` (a getter that throws throws here, not later), or
- * says why `value` is not an `AgentToolResult`: a malformed shape, or fields JSON cannot hold (see
- * `resultJsonProblem`). `into` may be partly written when there is a problem.
+ * Reads each field of `value` once (a getter that throws throws here, not later) into a plain
+ * result, or says why `value` is not an `AgentToolResult`: a malformed shape, or fields JSON cannot
+ * hold (see `resultJsonProblem`). The plain result has `content` and `details`, and the optional
+ * fields only when they are set.
  */
-export function readResult(value: unknown, into: ResultFields): string | undefined {
+export function readResult(value: unknown): { result: AgentToolResult<unknown> } | { problem: string } {
 	if (typeof value !== "object" || value === null || Array.isArray(value)) {
-		return `it returned ${describe(value)} instead of an object { content, details }`;
+		return { problem: `it returned ${describe(value)} instead of an object { content, details }` };
 	}
 	const raw = value as Partial<AgentToolResult<unknown>>;
 	const content: unknown = raw.content;
 	const left = plainTextLeft(content);
 	if (left < 0) {
 		const problem = contentProblem(content);
-		if (problem) return problem;
+		if (problem) return { problem };
 	}
 	const details: unknown = raw.details;
 	const added: unknown = raw.addedToolNames;
 	if (added !== undefined && !(Array.isArray(added) && added.every((n) => typeof n === "string"))) {
-		return "its addedToolNames is not an array of strings";
+		return { problem: "its addedToolNames is not an array of strings" };
 	}
 	const usage: unknown = raw.usage;
 	const blocks = content as AgentToolResult["content"];
 	const names = added as string[] | undefined;
 	const jsonProblem =
 		left < 0 ? resultJsonProblem(blocks, details, usage, names) : restJsonProblem(left, details, usage, names);
-	if (jsonProblem) return jsonProblem;
-	into.content = blocks;
-	into.details = details;
-	into.usage = usage as AgentToolResult["usage"];
-	into.addedToolNames = added as string[] | undefined;
-	into.terminate = raw.terminate;
-	into.structuredContent = raw.structuredContent;
-	return undefined;
+	if (jsonProblem) return { problem: jsonProblem };
+	const terminate = raw.terminate;
+	const structuredContent = raw.structuredContent;
+	const result: AgentToolResult<unknown> = { content: blocks, details };
+	if (usage !== undefined) result.usage = usage as AgentToolResult["usage"];
+	if (names !== undefined) result.addedToolNames = names;
+	if (terminate !== undefined) result.terminate = terminate;
+	if (structuredContent !== undefined) result.structuredContent = structuredContent;
+	return { result };
 }
 
 /** One walk over values for `jsonProblem`: the budget left, and where the walk is. */

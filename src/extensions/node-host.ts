@@ -18,7 +18,6 @@
  * changes a reload reports (`_tool-changes.ts`).
  */
 import type { ToolCall } from "../contract/content.js";
-import { batchConfig } from "../exec/_batch-config.js";
 import { executeToolCalls } from "../exec/execute.js";
 import type { ExecuteToolCallsResult } from "../exec/types.js";
 import { composeAfter, composeBefore } from "./_host-hooks.js";
@@ -90,5 +89,10 @@ async function executeBatch(
 		beforeToolCall: composeBefore(config.beforeToolCall, executeOptions.beforeToolCall),
 		afterToolCall: composeAfter(config.afterToolCall, executeOptions.afterToolCall),
 	};
-	return executeToolCalls(toolCalls, batchConfig(config, hooks, executeOptions));
+	return executeToolCalls(toolCalls, {
+		...executeOptions,
+		...hooks,
+		tools: config.tools,
+		callableTools: executeOptions.callableTools ?? config.callableTools,
+	});
 }

@@ -12,7 +12,6 @@ import type { ToolExecutionEvent } from "../contract/events.js";
 import type { ToolDefinition } from "../contract/tool.js";
 import { MemoryExecutionEnv, type MemorySeedFile, type ScriptedCommand } from "../env/memory.js";
 import type { ScriptedOutput } from "../env/memory-shell.js";
-import { batchConfig } from "../exec/_batch-config.js";
 import { executeToolCalls } from "../exec/execute.js";
 import type { ExecuteToolCallsResult } from "../exec/types.js";
 import type { ExtensionDiagnostic, ExtensionFactory } from "../extensions/api.js";
@@ -218,11 +217,12 @@ export async function finishHarness<TArguments extends object = Record<never, ne
 		const config = runtime.registry.snapshot().executorConfig();
 		return executeToolCalls(
 			calls.map((call, index) => toToolCall(call, index)),
-			batchConfig(config, config, {
+			{
+				...config,
 				toolExecution: batchOptions.toolExecution ?? options.toolExecution,
 				signal: batchOptions.signal,
 				onEvent: (event) => events.push(event),
-			}),
+			},
 		);
 	};
 

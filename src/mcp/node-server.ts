@@ -14,7 +14,6 @@ import type { ToolExecutionEvent } from "../contract/events.js";
 import type { ToolDefinition } from "../contract/tool.js";
 import { NodeExecutionEnv } from "../env/node.js";
 import type { ExecutionEnv } from "../env/types.js";
-import { batchConfig } from "../exec/_batch-config.js";
 import { compiledOrUndefined } from "../exec/_validate.js";
 import { executeToolCalls } from "../exec/execute.js";
 import type { ExecuteToolCallsResult } from "../exec/types.js";
@@ -122,7 +121,7 @@ function sourceOf(options: McpServerOptions): Source {
 		onChange: (listener) => registry.onChange(listener),
 		execute: (calls, execOptions) => {
 			const config = registry.snapshot().executorConfig();
-			return executeToolCalls(calls, batchConfig(config, config, execOptions));
+			return executeToolCalls(calls, { ...config, ...execOptions });
 		},
 		ready: Promise.resolve(),
 	};

@@ -1,16 +1,33 @@
 /**
  * `npm run bench exec`: argument validation against the reference's `validateToolArguments`, and
- * the executor's overhead against a hand-written loop that validates and calls `execute`.
+ * the executor's overhead against the reference's own tool execution.
  *
- * Both validators get the same JSON Schema: ours is built with our TypeBox, the peer's with the
- * TypeBox version the peer uses, so each side takes its normal path. The hand-written loop checks
- * arguments with TypeBox's compiled check, as code without an executor would.
+ * Validation: both validators get the same JSON Schema: ours is built with our TypeBox, the
+ * peer's with the TypeBox version the peer uses, so each side takes its normal path.
  *
- * Our side is the built package (`toolsmith-sdk`, that is `dist/index.js`), loaded by Node as a
- * user's process loads it.
+ * Executor: the same 10,000 calls (1,000 assistant messages of 10 calls each) of the same no-op
+ * tool (same schema, same result object) on both sides, in the same process, interleaved.
+ *
+ * - The reference runs tool calls inside its agent loop (pi-agent-core's `runAgentLoop`, whose
+ *   internal `executeToolCalls` prepares, validates, runs and finalizes them), so it is driven
+ *   through that loop, as its users drive it: a scripted stream function answers at once with one
+ *   assistant message holding the 10 calls, and `shouldStopAfterTurn` ends the run after that
+ *   turn (no second model call). Its event sink is a no-op. The loop's own work is then taken out:
+ *   the same run with an assistant message holding no tool call is timed in the same round and
+ *   subtracted. What remains is the reference's tool execution and its appending the 10 results
+ *   to the context.
+ * - Our side does, per assistant message, what that loop step does with our executor: it takes
+ *   the tool calls out of the scripted message, runs them with `executeToolCalls` (its event
+ *   listener a no-op), emits `message_start` and `message_end` for each result to a no-op sink
+ *   and awaits them as the reference does, and appends the results to the context.
+ *
+ * Each round times all three (ours, the reference with calls, the reference without) back to
+ * back; the figure is the median over rounds of ours / (reference with − reference without).
+ *
+ * Our side is the built package (`toolsmith-sdk` and `toolsmith-sdk/runtime`, that is `dist/`), loaded by Node as a
+ * user's process loads it; the reference is the pi-agent-core installed with the benchmark peers.
  */
 import type { TSchema } from "@sinclair/typebox";
-import { TypeCompiler } from "@sinclair/typebox/compiler";
 import { type AgentTool, Type } from "toolsmith-sdk";
 import { executeToolCalls, type ToolCall, validateToolArguments } from "toolsmith-sdk/runtime";
 import { finish, report } from "./_measure.js";
@@ -150,88 +167,138 @@ function pairedRatio(a: readonly number[], b: readonly number[]): number {
 	return median(a.map((value, i) => value / (b[i] ?? Number.NaN)));
 }
 
-async function executorBench(): Promise<void> {
-	const parameters = Type.Object({
-		path: Type.String(),
-		offset: Type.Integer(),
-		limit: Type.Integer(),
-		recursive: Type.Boolean(),
-		pattern: Type.String(),
+/** The parts of pi-agent-core's agent loop (`dist/agent-loop.js`) this benchmark drives. */
+interface PeerAgentLoop {
+	runAgentLoop(
+		prompts: unknown[],
+		context: { systemPrompt: string; messages: unknown[]; tools: unknown[] },
+		config: Record<string, unknown>,
+		emit: (event: unknown) => Promise<void>,
+		signal: AbortSignal | undefined,
+		streamFn: (model: unknown, context: unknown, options: unknown) => unknown,
+	): Promise<unknown[]>;
+}
+
+/** An assistant message holding `calls`, as a provider's stream would end with it. */
+function assistantMessage(calls: readonly ToolCall[]) {
+	return {
+		role: "assistant" as const,
+		content: [...calls],
+		api: "scripted",
+		provider: "scripted",
+		model: "scripted",
+		usage: {
+			input: 0,
+			output: 0,
+			cacheRead: 0,
+			cacheWrite: 0,
+			totalTokens: 0,
+			cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+		},
+		stopReason: calls.length > 0 ? ("toolUse" as const) : ("stop" as const),
+		timestamp: 0,
+	};
+}
+
+/** A stream function that answers at once with `message` (its only event is `done`). */
+function scriptedStream(message: ReturnType<typeof assistantMessage>) {
+	return () => ({
+		async *[Symbol.asyncIterator]() {
+			yield { type: "done", reason: message.stopReason, message };
+		},
+		result: async () => message,
 	});
+}
+
+async function executorBench(): Promise<void> {
+	const peerTypebox = await importPeer<{ Type: PeerTypeBuilder }>("typebox", "build/index.mjs");
+	const peer = await importPeer<PeerAgentLoop>("@mariozechner/pi-agent-core", "dist/agent-loop.js");
+	const schema = (T: PeerTypeBuilder | typeof Type) => {
+		const t = T as PeerTypeBuilder;
+		return t.Object({
+			path: t.String(),
+			offset: t.Integer(),
+			limit: t.Integer(),
+			recursive: t.Boolean(),
+			pattern: t.String(),
+		});
+	};
 	const result = { content: [{ type: "text" as const, text: "ok" }], details: undefined };
-	const tool: AgentTool = {
+	const execute = async () => result;
+	const ourTool: AgentTool = {
 		name: "noop",
 		label: "noop",
 		description: "Does nothing.",
-		parameters,
-		execute: async () => result,
+		parameters: schema(Type) as TSchema,
+		execute,
+	};
+	const peerTool = {
+		name: "noop",
+		label: "noop",
+		description: "Does nothing.",
+		parameters: schema(peerTypebox.Type),
+		execute,
 	};
 	const total = 10_000;
 	const batchSize = 10;
-	const batches: ToolCall[][] = [];
-	for (let b = 0; b < total / batchSize; b++) {
-		batches.push(
+	const messages = Array.from({ length: total / batchSize }, (_, b) =>
+		assistantMessage(
 			Array.from({ length: batchSize }, (_, i) => ({
 				type: "toolCall" as const,
 				id: `call_${b}_${i}`,
 				name: "noop",
 				arguments: { path: `src/file${i}.ts`, offset: i + 1, limit: 100, recursive: i % 2 === 0, pattern: "*.ts" },
 			})),
-		);
-	}
-	const checker = TypeCompiler.Compile(parameters);
+		),
+	);
+	const withoutCalls = assistantMessage([]);
+	const prompt = { role: "user", content: "go", timestamp: 0 };
+	const noEvent = async (_event: unknown) => {};
+	const peerConfig = {
+		model: { provider: "scripted", id: "scripted" },
+		convertToLlm: (list: unknown[]) => list,
+		shouldStopAfterTurn: () => true,
+	};
 
-	const message = (call: ToolCall, r: { content: unknown; details: unknown }, isError: boolean) => ({
-		role: "toolResult",
-		toolCallId: call.id,
-		toolName: call.name,
-		content: r.content,
-		details: r.details,
-		isError,
-		timestamp: Date.now(),
-	});
-	const failed = (error: unknown) => ({ content: [{ type: "text", text: String(error) }], details: {}, failed: true });
-	// The least a correct parallel batch needs: validate, launch every call, keep one throw from
-	// losing the other results, and build the messages in source order.
-	const handWritten = async () => {
-		for (const batch of batches) {
-			const running = batch.map((call) => {
-				if (!checker.Check(call.arguments)) return Promise.resolve(failed("invalid"));
-				return tool.execute(call.id, call.arguments as never).catch(failed);
-			});
-			const settled = await Promise.all(running);
-			const messages = settled.map((r, i) => message(batch[i] as ToolCall, r, "failed" in r));
-			if (messages.length !== batch.length) throw new Error("lost a result");
-		}
+	/** One run of the reference's loop per message; checks that it returned what it should. */
+	const peerRun = async (message: ReturnType<typeof assistantMessage>, expected: number) => {
+		const context = { systemPrompt: "", messages: [] as unknown[], tools: [peerTool] };
+		const added = await peer.runAgentLoop([prompt], context, peerConfig, noEvent, undefined, scriptedStream(message));
+		// The prompt, the assistant message, then one result per call.
+		if (added.length !== 2 + expected) throw new Error(`the reference returned ${added.length} messages`);
+		const last = added[added.length - 1] as { isError?: boolean };
+		if (expected > 0 && last.isError) throw new Error("the reference's call failed");
 	};
-	// The bare minimum: validate and await each call in turn, no error handling (for reference).
-	const bare = async () => {
-		for (const batch of batches) {
-			const messages = [];
-			for (const call of batch) {
-				if (!checker.Check(call.arguments)) throw new Error("invalid");
-				messages.push(message(call, await tool.execute(call.id, call.arguments as never), false));
+	const peerWithCalls = async () => {
+		for (const message of messages) await peerRun(message, batchSize);
+	};
+	const peerWithoutCalls = async () => {
+		for (let i = 0; i < messages.length; i++) await peerRun(withoutCalls, 0);
+	};
+	const ours = async () => {
+		for (const message of messages) {
+			const context: unknown[] = [];
+			const calls = message.content.filter((block) => block.type === "toolCall");
+			const { results } = await executeToolCalls(calls, { tools: [ourTool], onEvent: noEvent });
+			for (const toolResult of results) {
+				await noEvent({ type: "message_start", message: toolResult });
+				await noEvent({ type: "message_end", message: toolResult });
+				context.push(toolResult);
 			}
-			if (messages.length !== batch.length) throw new Error("lost a result");
+			if (results.length !== batchSize || results[0]?.isError) throw new Error("unexpected result");
 		}
 	};
-	const executor = async () => {
-		for (const batch of batches) {
-			const { results } = await executeToolCalls(batch, { tools: [tool] });
-			if (results.length !== batch.length || results[0]?.isError) throw new Error("unexpected result");
-		}
-	};
-	// Alternate the sides so load on a shared machine hits them alike, and compare each executor run
-	// with the hand-written run just before it; a run is only ~2 ms, so take enough of them for the
-	// median of those ratios to settle (41 runs gave single-run figures from 0.98× to 1.48×).
-	const [base, ours, minimum] = await interleaved([handWritten, executor, bare], 201, 20);
-	if (!base || !ours || !minimum) return;
+	// Alternate the sides so load on a shared machine hits them alike, and compare each of our runs
+	// with the reference's runs of the same round.
+	const [oursTime, withCalls, withoutCallsTime] = await interleaved([ours, peerWithCalls, peerWithoutCalls], 101, 10);
+	if (!oursTime || !withCalls || !withoutCallsTime) return;
+	const peerToolTimes = withCalls.samples.map((value, i) => value - (withoutCallsTime.samples[i] ?? Number.NaN));
 	report(
-		"executor overhead, 10,000 no-op calls in batches of 10 (executor/hand-written parallel loop)",
-		pairedRatio(ours.samples, base.samples),
-		1.25,
-		`executor ${ours.medianMs.toFixed(2)} ms, hand-written ${base.medianMs.toFixed(2)} ms; ` +
-			`bare sequential loop without error handling ${minimum.medianMs.toFixed(2)} ms (${(ours.medianMs / minimum.medianMs).toFixed(2)}×)`,
+		"executor overhead, 10,000 no-op calls in messages of 10 (ours/the reference's tool execution)",
+		pairedRatio(oursTime.samples, peerToolTimes),
+		1.0,
+		`ours ${oursTime.medianMs.toFixed(2)} ms; reference ${withCalls.medianMs.toFixed(2)} ms with the calls, ` +
+			`${withoutCallsTime.medianMs.toFixed(2)} ms with messages holding none, so ${median(peerToolTimes).toFixed(2)} ms for the calls`,
 	);
 }
 
