@@ -15,6 +15,23 @@ export type {
 	ToolResultMessage,
 	Usage,
 } from "./contract/content.js";
+export type {
+	DirEntry,
+	ExecOptions,
+	ExecResult,
+	ExecutionEnv,
+	FileInfo,
+	FileKind,
+	FileSystem,
+	FindFilesRequest,
+	FindFilesResult,
+	PathPolicy,
+	SearchTextMatch,
+	SearchTextRequest,
+	SearchTextResult,
+	Shell,
+	SignalOptions,
+} from "./contract/env.js";
 export {
 	ToolsmithError,
 	type ToolsmithErrorCode,
@@ -98,23 +115,6 @@ export {
 } from "./env/memory.js";
 export type { CommandLogEntry, ScriptedChunk, ScriptedOutput } from "./env/memory-shell.js";
 export { withFileMutationQueue } from "./env/mutation-queue.js";
-export type {
-	DirEntry,
-	ExecOptions,
-	ExecResult,
-	ExecutionEnv,
-	FileInfo,
-	FileKind,
-	FileSystem,
-	FindFilesRequest,
-	FindFilesResult,
-	PathPolicy,
-	SearchTextMatch,
-	SearchTextRequest,
-	SearchTextResult,
-	Shell,
-	SignalOptions,
-} from "./env/types.js";
 export {
 	ToolArgumentsError,
 	type ValidationIssue,

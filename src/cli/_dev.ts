@@ -6,6 +6,9 @@
 import { resolve } from "node:path";
 import { createInterface, type Interface } from "node:readline";
 import type { Writable } from "node:stream";
+import { UsageError } from "../command/args.js";
+import { defineCommand, EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK } from "../command/node-command.js";
+import { type CliIO, outputWidth } from "../command/node-io.js";
 import type { ToolResultMessage } from "../contract/content.js";
 import { errorMessage } from "../contract/errors.js";
 import type { ToolExecutionEndEvent, ToolExecutionEvent, ToolExecutionUpdateEvent } from "../contract/events.js";
@@ -24,8 +27,6 @@ import {
 	shellLayout,
 	toolRenderersFor,
 } from "../render/renderer.js";
-import { UsageError } from "./_args.js";
-import { defineCommand, EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK } from "./_command.js";
 import {
 	confinedLabel,
 	type DevHost,
@@ -39,7 +40,6 @@ import {
 import { formatCommandList, formatToolsTable } from "./_format.js";
 import { followHostLog } from "./_host-log.js";
 import { inspectorLine, inspectorOptions, inspectorSettings, openPageIfAsked, startHostWithPage } from "./_inspect.js";
-import { type CliIO, outputWidth } from "./_io.js";
 
 export const REPL_HELP = `Commands:
   call <tool> [json-args]   Run a tool through the executor, e.g. call read {"path":"README.md"}

@@ -1,11 +1,11 @@
 #!/usr/bin/env node
+import { runProgram } from "../command/node-command.js";
+import { processIO } from "../command/node-io.js";
 /**
  * The `toolsmith` executable: binds the command framework to the real process (argv, stdio,
  * signals, exit code). Everything else in src/cli works on a `CliIO` and never touches `process`.
  */
 import { exitProcess, installExitGuard } from "../extensions/node-process-guard.js";
-import { runProgram } from "./_command.js";
-import { processIO } from "./_io.js";
 import { program } from "./_program.js";
 
 // The command decides when the process ends: extension code (a tool under `toolsmith test`, an

@@ -3,8 +3,8 @@
  * the allowed roots, and the refusal that names them when it is not.
  */
 import type { FileError } from "../contract/result.js";
-import { fileError } from "./_errors.js";
-import { isPathInside } from "./_path.js";
+import { fileError } from "./errors.js";
+import { isPathInside } from "./path.js";
 
 /** Whether a path is read or written. */
 export type Access = "read" | "write";

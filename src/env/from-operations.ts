@@ -8,8 +8,11 @@
  * Runtime-neutral: no `node:` imports. Like every env it never throws: a callback that throws or
  * rejects becomes a `FileError` / `ExecutionError` naming the path or command.
  */
+
+import type { DirEntry, ExecOptions, ExecResult, ExecutionEnv, FileInfo, SignalOptions } from "../contract/env.js";
 import { describeValue, errorMessage } from "../contract/errors.js";
 import { type ExecutionError, err, type FileError, ok, type Result } from "../contract/result.js";
+import { comparePaths } from "./_walk.js";
 import {
 	commandProblem,
 	execError,
@@ -19,11 +22,9 @@ import {
 	pathProblem,
 	quoted,
 	timeoutProblem,
-} from "./_errors.js";
-import { dirname, isAbsolutePath, joinPath, normalizePath, relativePath, resolvePath } from "./_path.js";
-import { comparePaths } from "./_walk.js";
+} from "./errors.js";
 import { setMutationScope } from "./mutation-queue.js";
-import type { DirEntry, ExecOptions, ExecResult, ExecutionEnv, FileInfo, SignalOptions } from "./types.js";
+import { dirname, isAbsolutePath, joinPath, normalizePath, relativePath, resolvePath } from "./path.js";
 
 /**
  * The callbacks an operations env is built from: the union of the reference agent's

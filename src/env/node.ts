@@ -11,26 +11,6 @@ import { randomBytes } from "node:crypto";
 import { promises as fs, constants as fsConstants } from "node:fs";
 import { tmpdir } from "node:os";
 import { resolve as resolveNative } from "node:path";
-import { describeValue, errorMessage } from "../contract/errors.js";
-import { type ExecutionError, err, type FileError, type FileErrorCode, ok, type Result } from "../contract/result.js";
-import {
-	affixProblem,
-	execError,
-	fileError,
-	notRegularFileError,
-	osCodeOf,
-	pathProblem,
-	rangeProblem,
-} from "./_errors.js";
-import { findWithWalker, prepareFind } from "./_find.js";
-import { type PreparedSearch, prepareSearch, searchWithWalker } from "./_grep.js";
-import { type ConfinedCommand, runCommand } from "./_node-exec.js";
-import { findFdBinary, findWithFd } from "./_node-find.js";
-import { findRgBinary, rgAgrees, searchWithRg } from "./_node-grep.js";
-import { NodePathGuard, O_PATH, type PinnedDir, usesProcFd } from "./_node-policy.js";
-import { probeSandbox, type SandboxProbe } from "./_node-sandbox.js";
-import { workerSearchReader } from "./_node-search-workers.js";
-import { basename, dirname, resolvePath } from "./_path.js";
 import type {
 	DirEntry,
 	ExecOptions,
@@ -44,7 +24,27 @@ import type {
 	SearchTextRequest,
 	SearchTextResult,
 	SignalOptions,
-} from "./types.js";
+} from "../contract/env.js";
+import { describeValue, errorMessage } from "../contract/errors.js";
+import { type ExecutionError, err, type FileError, type FileErrorCode, ok, type Result } from "../contract/result.js";
+import { type ConfinedCommand, runCommand } from "./_node-exec.js";
+import { findFdBinary, findWithFd } from "./_node-find.js";
+import { findRgBinary, rgAgrees, searchWithRg } from "./_node-grep.js";
+import { NodePathGuard, O_PATH, type PinnedDir, usesProcFd } from "./_node-policy.js";
+import { probeSandbox, type SandboxProbe } from "./_node-sandbox.js";
+import { workerSearchReader } from "./_node-search-workers.js";
+import {
+	affixProblem,
+	execError,
+	fileError,
+	notRegularFileError,
+	osCodeOf,
+	pathProblem,
+	rangeProblem,
+} from "./errors.js";
+import { findWithWalker, prepareFind } from "./find.js";
+import { type PreparedSearch, prepareSearch, searchWithWalker } from "./grep.js";
+import { basename, dirname, resolvePath } from "./path.js";
 
 /** Options for `NodeExecutionEnv`: its working folder, shell, environment variables and temp folder. */
 export interface NodeExecutionEnvOptions {

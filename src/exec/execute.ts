@@ -10,10 +10,10 @@ import type {
 	NestedToolCalls,
 	ToolCallOutcome,
 } from "../contract/tool.js";
-import { cloneArguments } from "./_json.js";
 import { addUsage, NestedRecorder } from "./_nested.js";
 import { contentProblem, errorResult, type ResultFields, readResult } from "./_results.js";
-import { compiledOrUndefined, copyArguments, validateArguments, validateOwned } from "./_validate.js";
+import { compiledOrUndefined, copyArguments, validateArguments, validateOwned } from "./compiled-schema.js";
+import { cloneArguments } from "./json.js";
 import type { ExecuteToolCallsConfig, ExecuteToolCallsResult, ToolCallHookContext } from "./types.js";
 
 const NO_CONTENT: AgentToolResult["content"] = [];

@@ -8,9 +8,9 @@
  */
 import { realpathSync } from "node:fs";
 import { dirname, resolve } from "node:path";
+import type { ExecutionEnv } from "../contract/env.js";
 import type { ToolDefinition } from "../contract/tool.js";
 import { NodeExecutionEnv } from "../env/node.js";
-import type { ExecutionEnv } from "../env/types.js";
 import { builtinsFromOption } from "../tools/builtins.js";
 import { importFresh } from "./_node-jiti.js";
 import { missingImports } from "./_node-missing-imports.js";

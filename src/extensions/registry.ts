@@ -23,7 +23,7 @@ import type {
 	ToolLoadout,
 } from "../contract/tool.js";
 import { wrapToolDefinition } from "../contract/tool.js";
-import { mergeAfterHook, structuredAfter, withStructured } from "../exec/_after-hook.js";
+import { mergeAfterHook, structuredAfter, withStructured } from "../exec/after-hook.js";
 import type {
 	AfterToolCallContext,
 	AfterToolCallResult,

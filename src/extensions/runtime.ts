@@ -5,9 +5,10 @@
  * sees factories, so a harness can drive it with a MemoryExecutionEnv. What each member of the API
  * does is `_extension-api.ts`; this file runs the versions' lifecycle.
  */
+
+import type { ExecutionEnv } from "../contract/env.js";
 import { errorMessage, ToolsmithError } from "../contract/errors.js";
 import type { ToolDefinition } from "../contract/tool.js";
-import type { ExecutionEnv } from "../env/types.js";
 import { notifyListeners } from "../shared/listeners.js";
 import { createEventBus } from "./_event-bus.js";
 import { createExtensionAPI, dispose, type Instance, sourceHandlers } from "./_extension-api.js";

@@ -12,7 +12,7 @@ import type { ToolExecutionEvent } from "../contract/events.js";
 import type { ToolDefinition } from "../contract/tool.js";
 import { MemoryExecutionEnv, type MemorySeedFile, type ScriptedCommand } from "../env/memory.js";
 import type { ScriptedOutput } from "../env/memory-shell.js";
-import { batchConfig } from "../exec/_batch-config.js";
+import { batchConfig } from "../exec/batch-config.js";
 import { executeToolCalls } from "../exec/execute.js";
 import type { ExecuteToolCallsResult } from "../exec/types.js";
 import type { ExtensionDiagnostic, ExtensionFactory } from "../extensions/api.js";

@@ -27,8 +27,8 @@ import {
 } from "../extensions/node-event-lines.js";
 import type { ExtensionHost, ExtensionHostReady, ExtensionReloadEvent } from "../extensions/node-host.js";
 import type { RegistrySnapshot } from "../extensions/registry.js";
-import { isLoopbackHostname } from "../mcp/_loopback.js";
-import { listen, RequestError, readJsonBody, sameSecret } from "../mcp/_node-request.js";
+import { isLoopbackHostname } from "../mcp/loopback.js";
+import { listen, RequestError, readJsonBody, sameSecret } from "../mcp/node-request.js";
 import { compatibilityReport, type ProviderTool, toProviderTools } from "../providers/tools.js";
 import { TOOL_PROVIDERS, type ToolProvider } from "../providers/types.js";
 import {

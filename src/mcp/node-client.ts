@@ -17,7 +17,7 @@ import type {
 	ToolExposure,
 	ToolNamespace,
 } from "../contract/tool.js";
-import { fromJsonSchema } from "../exec/_from-json-schema.js";
+import { fromJsonSchema } from "../exec/from-json-schema.js";
 import { API_VERSION } from "../extensions/api.js";
 import { checkToolName } from "../providers/names.js";
 import { notifyListeners } from "../shared/listeners.js";

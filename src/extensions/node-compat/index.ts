@@ -13,7 +13,7 @@ import * as piCodingAgent from "./pi-coding-agent.js";
 import * as piTui from "./pi-tui.js";
 import { typeboxCompile, typeboxCompiler, typeboxValue } from "./typebox.js";
 
-export { noteExtensionFiles, setCompatEnv, setCompatReporter } from "./_state.js";
+export { noteExtensionFiles, setCompatEnv, setCompatReporter } from "./state.js";
 
 // Every value export of the reference's modules resolves: what toolsmith does not implement is a
 // stub that reports when used (see _stubs.ts). Each scope's package gets the same module.
