@@ -3,6 +3,8 @@
  * extensions from disk, the extension host with hot reload, and serving an extension to pi. Every
  * export is named here and listed in docs/api.md.
  */
+import { provideNodeProvisions } from "./extensions/node-provided.js";
+
 export { NodeExecutionEnv, type NodeExecutionEnvOptions } from "./env/node.js";
 export {
 	type DiscoveredExtension,
@@ -74,3 +76,21 @@ export {
 	type McpToolReport,
 	toMcpTools,
 } from "./mcp/tools.js";
+
+// The rooms below hand extensions this running instance of toolsmith and reach the MCP client
+// through what this entry provides (an entry may import anything, nothing in a room imports one).
+provideNodeProvisions({
+	async entries() {
+		const [main, node, runtime] = await Promise.all([
+			import("./index.js"),
+			import("./node.js"),
+			import("./runtime.js"),
+		]);
+		// `toolsmith`: the name before the package was renamed, so extensions written against it keep loading.
+		return { "toolsmith-sdk": main, toolsmith: main, "toolsmith-sdk/node": node, "toolsmith-sdk/runtime": runtime };
+	},
+	async connectMcp(server) {
+		const { loadMcpTools } = await import("./mcp/node-client.js");
+		return loadMcpTools(server);
+	},
+});

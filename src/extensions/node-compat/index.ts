@@ -1,12 +1,12 @@
 /**
  * The modules import specifiers resolve to inside extensions, whatever the extension's own
  * node_modules hold: pi's packages map to the compatibility modules here, TypeBox to toolsmith's
- * TypeBox, and `toolsmith-sdk` (and its old name `toolsmith`) to this very instance. They are handed to jiti as already-evaluated
- * modules, so every extension shares one instance (one mutation queue, one `Type`) and nothing is
- * re-evaluated per extension.
+ * TypeBox (the loader adds `toolsmith-sdk`, its old name `toolsmith` and the other entries, as the
+ * Node entry provides them). They are handed to jiti as already-evaluated modules, so every
+ * extension shares one instance (one mutation queue, one `Type`) and nothing is re-evaluated per
+ * extension.
  */
 import * as typebox from "@sinclair/typebox";
-import * as toolsmith from "../../index.js";
 import { withStubs } from "./_stubs.js";
 import * as piAi from "./pi-ai.js";
 import * as piCodingAgent from "./pi-coding-agent.js";
@@ -44,7 +44,4 @@ export const VIRTUAL_MODULES: Readonly<Record<string, unknown>> = Object.freeze(
 	typebox: typebox1,
 	"typebox/compile": typebox1Compile,
 	"typebox/value": typebox1Value,
-	"toolsmith-sdk": toolsmith,
-	// The name before the package was renamed, so extensions written against it keep loading.
-	toolsmith,
 });
