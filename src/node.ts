@@ -4,6 +4,8 @@
  * export is named here and listed in docs/api.md.
  */
 import { provideNodeProvisions } from "./extensions/node-provided.js";
+// This entry's own namespace, handed to the extensions it loads as `toolsmith-sdk/node`.
+import * as node from "./node.js";
 
 export { NodeExecutionEnv, type NodeExecutionEnvOptions } from "./env/node.js";
 export {
@@ -81,11 +83,7 @@ export {
 // through what this entry provides (an entry may import anything, nothing in a room imports one).
 provideNodeProvisions({
 	async entries() {
-		const [main, node, runtime] = await Promise.all([
-			import("./index.js"),
-			import("./node.js"),
-			import("./runtime.js"),
-		]);
+		const [main, runtime] = await Promise.all([import("./index.js"), import("./runtime.js")]);
 		// `toolsmith`: the name before the package was renamed, so extensions written against it keep loading.
 		return { "toolsmith-sdk": main, toolsmith: main, "toolsmith-sdk/node": node, "toolsmith-sdk/runtime": runtime };
 	},

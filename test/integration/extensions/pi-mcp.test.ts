@@ -12,8 +12,8 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ExtensionDiagnostic } from "../../../src/extensions/api.js";
-// Through the Node entry, which provides the MCP client the host connects the servers with.
-import { createExtensionHost, type ExtensionHost, loadExtensions } from "../../../src/node.js";
+import { createExtensionHost, type ExtensionHost } from "../../../src/extensions/node-host.js";
+import { loadExtensions } from "../../../src/extensions/node-loader.js";
 import { renderToolCall, renderToolResult, toolRenderersFor } from "../../../src/render/renderer.js";
 import { plainTheme } from "../../../src/render/theme.js";
 import { findRelease, referenceLoad } from "../../compat/_reference.js";
