@@ -79,8 +79,9 @@ export {
 	toMcpTools,
 } from "./mcp/tools.js";
 
-// The rooms below hand extensions this running instance of toolsmith and reach the MCP client
-// through what this entry provides (an entry may import anything, nothing in a room imports one).
+// The extension loader and host get from here what they may not import themselves (an entry may
+// import anything, nothing in a room imports one): this running instance of toolsmith, for the
+// extensions they load, and the MCP client, for the servers those extensions register.
 provideNodeProvisions({
 	async entries() {
 		const [main, runtime] = await Promise.all([import("./index.js"), import("./runtime.js")]);

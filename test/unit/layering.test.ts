@@ -141,7 +141,7 @@ const ENTRIES = new Set([
 const MAX_LINES = 700;
 
 /**
- * Files still over {@link MAX_LINES} that other work of the same change is splitting. The test
+ * Files still over {@link MAX_LINES} while they are being split into state plus functions. The test
  * fails when one of them is short enough (so the list only shrinks) and when any other file is long.
  */
 const PENDING_SPLIT = new Set([
