@@ -8,6 +8,23 @@
  * browsers and edge runtimes too.
  */
 export type { ImageContent, JsonValue, TextContent, ToolResultContent, Usage } from "./contract/content.js";
+export type {
+	DirEntry,
+	ExecOptions,
+	ExecResult,
+	ExecutionEnv,
+	FileInfo,
+	FileKind,
+	FileSystem,
+	FindFilesRequest,
+	FindFilesResult,
+	PathPolicy,
+	SearchTextMatch,
+	SearchTextRequest,
+	SearchTextResult,
+	Shell,
+	SignalOptions,
+} from "./contract/env.js";
 export {
 	ToolsmithError,
 	type ToolsmithErrorCode,
@@ -68,23 +85,6 @@ export {
 } from "./env/memory.js";
 export type { CommandLogEntry, ScriptedChunk, ScriptedOutput } from "./env/memory-shell.js";
 export { withFileMutationQueue } from "./env/mutation-queue.js";
-export type {
-	DirEntry,
-	ExecOptions,
-	ExecResult,
-	ExecutionEnv,
-	FileInfo,
-	FileKind,
-	FileSystem,
-	FindFilesRequest,
-	FindFilesResult,
-	PathPolicy,
-	SearchTextMatch,
-	SearchTextRequest,
-	SearchTextResult,
-	Shell,
-	SignalOptions,
-} from "./env/types.js";
 export {
 	API_VERSION,
 	type DiagnosticListener,

@@ -3,6 +3,10 @@
  * extensions from disk, the extension host with hot reload, and serving an extension to pi. Every
  * export is named here and listed in docs/api.md.
  */
+import { provideNodeProvisions } from "./extensions/node-provided.js";
+// This entry's own namespace, handed to the extensions it loads as `toolsmith-sdk/node`.
+import * as node from "./node.js";
+
 export { NodeExecutionEnv, type NodeExecutionEnvOptions } from "./env/node.js";
 export {
 	type DiscoveredExtension,
@@ -74,3 +78,30 @@ export {
 	type McpToolReport,
 	toMcpTools,
 } from "./mcp/tools.js";
+
+// The extension loader and host get from here what they may not import themselves (an entry may
+// import anything, nothing in a room imports one): this running instance of toolsmith, for the
+// extensions they load, and the MCP client, for the servers those extensions register.
+provideNodeProvisions({
+	async entries() {
+		const [main, runtime, render, providers] = await Promise.all([
+			import("./index.js"),
+			import("./runtime.js"),
+			import("./render/index.js"),
+			import("./providers/index.js"),
+		]);
+		return {
+			"toolsmith-sdk": main,
+			// The name before the package was renamed, so extensions written against it keep loading.
+			toolsmith: main,
+			"toolsmith-sdk/node": node,
+			"toolsmith-sdk/runtime": runtime,
+			"toolsmith-sdk/render": render,
+			"toolsmith-sdk/providers": providers,
+		};
+	},
+	async connectMcp(server) {
+		const { loadMcpTools } = await import("./mcp/node-client.js");
+		return loadMcpTools(server);
+	},
+});

@@ -5,7 +5,7 @@
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import { UsageError } from "../../src/cli/_args.js";
+import { UsageError } from "../../src/command/args.js";
 import {
 	CommandError,
 	type CommandSpec,
@@ -13,7 +13,7 @@ import {
 	EXIT_INTERRUPTED,
 	EXIT_OK,
 	type Program,
-} from "../../src/cli/_command.js";
+} from "../../src/command/node-command.js";
 import { API_VERSION } from "../../src/extensions/api.js";
 import {
 	DEFAULT_TOOL_NAME,

@@ -6,8 +6,8 @@ import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import * as clack from "@clack/prompts";
-import { runCommand } from "../../src/cli/_command.js";
-import { processIO } from "../../src/cli/_io.js";
+import { runCommand } from "../../src/command/node-command.js";
+import { processIO } from "../../src/command/node-io.js";
 import { createCommand, createProgram, type Prompts } from "./create.js";
 import { packageRoot } from "./generator.js";
 

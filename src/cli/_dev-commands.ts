@@ -4,8 +4,8 @@
  * completion.
  */
 import { resolve } from "node:path";
+import { EXIT_FAILURE, EXIT_OK } from "../command/node-command.js";
 import { errorMessage } from "../contract/errors.js";
-import { EXIT_FAILURE, EXIT_OK } from "./_command.js";
 import { callTool } from "./_dev-call.js";
 import type { DevHost } from "./_dev-host.js";
 import { activeTools, type DevLoopState, extensionCommands, fail, finish, out, width } from "./_dev-loop-state.js";

@@ -3,15 +3,16 @@
  * the loop uses, so tests can drive it with a fake; the factory of the real one, which imports the
  * host and the envs only when a command starts it; and how `dev` and `inspect` start it.
  */
+
+import { UsageError } from "../command/args.js";
+import { CommandError } from "../command/node-command.js";
+import type { CliOutput } from "../command/node-io.js";
+import type { ExecutionEnv, PathPolicy } from "../contract/env.js";
 import { errorMessage } from "../contract/errors.js";
 import type { Theme } from "../contract/render.js";
-import type { ExecutionEnv, PathPolicy } from "../env/types.js";
 import type { ExtensionHost, ExtensionHostOptions, ExtensionHostReady } from "../extensions/node-host.js";
 import type { RegistrySnapshot } from "../extensions/registry.js";
 import type { ExtensionRuntime } from "../extensions/runtime.js";
-import { UsageError } from "./_args.js";
-import { CommandError } from "./_command.js";
-import type { CliOutput } from "./_io.js";
 
 /**
  * What `toolsmith dev` uses of an `ExtensionHost` (`registry` and `runtime` narrowed to the one

@@ -3,15 +3,15 @@
  * the input queue, and how the loop ends; with the printing and ending every step shares.
  */
 import type { Interface } from "node:readline";
+import { EXIT_INTERRUPTED } from "../command/node-command.js";
+import { type CliIO, outputWidth } from "../command/node-io.js";
 import { errorMessage } from "../contract/errors.js";
 import type { Theme } from "../contract/render.js";
 import type { RegisteredCommand } from "../extensions/api.js";
 import type { ToolEntry } from "../extensions/registry.js";
 import type { RenderedBlock } from "../render/renderer.js";
-import { EXIT_INTERRUPTED } from "./_command.js";
 import type { DevHost } from "./_dev-host.js";
 import { followHostLog, type HostLog } from "./_host-log.js";
-import { type CliIO, outputWidth } from "./_io.js";
 
 export interface DevLoopOptions {
 	readonly io: CliIO;

@@ -7,11 +7,12 @@
 import { resolve } from "node:path";
 import { createInterface, type Interface } from "node:readline";
 import type { Writable } from "node:stream";
+import { UsageError } from "../command/args.js";
+import { defineCommand } from "../command/node-command.js";
+import { outputWidth } from "../command/node-io.js";
 import { displayPath, formatDiagnostic } from "../extensions/node-event-lines.js";
 import type { ExtensionHostReady } from "../extensions/node-host.js";
 import type { InspectorServer } from "../inspector/node-server.js";
-import { UsageError } from "./_args.js";
-import { defineCommand } from "./_command.js";
 import { complete, pump } from "./_dev-commands.js";
 import {
 	confinedLabel,
@@ -26,7 +27,6 @@ import {
 import { activeTools, createDevLoopState, type DevLoopOptions, extensionCommands, out } from "./_dev-loop-state.js";
 import { formatCommandList, formatToolsTable } from "./_format.js";
 import { inspectorLine, inspectorOptions, inspectorSettings, openPageIfAsked, startHostWithPage } from "./_inspect.js";
-import { outputWidth } from "./_io.js";
 
 export { complete, REPL_HELP } from "./_dev-commands.js";
 export type { DevLoopOptions } from "./_dev-loop-state.js";

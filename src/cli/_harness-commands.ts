@@ -2,9 +2,10 @@
  * `test`, `check`, `replay-session` and `schema`: options and help here; the engines (toolsmith-sdk/harness,
  * the provider converters) are imported when a command runs, so `--help` stays fast.
  */
+
+import { UsageError } from "../command/args.js";
+import { defineCommand } from "../command/node-command.js";
 import type { ToolProvider } from "../providers/types.js";
-import { UsageError } from "./_args.js";
-import { defineCommand } from "./_command.js";
 
 const extensionsOption = {
 	type: "string",

@@ -1,6 +1,9 @@
 /** The engines behind `toolsmith test`, `toolsmith check` and `toolsmith replay-session`, imported on first use. */
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
+import { UsageError } from "../command/args.js";
+import { CommandError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from "../command/node-command.js";
+import type { CliIO } from "../command/node-io.js";
 import { errorMessage } from "../contract/errors.js";
 import type { Theme } from "../contract/render.js";
 import type { ToolDefinition } from "../contract/tool.js";
@@ -21,10 +24,7 @@ import { formatReplayReport } from "../harness/replay.js";
 import { replaySession } from "../harness/replay-session.js";
 import type { SessionToolFigures } from "../harness/session-report.js";
 import type { McpHttpServer, McpStdioServer, McpToolSet } from "../mcp/node-client.js";
-import { UsageError } from "./_args.js";
-import { CommandError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from "./_command.js";
 import { formatTable } from "./_format.js";
-import type { CliIO } from "./_io.js";
 import { type LoadedTools, loadToolsForCommand } from "./_load-tools.js";
 import { checkResultConditions } from "./_result-truthiness.js";
 import { findFixtures, loadCheckSeeds } from "./_seeds.js";

@@ -5,17 +5,18 @@
  */
 import { spawn } from "node:child_process";
 import { resolve } from "node:path";
+import { UsageError } from "../command/args.js";
+import { CommandError, defineCommand, EXIT_OK } from "../command/node-command.js";
+import type { CliIO } from "../command/node-io.js";
+import type { ExecutionEnv } from "../contract/env.js";
 import { errorMessage } from "../contract/errors.js";
 import type { Theme } from "../contract/render.js";
-import type { ExecutionEnv } from "../env/types.js";
 import { displayPath, formatDiagnostic } from "../extensions/node-event-lines.js";
 import type { ExtensionHostReady } from "../extensions/node-host.js";
 import type { RecordingEnv } from "../harness/record.js";
 import type { InspectorServer } from "../inspector/node-server.js";
 import type { InspectorSession } from "../inspector/session.js";
-import { isLoopbackHostname } from "../mcp/_loopback.js";
-import { UsageError } from "./_args.js";
-import { CommandError, defineCommand, EXIT_OK } from "./_command.js";
+import { isLoopbackHostname } from "../mcp/loopback.js";
 import {
 	confinedLabel,
 	type DevHost,
@@ -28,7 +29,6 @@ import {
 	startHost,
 } from "./_dev-host.js";
 import { followHostLog } from "./_host-log.js";
-import type { CliIO } from "./_io.js";
 
 /** Shortest token accepted from `--token` (the generated one has 48 hex digits). */
 const MIN_TOKEN_LENGTH = 16;

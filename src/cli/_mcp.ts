@@ -5,11 +5,11 @@
  * goes to stderr.
  */
 import { resolve } from "node:path";
+import { UsageError } from "../command/args.js";
+import { CommandError, defineCommand, EXIT_FAILURE, EXIT_OK } from "../command/node-command.js";
 import { errorMessage } from "../contract/errors.js";
 import { displayPath, formatDiagnostic } from "../extensions/node-event-lines.js";
-import { isLoopbackHostname } from "../mcp/_loopback.js";
-import { UsageError } from "./_args.js";
-import { CommandError, defineCommand, EXIT_FAILURE, EXIT_OK } from "./_command.js";
+import { isLoopbackHostname } from "../mcp/loopback.js";
 import { confinedLabel, cwdPolicy, loadTimeout, loadTimeoutOption } from "./_dev-host.js";
 import { followHostLog } from "./_host-log.js";
 

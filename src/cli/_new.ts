@@ -5,7 +5,7 @@
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { addTool, DEFAULT_TOOL_NAME, GeneratorError, packageRoot } from "../../create-tool/src/generator.js";
-import { CommandError, defineCommand, EXIT_OK } from "./_command.js";
+import { CommandError, defineCommand, EXIT_OK } from "../command/node-command.js";
 
 export const newCommand = defineCommand({
 	name: "new",

@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { packageRoot } from "../../create-tool/src/generator.js";
-import type { Program } from "./_command.js";
+import type { Program } from "../command/node-command.js";
 import { createDevCommand } from "./_dev.js";
 import { checkCommand, replaySessionCommand, schemaCommand, testCommand } from "./_harness-commands.js";
 import { inspectCommand } from "./_inspect.js";

@@ -1,10 +1,11 @@
 /** `toolsmith schema`: tools in a provider's wire format plus the report of what the provider changes. */
+
+import { EXIT_FAILURE, EXIT_OK } from "../command/node-command.js";
+import type { CliIO } from "../command/node-io.js";
 import type { Theme } from "../contract/render.js";
 import { formatDiagnostic } from "../extensions/node-event-lines.js";
 import { compatibilityReport, toProviderTools } from "../providers/tools.js";
 import type { ToolProvider } from "../providers/types.js";
-import { EXIT_FAILURE, EXIT_OK } from "./_command.js";
-import type { CliIO } from "./_io.js";
 import { loadToolsForCommand } from "./_load-tools.js";
 
 export interface SchemaRun {

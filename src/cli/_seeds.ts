@@ -5,13 +5,13 @@
  */
 import { readdir, readFile, stat } from "node:fs/promises";
 import { join, posix, relative, resolve, sep } from "node:path";
+import { UsageError } from "../command/args.js";
+import { CommandError } from "../command/node-command.js";
 import { errorMessage } from "../contract/errors.js";
 import type { MemorySeedFile, ScriptedCommand } from "../env/memory.js";
 import { displayPath } from "../extensions/node-event-lines.js";
 import { loadReplayFixture } from "../harness/node-replay.js";
 import { fixtureCommands } from "../harness/replay.js";
-import { UsageError } from "./_args.js";
-import { CommandError } from "./_command.js";
 
 /**
  * A project's own JSON configuration: never a fixture, so a search of the project folder itself

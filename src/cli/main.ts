@@ -3,10 +3,15 @@
  * The `toolsmith` executable: binds the command framework to the real process (argv, stdio,
  * signals, exit code). Everything else in src/cli works on a `CliIO` and never touches `process`.
  */
+import { runProgram } from "../command/node-command.js";
+import { processIO } from "../command/node-io.js";
 import { exitProcess, installExitGuard } from "../extensions/node-process-guard.js";
-import { runProgram } from "./_command.js";
-import { processIO } from "./_io.js";
+import { loadNodeProvisionsWith } from "../extensions/node-provided.js";
 import { program } from "./_program.js";
+
+// Extensions the commands load get toolsmith's entries and the MCP client from the Node entry,
+// imported the first time one of them is needed.
+loadNodeProvisionsWith(() => import("../node.js"));
 
 // The command decides when the process ends: extension code (a tool under `toolsmith test`, an
 // extension `dev` or `mcp` serves) that calls `process.exit` gets an E_PROCESS_EXIT error instead.

@@ -3,9 +3,9 @@
  * executes), and the wrapper between them.
  */
 import type { Static, TSchema } from "@sinclair/typebox";
-import type { ExecutionEnv } from "../env/types.js";
 import type { JsonValue, ToolCall, ToolResultContent, Usage } from "./content.js";
 import { noteDefinitionSite } from "./definition-site.js";
+import type { ExecutionEnv } from "./env.js";
 import type { RenderContext, RenderOutput, RenderResultOptions, Theme } from "./render.js";
 
 /** `parallel` (the default) lets a batch run concurrently; one `sequential` tool serializes its whole batch. */

@@ -4,9 +4,9 @@
  * `..` inside a link target climbs from where the link points, a loop is an error).
  */
 
-import { utf8Length } from "../contract/_utf8.js";
 import type { FileErrorCode } from "../contract/result.js";
-import { pathSegments } from "./_path.js";
+import { utf8Length } from "../contract/utf8.js";
+import { pathSegments } from "./path.js";
 
 const encoder = new TextEncoder();
 

@@ -1,13 +1,13 @@
 /** Running a command for NodeExecutionEnv (Node only): spawn, stream, capture, time out, abort, kill its group. */
 import { type ChildProcess, spawn } from "node:child_process";
 import { constants as osConstants } from "node:os";
+import type { ExecOptions, ExecResult } from "../contract/env.js";
 import { describeValue, errorMessage } from "../contract/errors.js";
 import { type ExecutionError, type ExecutionErrorCode, err, ok, type Result } from "../contract/result.js";
-import { commandProblem, execError, isThenable, osCodeOf, pathProblem, quoted, timeoutProblem } from "./_errors.js";
 import { defaultShell, groupAlive, signalGroup } from "./_node-process.js";
-import { resolvePath } from "./_path.js";
 import { setLongTimeout } from "./_timer.js";
-import type { ExecOptions, ExecResult } from "./types.js";
+import { commandProblem, execError, isThenable, osCodeOf, pathProblem, quoted, timeoutProblem } from "./errors.js";
+import { resolvePath } from "./path.js";
 
 /** What a command takes from its NodeExecutionEnv, passed in explicitly. */
 export interface CommandContext {

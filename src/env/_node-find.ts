@@ -1,14 +1,15 @@
 /**
  * The find fast path of NodeExecutionEnv (Node only): `fd` (Debian: `fdfind`) from PATH lists the
- * files, the find glob of `_glob.ts` selects them, and they are sorted as the walker yields them,
+ * files, the find glob of `glob.ts` selects them, and they are sorted as the walker yields them,
  * so the result equals `findWithWalker`'s. Never downloaded: without `fd` the caller walks.
  */
+
+import type { FindFilesResult } from "../contract/env.js";
 import { err, type FileError, ok, type Result } from "../contract/result.js";
-import { fileError } from "./_errors.js";
-import type { GlobMatcher } from "./_glob.js";
 import { findExecutable, listPaths, reportsVersion } from "./_node-process.js";
 import { comparePaths } from "./_walk.js";
-import type { FindFilesResult } from "./types.js";
+import { fileError } from "./errors.js";
+import type { GlobMatcher } from "./glob.js";
 
 let fdPromise: Promise<string | undefined> | undefined;
 

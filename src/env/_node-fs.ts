@@ -4,11 +4,11 @@
  * making parent folders, and flushing a folder.
  */
 import { promises as fs, constants as fsConstants } from "node:fs";
+import type { FileKind } from "../contract/env.js";
 import { errorMessage } from "../contract/errors.js";
 import { err, type FileError, type FileErrorCode, ok, type Result } from "../contract/result.js";
-import { fileError, notRegularFileError, osCodeOf } from "./_errors.js";
-import { dirname, resolvePath } from "./_path.js";
-import type { FileKind } from "./types.js";
+import { fileError, notRegularFileError, osCodeOf } from "./errors.js";
+import { dirname, resolvePath } from "./path.js";
 
 const OS_CODES: Record<string, FileErrorCode> = {
 	ENOENT: "not_found",

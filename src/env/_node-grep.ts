@@ -5,13 +5,14 @@
  * `rg`, or for a pattern where ripgrep's Rust regex could match differently from JavaScript's, the
  * caller walks instead.
  */
+
+import type { SearchTextRequest, SearchTextResult } from "../contract/env.js";
 import { err, type FileError, ok, type Result } from "../contract/result.js";
-import { fileError } from "./_errors.js";
-import type { GlobMatcher } from "./_glob.js";
-import { MatchCollector, matchFiles, type PreparedSearch, type SearchReader, searchResult } from "./_grep.js";
 import { findExecutable, listPaths, reportsVersion } from "./_node-process.js";
 import { comparePaths } from "./_walk.js";
-import type { SearchTextRequest, SearchTextResult } from "./types.js";
+import { fileError } from "./errors.js";
+import type { GlobMatcher } from "./glob.js";
+import { MatchCollector, matchFiles, type PreparedSearch, type SearchReader, searchResult } from "./grep.js";
 
 let rgPromise: Promise<string | undefined> | undefined;
 

@@ -7,9 +7,9 @@
  */
 import { promises as fs, constants as fsConstants, readdirSync, type Stats } from "node:fs";
 import { resolve as resolveNative } from "node:path";
+import type { PathPolicy } from "../contract/env.js";
 import { errorMessage } from "../contract/errors.js";
 import { err, type FileError, ok, type Result } from "../contract/result.js";
-import { fileError, osCodeOf } from "./_errors.js";
 import { mapFsError, writeTarget } from "./_node-fs.js";
 import {
 	type Access,
@@ -19,7 +19,7 @@ import {
 	policyRootsLater,
 	withCreated,
 } from "./_path-policy.js";
-import type { PathPolicy } from "./types.js";
+import { fileError, osCodeOf } from "./errors.js";
 
 /**
  * The canonical form of `absolute`, whether it exists or not: the real path of its longest

@@ -5,13 +5,13 @@
  */
 import { isUtf8 } from "node:buffer";
 import { promises as fs } from "node:fs";
+import type { DirEntry, FileInfo, SignalOptions } from "../contract/env.js";
 import { describeValue, errorMessage } from "../contract/errors.js";
 import { err, type FileError, ok, type Result } from "../contract/result.js";
-import { fileError, rangeProblem } from "./_errors.js";
 import { byName, kindOf, mapFsError, openRegular } from "./_node-fs.js";
 import { type PinnedDir, withOpened } from "./_node-path-policy.js";
 import { absoluteIn, type NodeEnvState } from "./_node-state.js";
-import type { DirEntry, FileInfo, SignalOptions } from "./types.js";
+import { fileError, rangeProblem } from "./errors.js";
 
 /** Beyond this, a range read of a non-regular file (unknown size) grows its buffer as it reads. */
 const UNKNOWN_SIZE_CHUNK = 1 << 20;

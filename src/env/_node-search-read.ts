@@ -7,7 +7,7 @@
  */
 import { close, constants, fstat, open, read } from "node:fs";
 import { type FileHandle, open as openHandle } from "node:fs/promises";
-import type { LargeSearchFile } from "./_grep.js";
+import type { LargeSearchFile } from "./grep.js";
 
 const FLAGS = constants.O_RDONLY | constants.O_NONBLOCK | (constants.O_NOFOLLOW ?? 0);
 

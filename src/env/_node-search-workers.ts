@@ -13,8 +13,8 @@
 import { createRequire } from "node:module";
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
-import type { FileFilter, LargeSearchFile, SearchReader } from "./_grep.js";
 import { LARGE_SEARCH_FILE, largeSearchFile, readSearchFile } from "./_node-search-read.js";
+import type { FileFilter, LargeSearchFile, SearchReader } from "./grep.js";
 
 /**
  * The workers' code (CommonJS, run with `eval`, so the bundle needs no file of its own). A file is
@@ -60,7 +60,7 @@ function readWhole(path) {
 		fs.closeSync(fd);
 	}
 }
-// The file filter of _grep.ts (fileFilter): the pattern in multiline mode on RE2, and a text
+// The file filter of grep.ts (fileFilter): the pattern in multiline mode on RE2, and a text
 // holding a carriage return never skipped when the pattern has a dollar sign.
 function filterOf(source, flags) {
 	if (source === null) return undefined;

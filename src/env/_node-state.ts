@@ -3,13 +3,14 @@
  * its file operations consult; the step files (`_node-read.ts`, `_node-write.ts`, `_node-tree.ts`,
  * `_node-confine.ts`) are functions over it.
  */
+
+import type { ExecutionEnv } from "../contract/env.js";
 import { describeValue } from "../contract/errors.js";
 import { err, type FileError, ok, type Result } from "../contract/result.js";
-import { fileError, pathProblem } from "./_errors.js";
 import type { ConfinedCommand } from "./_node-exec.js";
 import type { NodePathAccess } from "./_node-path-policy.js";
-import { resolvePath } from "./_path.js";
-import type { ExecutionEnv } from "./types.js";
+import { fileError, pathProblem } from "./errors.js";
+import { resolvePath } from "./path.js";
 
 export interface NodeEnvState {
 	/** The env itself: an operation that uses another of its methods calls it there. */

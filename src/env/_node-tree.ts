@@ -6,11 +6,11 @@
 import { randomBytes } from "node:crypto";
 import { promises as fs } from "node:fs";
 import { err, type FileError, ok, type Result } from "../contract/result.js";
-import { affixProblem, fileError, osCodeOf } from "./_errors.js";
 import { makeFolder, mapFsError } from "./_node-fs.js";
 import type { PinnedDir } from "./_node-path-policy.js";
 import { absoluteIn, type NodeEnvState } from "./_node-state.js";
-import { basename, dirname } from "./_path.js";
+import { affixProblem, fileError, osCodeOf } from "./errors.js";
+import { basename, dirname } from "./path.js";
 
 export async function rename(state: NodeEnvState, from: string, to: string): Promise<Result<void, FileError>> {
 	const source = absoluteIn(state, from);

@@ -6,8 +6,8 @@
  */
 import { randomBytes } from "node:crypto";
 import { promises as fs, constants as fsConstants } from "node:fs";
+import type { SignalOptions } from "../contract/env.js";
 import { err, type FileError, ok, type Result } from "../contract/result.js";
-import { fileError, osCodeOf } from "./_errors.js";
 import {
 	appendOpenError,
 	makeParents,
@@ -19,8 +19,8 @@ import {
 } from "./_node-fs.js";
 import { type Checked, withOpened } from "./_node-path-policy.js";
 import { absoluteIn, type NodeEnvState } from "./_node-state.js";
-import { basename, dirname } from "./_path.js";
-import type { SignalOptions } from "./types.js";
+import { fileError, osCodeOf } from "./errors.js";
+import { basename, dirname } from "./path.js";
 
 /** `path` made absolute and checked for writing `data`: the path and what the check handed on. */
 async function writable(

@@ -4,12 +4,13 @@
  * code `null` is reported as 137, and the callback's `aborted` / `timeout:<s>` rejections become
  * the env's errors. Without the callback, the fallback env runs it. Runtime-neutral.
  */
+
+import type { ExecOptions, ExecResult } from "../contract/env.js";
 import { describeValue, errorMessage } from "../contract/errors.js";
 import { type ExecutionError, err, ok, type Result } from "../contract/result.js";
-import { commandProblem, execError, isThenable, timeoutProblem } from "./_errors.js";
 import type { OperationsEnvState } from "./_operations-state.js";
-import { resolvePath } from "./_path.js";
-import type { ExecOptions, ExecResult } from "./types.js";
+import { commandProblem, execError, isThenable, timeoutProblem } from "./errors.js";
+import { resolvePath } from "./path.js";
 
 export async function exec(
 	state: OperationsEnvState,

@@ -3,9 +3,10 @@
  * (kinds told by `stat` or `isDirectory`) and `findFiles` through `glob`, each checking what the
  * callback returned. Runtime-neutral.
  */
+
+import type { DirEntry, FindFilesRequest, FindFilesResult, SignalOptions } from "../contract/env.js";
 import { describeValue } from "../contract/errors.js";
 import { err, type FileError, ok, type Result } from "../contract/result.js";
-import { fileError } from "./_errors.js";
 import {
 	aborted,
 	absoluteIn,
@@ -15,10 +16,10 @@ import {
 	missing,
 	type OperationsEnvState,
 } from "./_operations-state.js";
-import { isAbsolutePath, joinPath, normalizePath, relativePath } from "./_path.js";
 import { comparePaths } from "./_walk.js";
+import { fileError } from "./errors.js";
 import type { EnvOperations } from "./operations-types.js";
-import type { DirEntry, FindFilesRequest, FindFilesResult, SignalOptions } from "./types.js";
+import { isAbsolutePath, joinPath, normalizePath, relativePath } from "./path.js";
 
 /** Folders' kinds asked of `stat` / `isDirectory` at once when listing one. */
 const PARALLEL_STATS = 32;

@@ -3,9 +3,10 @@
  * `readFile`, existence and canonical paths through `access` (or `exists`, `stat`,
  * `isDirectory`), and the fallback env where the callback is missing. Runtime-neutral.
  */
+
+import type { FileInfo, SignalOptions } from "../contract/env.js";
 import { describeValue } from "../contract/errors.js";
 import { err, type FileError, ok, type Result } from "../contract/result.js";
-import { fileError } from "./_errors.js";
 import {
 	aborted,
 	absoluteIn,
@@ -15,7 +16,7 @@ import {
 	missing,
 	type OperationsEnvState,
 } from "./_operations-state.js";
-import type { FileInfo, SignalOptions } from "./types.js";
+import { fileError } from "./errors.js";
 
 const encoder = new TextEncoder();
 

@@ -3,12 +3,13 @@
  * resolving a path, the error for a missing operation or a callback that threw, the abort check,
  * and telling what a path is through `exists`, `stat` or `isDirectory`. Runtime-neutral.
  */
+
+import type { ExecutionEnv, SignalOptions } from "../contract/env.js";
 import { describeValue, errorMessage } from "../contract/errors.js";
 import { err, type FileError, ok, type Result } from "../contract/result.js";
-import { fileError, osCodeOf, pathProblem, quoted } from "./_errors.js";
-import { normalizePath, resolvePath } from "./_path.js";
+import { fileError, osCodeOf, pathProblem, quoted } from "./errors.js";
 import type { EnvOperations, OperationsEnvOptions } from "./operations-types.js";
-import type { ExecutionEnv, SignalOptions } from "./types.js";
+import { normalizePath, resolvePath } from "./path.js";
 
 /** What an operations env knows: its callbacks, its folder, its fallback. */
 export interface OperationsEnvState {

@@ -3,12 +3,13 @@
  * `mkdir` of its folder) and `createDir` through the callbacks; appends, renames, removals and
  * temp files go to the fallback env, or fail naming the missing operation. Runtime-neutral.
  */
+
+import type { SignalOptions } from "../contract/env.js";
 import { describeValue } from "../contract/errors.js";
 import { err, type FileError, ok, type Result } from "../contract/result.js";
-import { fileError } from "./_errors.js";
 import { aborted, absoluteIn, fromThrown, missing, type OperationsEnvState } from "./_operations-state.js";
-import { dirname } from "./_path.js";
-import type { SignalOptions } from "./types.js";
+import { fileError } from "./errors.js";
+import { dirname } from "./path.js";
 
 export async function writeFile(
 	state: OperationsEnvState,

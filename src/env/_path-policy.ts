@@ -5,11 +5,12 @@
  * How a path is made canonical is the env's part: the memory env resolves it in its tree
  * (synchronously), the Node env on the disk (`_node-path-policy.ts`).
  */
+
+import type { PathPolicy } from "../contract/env.js";
 import type { FileError } from "../contract/result.js";
 import { err, ok, type Result } from "../contract/result.js";
-import { fileError } from "./_errors.js";
-import { isPathInside, resolvePath } from "./_path.js";
-import type { PathPolicy } from "./types.js";
+import { fileError } from "./errors.js";
+import { isPathInside, resolvePath } from "./path.js";
 
 /** Whether a path is read or written. */
 export type Access = "read" | "write";

@@ -19,7 +19,7 @@
  *   not valid UTF-8 is reported to `onUnreachable` instead of yielded.
  */
 import ignore, { type Ignore } from "ignore";
-import type { FileKind, FileSystem } from "./types.js";
+import type { FileKind, FileSystem } from "../contract/env.js";
 
 /** What `walk` yields: one entry under the root. */
 export interface WalkEntry {

@@ -11,6 +11,8 @@
  * callback that throws or rejects becomes a `FileError` / `ExecutionError` naming the path or
  * command.
  */
+
+import type { ExecutionEnv } from "../contract/env.js";
 import { exec } from "./_operations-exec.js";
 import { findFiles, listDir } from "./_operations-list.js";
 import { canonicalPath, exists, fileInfo, readBinaryFile, readRange, readTextFile } from "./_operations-read.js";
@@ -26,7 +28,6 @@ import {
 } from "./_operations-write.js";
 import { setMutationScope } from "./mutation-queue.js";
 import type { EnvOperations, OperationsEnvOptions } from "./operations-types.js";
-import type { ExecutionEnv } from "./types.js";
 
 export type { EnvOperations, OperationsEnvOptions } from "./operations-types.js";
 

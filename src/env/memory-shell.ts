@@ -1,12 +1,12 @@
 /** The scripted shell behind MemoryExecutionEnv.exec: scripted answers matched in order, streamed output with backpressure, timeouts, aborts, and the command log. */
 
+import type { ExecOptions, ExecResult } from "../contract/env.js";
 import { describeValue, errorMessage } from "../contract/errors.js";
 import { type ExecutionError, type ExecutionErrorCode, err, ok, type Result } from "../contract/result.js";
-import { encodePooled } from "./_byte-pool.js";
-import { commandProblem, execError, isThenable, pathProblem, quoted, timeoutProblem } from "./_errors.js";
-import { resolvePath } from "./_path.js";
 import { setLongTimeout } from "./_timer.js";
-import type { ExecOptions, ExecResult } from "./types.js";
+import { encodePooled } from "./byte-pool.js";
+import { commandProblem, execError, isThenable, pathProblem, quoted, timeoutProblem } from "./errors.js";
+import { resolvePath } from "./path.js";
 
 /** One piece of scripted output, written after waiting `delayMs` (cancelled by timeout or abort). */
 export interface ScriptedChunk {

@@ -7,38 +7,6 @@
  * a real disk.
  */
 
-import { describeValue, errorMessage } from "../contract/errors.js";
-import { type ExecutionError, err, type FileError, ok, type Result } from "../contract/result.js";
-import {
-	affixProblem,
-	fileError,
-	notRegularFileError,
-	pathProblem,
-	quoted,
-	rangeProblem,
-	type SpecialFileKind,
-} from "./_errors.js";
-import { findWithWalker } from "./_find.js";
-import { searchWithWalker } from "./_grep.js";
-import {
-	bytesEqual,
-	type Located,
-	locate,
-	type MemDir,
-	MemFile,
-	type MemNode,
-	newDir,
-	walkFiles,
-} from "./_memory-tree.js";
-import { dirname, isPathInside, normalizePath, relativePath, resolvePath } from "./_path.js";
-import { type Access, checkAccess, policyRoots, withCreated } from "./_path-policy.js";
-import {
-	type CommandLogEntry,
-	type ScriptedOutput,
-	ScriptedShell,
-	type ShellCommand,
-	type ShellRunContext,
-} from "./memory-shell.js";
 import type {
 	DirEntry,
 	ExecOptions,
@@ -52,7 +20,39 @@ import type {
 	SearchTextRequest,
 	SearchTextResult,
 	SignalOptions,
-} from "./types.js";
+} from "../contract/env.js";
+import { describeValue, errorMessage } from "../contract/errors.js";
+import { type ExecutionError, err, type FileError, ok, type Result } from "../contract/result.js";
+import {
+	bytesEqual,
+	type Located,
+	locate,
+	type MemDir,
+	MemFile,
+	type MemNode,
+	newDir,
+	walkFiles,
+} from "./_memory-tree.js";
+import { type Access, checkAccess, policyRoots, withCreated } from "./_path-policy.js";
+import {
+	affixProblem,
+	fileError,
+	notRegularFileError,
+	pathProblem,
+	quoted,
+	rangeProblem,
+	type SpecialFileKind,
+} from "./errors.js";
+import { findWithWalker } from "./find.js";
+import { searchWithWalker } from "./grep.js";
+import {
+	type CommandLogEntry,
+	type ScriptedOutput,
+	ScriptedShell,
+	type ShellCommand,
+	type ShellRunContext,
+} from "./memory-shell.js";
+import { dirname, isPathInside, normalizePath, relativePath, resolvePath } from "./path.js";
 
 /** A seeded file: its content, or its content with a mode and mtime. */
 export type MemorySeedFile =

@@ -15,7 +15,7 @@
  * cannot apply); the pi-compat layer's operations envs queue with the host's env. Any other env, a
  * `MemoryExecutionEnv` included, is its own scope.
  */
-import type { ExecutionEnv } from "./types.js";
+import type { ExecutionEnv } from "../contract/env.js";
 
 interface PendingMutation {
 	readonly key: Promise<string>;

@@ -11,21 +11,6 @@
  */
 import { tmpdir } from "node:os";
 import { resolve as resolveNative } from "node:path";
-import { describeValue, errorMessage } from "../contract/errors.js";
-import { type ExecutionError, err, type FileError, type Result } from "../contract/result.js";
-import { execError } from "./_errors.js";
-import { findWithWalker, prepareFind } from "./_find.js";
-import { type PreparedSearch, prepareSearch, searchWithWalker } from "./_grep.js";
-import { confineCommand } from "./_node-confine.js";
-import { runCommand } from "./_node-exec.js";
-import { findFdBinary, findWithFd } from "./_node-find.js";
-import { findRgBinary, rgAgrees, searchWithRg } from "./_node-grep.js";
-import { NodePathGuard, unconfinedAccess } from "./_node-path-policy.js";
-import { canonicalPath, fileInfo, listDir, readBinaryFile, readRange, readTextFile } from "./_node-read.js";
-import { workerSearchReader } from "./_node-search-workers.js";
-import { absoluteIn, type NodeEnvState } from "./_node-state.js";
-import { createDir, createTempDir, createTempFile, remove, rename } from "./_node-tree.js";
-import { appendFile, writeFile } from "./_node-write.js";
 import type {
 	DirEntry,
 	ExecOptions,
@@ -38,7 +23,22 @@ import type {
 	SearchTextRequest,
 	SearchTextResult,
 	SignalOptions,
-} from "./types.js";
+} from "../contract/env.js";
+import { describeValue, errorMessage } from "../contract/errors.js";
+import { type ExecutionError, err, type FileError, type Result } from "../contract/result.js";
+import { confineCommand } from "./_node-confine.js";
+import { runCommand } from "./_node-exec.js";
+import { findFdBinary, findWithFd } from "./_node-find.js";
+import { findRgBinary, rgAgrees, searchWithRg } from "./_node-grep.js";
+import { NodePathGuard, unconfinedAccess } from "./_node-path-policy.js";
+import { canonicalPath, fileInfo, listDir, readBinaryFile, readRange, readTextFile } from "./_node-read.js";
+import { workerSearchReader } from "./_node-search-workers.js";
+import { absoluteIn, type NodeEnvState } from "./_node-state.js";
+import { createDir, createTempDir, createTempFile, remove, rename } from "./_node-tree.js";
+import { appendFile, writeFile } from "./_node-write.js";
+import { execError } from "./errors.js";
+import { findWithWalker, prepareFind } from "./find.js";
+import { type PreparedSearch, prepareSearch, searchWithWalker } from "./grep.js";
 
 /** Options for `NodeExecutionEnv`: its working folder, shell, environment variables and temp folder. */
 export interface NodeExecutionEnvOptions {

@@ -2,7 +2,7 @@
  * The public types of `createOperationsEnv` (`from-operations.ts`): the pi-style operations
  * callbacks an env is built from, and its options.
  */
-import type { ExecutionEnv } from "./types.js";
+import type { ExecutionEnv } from "../contract/env.js";
 
 /**
  * The callbacks an operations env is built from: the union of the reference agent's

@@ -8,7 +8,7 @@
  * field that does not accept null (the field is dropped so its default applies), and objects or
  * arrays sent as JSON strings. Unions take the first member the repaired value satisfies.
  */
-import { MAX_DEPTH, parseJsonArguments } from "./_json.js";
+import { MAX_DEPTH, parseJsonArguments } from "./json.js";
 
 type Schema = Record<string, unknown>;
 

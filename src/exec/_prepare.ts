@@ -5,9 +5,9 @@
 import { errorMessage } from "../contract/errors.js";
 import { type Batch, toolMap } from "./_batch.js";
 import { type Call, failCall } from "./_call.js";
-import { cloneArguments } from "./_json.js";
-import { copyArguments, validateArguments, validateOwned } from "./_validate.js";
+import { copyArguments, validateArguments, validateOwned } from "./compiled-schema.js";
 import type { ToolArgumentsError } from "./errors.js";
+import { cloneArguments } from "./json.js";
 
 /** Finds the call's tool and validates its arguments into `c.args`, or gives the call its error result. */
 export function prepare(batch: Batch, c: Call): void {

@@ -1,7 +1,7 @@
 /** Checking what tools and hooks return, and building the executor's own error results. */
 import { describeValue, errorMessage, type ToolsmithErrorCode } from "../contract/errors.js";
 import type { AgentToolResult } from "../contract/tool.js";
-import { MAX_DEPTH } from "./_json.js";
+import { MAX_DEPTH } from "./json.js";
 import type { ToolErrorDetails } from "./types.js";
 
 /**

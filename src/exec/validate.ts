@@ -1,7 +1,7 @@
 /** Validating tool arguments on their own, outside a batch. */
 import type { Static, TSchema } from "@sinclair/typebox";
 import type { Result } from "../contract/result.js";
-import { type CopiedArguments, copyArguments, validateArguments } from "./_validate.js";
+import { type CopiedArguments, copyArguments, validateArguments } from "./compiled-schema.js";
 import type { ToolArgumentsError } from "./errors.js";
 
 export { ToolArgumentsError, type ValidationIssue } from "./errors.js";

@@ -1,5 +1,5 @@
 /** Change routing: which extensions a batch of file changes or a reload request concerns, and what the host does about each. */
-import { basename as posixBasename, dirname as posixDirname } from "../env/_path.js";
+import { basename as posixBasename, dirname as posixDirname } from "../env/path.js";
 
 /** What happened to a path, as the watcher reports it. */
 export type ChangeKind = "add" | "change" | "unlink" | "addDir" | "unlinkDir";

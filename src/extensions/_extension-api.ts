@@ -2,9 +2,10 @@
  * The `ExtensionAPI` one version of an extension receives: what each member does while the version
  * loads, once it is active, and after it was unloaded (replaced, removed or timed out).
  */
+
+import type { ExecutionEnv } from "../contract/env.js";
 import { describeValue, errorMessage, ToolsmithError } from "../contract/errors.js";
 import type { ToolDefinition } from "../contract/tool.js";
-import type { ExecutionEnv } from "../env/types.js";
 import { checkRegistration, listServers, type McpServerTable, replaceServersOf } from "./_mcp-servers.js";
 import { EMITTED_EVENTS, UNSUPPORTED_API_MEMBERS } from "./_pi-stubs.js";
 import type {

@@ -1,5 +1,5 @@
 /** The hooks of a host's batch: the caller's `beforeToolCall`/`afterToolCall` chained after those of the extensions. */
-import { HOOK_FIELDS, mergeAfterHook, RESULT_FIELDS, structuredAfter, withStructured } from "../exec/_after-hook.js";
+import { HOOK_FIELDS, mergeAfterHook, RESULT_FIELDS, structuredAfter, withStructured } from "../exec/after-hook.js";
 import type {
 	AfterToolCallContext,
 	AfterToolCallResult,

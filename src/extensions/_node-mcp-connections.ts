@@ -2,15 +2,16 @@
  * The extension host's built-in MCP support: connects the MCP servers extensions register
  * (`api.registerMcpServer`) with toolsmith's own client and keeps their tools in the registry as
  * `mcp__<server>__<tool>`, one registry source per server, until the server is unregistered, its
- * extension reloads with another config, or the host closes. The client is imported when the first
- * server is registered, so a host whose extensions register none never loads it.
+ * extension reloads with another config, or the host closes. The client is what the Node entry
+ * provides (node-provided.ts), imported when the first server is registered, so a host whose
+ * extensions register none never loads it.
  */
 import { resolve } from "node:path";
 import { errorMessage } from "../contract/errors.js";
 import type { ToolDefinition } from "../contract/tool.js";
-import type { McpToolSet } from "../mcp/node-client.js";
 import { mcpToolName } from "./_mcp-servers.js";
 import type { RegisteredMcpServer } from "./api.js";
+import { type McpConnection, nodeProvisions } from "./node-provided.js";
 import type { ExtensionRuntime } from "./runtime.js";
 
 /** The connections of one host. */
@@ -26,7 +27,7 @@ interface Connection {
 	readonly key: string;
 	readonly source: string;
 	closed: boolean;
-	set?: McpToolSet;
+	set?: McpConnection;
 	pending: Promise<void>;
 }
 
@@ -79,7 +80,9 @@ export function connectRegisteredMcpServers(runtime: ExtensionRuntime, cwd: stri
 		connections.set(server.name, connection);
 		const config = server.config;
 		connection.pending = (async () => {
-			const { loadMcpTools } = await import("../mcp/node-client.js");
+			const provisions = await nodeProvisions();
+			if (!provisions) throw new Error("the MCP client comes with toolsmith-sdk/node, which is not loaded");
+			const loadMcpTools = provisions.connectMcp;
 			const common = {
 				...(config.timeout !== undefined ? { timeoutMs: config.timeout * 1000 } : {}),
 				onDiagnostic: (diagnostic: { severity: "error" | "warning" | "info"; message: string }) =>

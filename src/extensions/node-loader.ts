@@ -8,9 +8,9 @@
  */
 import { realpathSync } from "node:fs";
 import { dirname, resolve } from "node:path";
+import type { ExecutionEnv } from "../contract/env.js";
 import type { ToolDefinition } from "../contract/tool.js";
 import { NodeExecutionEnv } from "../env/node.js";
-import type { ExecutionEnv } from "../env/types.js";
 import { builtinsFromOption } from "../tools/builtins.js";
 import { importFresh } from "./_node-jiti.js";
 import { missingImports } from "./_node-missing-imports.js";
@@ -22,6 +22,7 @@ import type {
 	LoadedExtension,
 } from "./api.js";
 import { type DiscoveredExtension, discoverExtensions } from "./node-discovery.js";
+import { nodeProvisions } from "./node-provided.js";
 import { checkEngines } from "./node-version.js";
 import type { ToolRegistry } from "./registry.js";
 import { createExtensionRuntime, DEFAULT_LOAD_TIMEOUT_MS, type ExtensionRuntime } from "./runtime.js";
@@ -96,21 +97,22 @@ function compatLayer(): Promise<CompatModule> {
 	return compatModule;
 }
 
-/** The compat modules, loaded once on first use, pointed at the env of the latest Node host. */
+/**
+ * The compat modules, loaded once on first use, pointed at the env of the latest Node host, and
+ * toolsmith's own entries as the Node entry provides them, so an extension that imports them
+ * (`loadMcpTools`, say) gets this running instance, installed next to it or not.
+ */
 async function compat(env: ExecutionEnv): Promise<Record<string, unknown>> {
 	const mod = await compatLayer();
 	if (!virtualModules) {
-		// toolsmith's Node entries too, so an extension that imports them (`loadMcpTools`, say) gets
-		// this running instance, installed next to it or not; imported here, once, since they
-		// import this module themselves.
-		const [node, runtime] = await Promise.all([import("../node.js"), import("../runtime.js")]);
-		virtualModules ??= { ...mod.VIRTUAL_MODULES, "toolsmith-sdk/node": node, "toolsmith-sdk/runtime": runtime };
+		const entries = await (await nodeProvisions())?.entries();
+		if (entries) virtualModules ??= { ...mod.VIRTUAL_MODULES, ...entries };
 	}
 	if (env.kind === "node" && env !== compatEnv) {
 		compatEnv = env;
 		mod.setCompatEnv(env);
 	}
-	return virtualModules;
+	return virtualModules ?? mod.VIRTUAL_MODULES;
 }
 
 /**

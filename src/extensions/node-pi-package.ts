@@ -30,7 +30,7 @@ import type {
 	RegisteredMcpServer,
 	ToolInfo,
 } from "./api.js";
-import { envForCwd } from "./node-compat/_state.js";
+import { envForCwd } from "./node-compat/state.js";
 
 /** The part of pi's `ctx` toolsmith reads. */
 export interface PiContext {

@@ -1,6 +1,7 @@
 /** The headless tool context the harness gives tools: no person to answer dialogs. */
+
+import type { ExecutionEnv } from "../contract/env.js";
 import type { ExtensionInfo, ToolContext, ToolContextFactory, ToolUI } from "../contract/tool.js";
-import type { ExecutionEnv } from "../env/types.js";
 
 export interface HeadlessNotice {
 	readonly message: string;

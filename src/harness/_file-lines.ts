@@ -1,5 +1,5 @@
 /** FileLines: the lines of a text, found by offsets instead of split out, and counted without splitting. */
-import { countLineBreaks } from "../contract/_text.js";
+import { countLineBreaks } from "../contract/text.js";
 
 /** Number of lines of a text (`text.split("\n").length`), counted without splitting it. */
 export function lineCount(text: string): number {

@@ -4,7 +4,7 @@
  * texts into one canonical form that keeps every fact the model could act on (line numbers,
  * offsets, counts, paths, exit codes), so a real behavioral difference still shows as a mismatch.
  */
-import { stripControl } from "../tools/_output-tail.js";
+import { stripControl } from "../tools/output-tail.js";
 
 export interface NormalizedText {
 	readonly text: string;

@@ -1,8 +1,9 @@
 /** ReplayEnv: the memory env a session replay runs on, keeping file texts between calls and answering commands. */
+
+import type { ExecOptions, ExecResult } from "../contract/env.js";
 import { type ExecutionError, type FileError, ok, type Result } from "../contract/result.js";
-import { encodePooled } from "../env/_byte-pool.js";
+import { encodePooled } from "../env/byte-pool.js";
 import { MemoryExecutionEnv, type ScriptedCommand } from "../env/memory.js";
-import type { ExecOptions, ExecResult } from "../env/types.js";
 import type { FileLines } from "./_file-lines.js";
 
 /** A file's text as last read or written by the replay, with what has been worked out about it. */

@@ -7,7 +7,7 @@
  * output is redirected to a file. Anything else (an unknown program, a build, a script) may write.
  */
 
-import { isWhiteSpace } from "../contract/_text.js";
+import { isWhiteSpace } from "../contract/text.js";
 
 const READ_ONLY_PROGRAMS = new Set([
 	"cat",

@@ -3,6 +3,8 @@
  * fixtures, recorded sessions, recording, and conformance checks. Modules named `node-*` need
  * Node.js; the rest is runtime-neutral.
  */
+import { loadNodeProvisionsWith } from "../extensions/node-provided.js";
+
 export { type CheckToolOptions, checkTool } from "./conformance.js";
 export {
 	applyConformanceBaseline,
@@ -99,3 +101,7 @@ export {
 	type SessionToolFigures,
 	type UnknowableReason,
 } from "./session-report.js";
+
+// Extensions the harness loads get toolsmith's entries and the MCP client from the Node entry,
+// imported the first time one of them is needed.
+loadNodeProvisionsWith(() => import("../node.js"));

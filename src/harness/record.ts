@@ -5,10 +5,10 @@
  * their output, and every result as the expectation. Runtime-neutral.
  */
 import type { ToolCall, ToolResultMessage } from "../contract/content.js";
+import type { DirEntry, ExecOptions, ExecResult, ExecutionEnv, FileInfo, SignalOptions } from "../contract/env.js";
 import type { ExecutionError, FileError, Result } from "../contract/result.js";
 import { type AgentTool, type ToolDefinition, wrapToolDefinitions } from "../contract/tool.js";
 import { mutationScopeOf, setMutationScope } from "../env/mutation-queue.js";
-import type { DirEntry, ExecOptions, ExecResult, ExecutionEnv, FileInfo, SignalOptions } from "../env/types.js";
 import { executeToolCalls } from "../exec/execute.js";
 import type { ExecuteToolCallsConfig, ExecuteToolCallsResult } from "../exec/types.js";
 import { headlessContextFactory } from "./_context.js";

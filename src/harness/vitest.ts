@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import type { ToolResultMessage } from "../contract/content.js";
 import { describeValue } from "../contract/errors.js";
 import type { AgentToolResult, ToolDefinition } from "../contract/tool.js";
+import { loadNodeProvisionsWith } from "../extensions/node-provided.js";
 import { type CheckToolOptions, checkTool } from "./conformance.js";
 import { applyConformanceBaseline, type ConformanceBaseline, type ConformanceSummary } from "./conformance-baseline.js";
 import { CONFORMANCE_CHECKS } from "./conformance-checks.js";
@@ -193,3 +194,7 @@ declare module "vitest" {
 }
 
 export type { ResultLike };
+
+// Extensions the harness loads get toolsmith's entries and the MCP client from the Node entry,
+// imported the first time one of them is needed.
+loadNodeProvisionsWith(() => import("../node.js"));

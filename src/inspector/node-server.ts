@@ -13,8 +13,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import { join } from "node:path";
 import { errorMessage } from "../contract/errors.js";
 import type { ExtensionHostReady } from "../extensions/node-host.js";
-import { isLoopbackHostname } from "../mcp/_loopback.js";
-import { listen, RequestError } from "../mcp/_node-request.js";
+import { isLoopbackHostname } from "../mcp/loopback.js";
+import { listen, RequestError } from "../mcp/node-request.js";
 import { createBuiltinTools } from "../tools/builtins.js";
 import { followTerminalCalls } from "./node-server/calls.js";
 import { defaultAssetsDir, sendJson } from "./node-server/http.js";

@@ -8,9 +8,9 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { errorMessage } from "../contract/errors.js";
 import { observer } from "../shared/listeners.js";
-import { isLoopbackHostname } from "./_loopback.js";
-import { listen, readJsonBody, sameSecret } from "./_node-request.js";
 import { type McpHttpSdk, mcpHttpSdk, mcpServerSdk } from "./_node-sdk.js";
+import { isLoopbackHostname } from "./loopback.js";
+import { listen, readJsonBody, sameSecret } from "./node-request.js";
 import { createMcpServer, type McpServerOptions, type ToolsmithMcpServer } from "./node-server.js";
 import { MCP_MAX_MESSAGE_BYTES } from "./node-stdio.js";
 

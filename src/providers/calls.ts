@@ -1,6 +1,6 @@
 /** Provider responses → `ToolCall`s, and `ToolResultMessage`s → provider tool results. */
 import type { ToolCall, ToolResultMessage } from "../contract/content.js";
-import { parseJsonArguments } from "../exec/_json.js";
+import { parseJsonArguments } from "../exec/json.js";
 import type { ToolProvider } from "./types.js";
 
 type Json = Record<string, unknown>;

@@ -8,7 +8,7 @@
  * match); a region whose diff would be too costly is shown as a plain replacement instead.
  */
 
-import { countLineBreaks } from "../contract/_text.js";
+import { countLineBreaks } from "../contract/text.js";
 
 /**
  * A replaced region of the old text: `[start, end)` became `newText`. Sorted, non-overlapping, and

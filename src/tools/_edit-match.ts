@@ -6,7 +6,7 @@
  * view"); the edit tool maps the resulting offsets back onto the original bytes, so whatever lies
  * outside the matched regions is written back exactly as it was.
  */
-import { isWhiteSpace } from "../contract/_text.js";
+import { isWhiteSpace } from "../contract/text.js";
 
 export interface EditInput {
 	readonly oldText: string;

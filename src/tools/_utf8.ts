@@ -1,6 +1,6 @@
 /** UTF-8 and base64 helpers that work without Node's Buffer (tools stay runtime-neutral). */
 
-export { utf8Length, utf8LengthBetween } from "../contract/_utf8.js";
+export { utf8Length, utf8LengthBetween } from "../contract/utf8.js";
 
 const encoder = new TextEncoder();
 

@@ -1,13 +1,13 @@
 /** The `bash` tool: run a shell command, stream its output, keep the tail. */
 
 import { type Static, Type } from "@sinclair/typebox";
+import type { ExecutionEnv } from "../contract/env.js";
 import { describeValue } from "../contract/errors.js";
 import type { Theme } from "../contract/render.js";
 import { defineTool, type ToolDefinition } from "../contract/tool.js";
-import type { ExecutionEnv } from "../env/types.js";
-import { OutputTail } from "./_output-tail.js";
 import { throwIfAborted } from "./_paths.js";
 import { argText, field, previewLines, resultText, titleLine } from "./_render.js";
+import { OutputTail } from "./output-tail.js";
 import { DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, formatSize, type TruncationResult } from "./truncate.js";
 
 /** The TypeBox schema of the `bash` tool's arguments: `command`, and an optional `timeout` in seconds. */

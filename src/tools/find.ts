@@ -1,10 +1,10 @@
 /** The `find` tool: files whose path matches a glob, skipping what ignore files exclude. */
 
 import { type Static, Type } from "@sinclair/typebox";
+import type { FindFilesRequest } from "../contract/env.js";
 import type { Theme } from "../contract/render.js";
 import { defineTool, type ToolDefinition } from "../contract/tool.js";
-import { findWithWalker } from "../env/_find.js";
-import type { FindFilesRequest } from "../env/types.js";
+import { findWithWalker } from "../env/find.js";
 import { abortedError, resolveToolPath, throwIfAborted } from "./_paths.js";
 import { argText, field, previewLines, resultText, titleLine } from "./_render.js";
 import { DEFAULT_MAX_BYTES, formatSize, type TruncationResult, truncateHead } from "./truncate.js";

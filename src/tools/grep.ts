@@ -1,9 +1,10 @@
 /** The `grep` tool: lines matching a pattern in the files under a folder, with their paths and line numbers. */
 
 import { type Static, Type } from "@sinclair/typebox";
+import type { ExecutionEnv, SearchTextRequest, SearchTextResult } from "../contract/env.js";
 import type { Theme } from "../contract/render.js";
 import { defineTool, type ToolDefinition } from "../contract/tool.js";
-import { compileGlob } from "../env/_glob.js";
+import { compileGlob } from "../env/glob.js";
 import {
 	compileSearchPattern,
 	MatchCollector,
@@ -12,8 +13,7 @@ import {
 	scanBytes,
 	searchResult,
 	searchWithWalker,
-} from "../env/_grep.js";
-import type { ExecutionEnv, SearchTextRequest, SearchTextResult } from "../env/types.js";
+} from "../env/grep.js";
 import { abortedError, resolveToolPath, throwIfAborted } from "./_paths.js";
 import { argText, field, previewLines, resultText, titleLine } from "./_render.js";
 import {

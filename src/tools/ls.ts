@@ -1,9 +1,9 @@
 /** The `ls` tool: the entries of one folder, sorted, folders marked with `/`. */
 
 import { type Static, Type } from "@sinclair/typebox";
+import type { DirEntry, ExecutionEnv } from "../contract/env.js";
 import type { Theme } from "../contract/render.js";
 import { defineTool, type ToolDefinition } from "../contract/tool.js";
-import type { DirEntry, ExecutionEnv } from "../env/types.js";
 import { resolveToolPath, throwIfAborted } from "./_paths.js";
 import { argText, field, previewLines, resultText, titleLine } from "./_render.js";
 import { DEFAULT_MAX_BYTES, formatSize, type TruncationResult, truncateHead } from "./truncate.js";

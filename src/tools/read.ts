@@ -1,11 +1,11 @@
 /** The `read` tool: one page of a text file, or an image. */
 
 import { type Static, Type } from "@sinclair/typebox";
-import { countLineBreaks } from "../contract/_text.js";
+import type { ExecutionEnv } from "../contract/env.js";
 import type { Theme } from "../contract/render.js";
+import { countLineBreaks } from "../contract/text.js";
 import { type AgentToolResult, defineTool, type ToolDefinition } from "../contract/tool.js";
-import { specialFileWords } from "../env/_errors.js";
-import type { ExecutionEnv } from "../env/types.js";
+import { specialFileWords } from "../env/errors.js";
 import { BINARY_SNIFF_BYTES, looksBinary, sniffImageMime } from "./_image.js";
 import { resolveToolPath, stripAtPrefix, throwIfAborted } from "./_paths.js";
 import { argText, field, previewLines, resultText, titleLine } from "./_render.js";

@@ -22,7 +22,7 @@
 import { truncateToWidth } from "../../render/width.js";
 import type { ReferenceKind } from "./_reference-names.js";
 import { REFERENCE_CONSTANTS, REFERENCE_EXPORTS } from "./_reference-names.js";
-import { callingExtension, reportCompat } from "./_state.js";
+import { callingExtension, reportCompat } from "./state.js";
 
 /**
  * Marks a stub. A registry symbol, so the loader's import check (outside this folder) recognizes

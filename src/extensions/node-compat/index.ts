@@ -1,22 +1,19 @@
 /**
  * The modules import specifiers resolve to inside extensions, whatever the extension's own
  * node_modules hold: pi's packages map to the compatibility modules here, TypeBox to toolsmith's
- * TypeBox, and `toolsmith-sdk` (and its old name `toolsmith`), `toolsmith-sdk/render` and
- * `toolsmith-sdk/providers` to this very instance. They are handed to jiti as already-evaluated
- * modules, so every extension shares one instance (one mutation queue, one `Type`) and nothing is
- * re-evaluated per extension.
+ * TypeBox (the loader adds `toolsmith-sdk`, its old name `toolsmith` and the other entries, as the
+ * Node entry provides them). They are handed to jiti as already-evaluated modules, so every
+ * extension shares one instance (one mutation queue, one `Type`) and nothing is re-evaluated per
+ * extension.
  */
 import * as typebox from "@sinclair/typebox";
-import * as toolsmith from "../../index.js";
-import * as toolsmithProviders from "../../providers/index.js";
-import * as toolsmithRender from "../../render/index.js";
 import { withStubs } from "./_stubs.js";
 import * as piAi from "./pi-ai.js";
 import * as piCodingAgent from "./pi-coding-agent.js";
 import * as piTui from "./pi-tui.js";
 import { typeboxCompile, typeboxCompiler, typeboxValue } from "./typebox.js";
 
-export { noteExtensionFiles, setCompatEnv, setCompatReporter } from "./_state.js";
+export { noteExtensionFiles, setCompatEnv, setCompatReporter } from "./state.js";
 
 // Every value export of the reference's modules resolves: what toolsmith does not implement is a
 // stub that reports when used (see _stubs.ts). Each scope's package gets the same module.
@@ -47,9 +44,4 @@ export const VIRTUAL_MODULES: Readonly<Record<string, unknown>> = Object.freeze(
 	typebox: typebox1,
 	"typebox/compile": typebox1Compile,
 	"typebox/value": typebox1Value,
-	"toolsmith-sdk": toolsmith,
-	"toolsmith-sdk/render": toolsmithRender,
-	"toolsmith-sdk/providers": toolsmithProviders,
-	// The name before the package was renamed, so extensions written against it keep loading.
-	toolsmith,
 });

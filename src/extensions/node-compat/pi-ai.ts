@@ -6,7 +6,7 @@
  * iteration throws it, its `result()` rejects with it), each call raising a `W_UNSUPPORTED_API`
  * warning once per extension; `getModel` finds no model and `getModels`/`getProviders` list none.
  */
-import { callingExtension, reportCompat } from "./_state.js";
+import { callingExtension, reportCompat } from "./state.js";
 
 export { StringEnum, Type } from "../../contract/schema.js";
 

@@ -14,7 +14,7 @@
 import type { TSchema } from "@sinclair/typebox";
 import * as compiler from "@sinclair/typebox/compiler";
 import * as valueModule from "@sinclair/typebox/value";
-import { fromJsonSchema, isCompilableTypeBox } from "../../exec/_from-json-schema.js";
+import { fromJsonSchema, isCompilableTypeBox } from "../../exec/from-json-schema.js";
 
 const { Value } = valueModule;
 

@@ -7,9 +7,9 @@
 import { createHash } from "node:crypto";
 import { readFileSync, realpathSync, statSync } from "node:fs";
 import { basename, dirname, resolve, sep } from "node:path";
+import type { ExecutionEnv } from "../../contract/env.js";
 import { errorMessage } from "../../contract/errors.js";
 import { NodeExecutionEnv } from "../../env/node.js";
-import type { ExecutionEnv } from "../../env/types.js";
 import { type Listener, notifyListeners, observer } from "../../shared/listeners.js";
 import { builtinsFromOption } from "../../tools/builtins.js";
 import type { HostFiles } from "../_change-routing.js";

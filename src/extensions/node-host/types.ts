@@ -3,8 +3,8 @@
  * the reload events and ready report it gives, and the `ExtensionHost` it returns.
  */
 import type { ToolCall } from "../../contract/content.js";
+import type { ExecutionEnv } from "../../contract/env.js";
 import type { AgentTool, ToolContextFactory, ToolDefinition } from "../../contract/tool.js";
-import type { ExecutionEnv } from "../../env/types.js";
 import type { ExecuteToolCallsConfig, ExecuteToolCallsResult } from "../../exec/types.js";
 import type { ExtensionDiagnostic, ExtensionLogger, LoadedExtension } from "../api.js";
 import type { ToolRegistry } from "../registry.js";

@@ -3,7 +3,7 @@
  * first block wins) and their `tool_result` handlers after it (each patching what the next sees).
  */
 import { errorMessage } from "../../contract/errors.js";
-import { mergeAfterHook, structuredAfter, withStructured } from "../../exec/_after-hook.js";
+import { mergeAfterHook, structuredAfter, withStructured } from "../../exec/after-hook.js";
 import type { AfterToolCallContext, AfterToolCallResult, ToolCallHookContext } from "../../exec/types.js";
 import type {
 	ExtensionContext,

@@ -4,8 +4,9 @@
  * and the listeners. Its steps (activate, remove, emit, contexts, renderers) are functions over it,
  * in the files beside this one.
  */
+
+import type { ExecutionEnv } from "../../contract/env.js";
 import { errorMessage } from "../../contract/errors.js";
-import type { ExecutionEnv } from "../../env/types.js";
 import { notifyListeners } from "../../shared/listeners.js";
 import { createEventBus } from "../_event-bus.js";
 import type { Instance } from "../_extension-api.js";

@@ -2,8 +2,9 @@
  * The public types of the extension runtime (`createExtensionRuntime` in `../runtime.ts`): its
  * options, what `activate` takes and gives, and the `ExtensionRuntime` it returns.
  */
+
+import type { ExecutionEnv } from "../../contract/env.js";
 import type { ToolDefinition } from "../../contract/tool.js";
-import type { ExecutionEnv } from "../../env/types.js";
 import type {
 	DiagnosticListener,
 	EventBus,

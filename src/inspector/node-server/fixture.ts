@@ -3,7 +3,7 @@ import { existsSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { displayPath } from "../../extensions/node-event-lines.js";
-import { RequestError } from "../../mcp/_node-request.js";
+import { RequestError } from "../../mcp/node-request.js";
 import type { FixtureResponse } from "../protocol.js";
 import type { ServerState } from "./state.js";
 

@@ -3,7 +3,7 @@ import { existsSync } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { RequestError, readJsonBody } from "../../mcp/_node-request.js";
+import { RequestError, readJsonBody } from "../../mcp/node-request.js";
 
 /** Largest request body accepted, in bytes. */
 const MAX_BODY_BYTES = 16 * 1024 * 1024;

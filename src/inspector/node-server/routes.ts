@@ -4,7 +4,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ToolDefinition } from "../../contract/tool.js";
-import { RequestError, sameSecret } from "../../mcp/_node-request.js";
+import { RequestError, sameSecret } from "../../mcp/node-request.js";
 import type { ProviderTool } from "../../providers/tools.js";
 import { TOOL_PROVIDERS } from "../../providers/types.js";
 import type { InspectorEvent, ProvidersResponse } from "../protocol.js";

@@ -7,7 +7,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { TSchema } from "@sinclair/typebox";
 import { errorMessage } from "../../contract/errors.js";
-import { fromJsonSchema } from "../../exec/_from-json-schema.js";
+import { fromJsonSchema } from "../../exec/from-json-schema.js";
 import { checkToolName } from "../../providers/names.js";
 import { notifyListeners } from "../../shared/listeners.js";
 import { annotationsOf } from "../tools.js";

@@ -7,8 +7,8 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runProgram } from "../../../src/cli/_command.js";
 import { program } from "../../../src/cli/_program.js";
+import { runProgram } from "../../../src/command/node-command.js";
 import { fakeIO } from "../../unit/cli/_fake-host.js";
 import { runCli } from "./_run.js";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { runProgram } from "../../../src/cli/_command.js";
 import { program } from "../../../src/cli/_program.js";
+import { runProgram } from "../../../src/command/node-command.js";
 import { fakeIO } from "../../unit/cli/_fake-host.js";
 import { repoRoot } from "./_run.js";
 

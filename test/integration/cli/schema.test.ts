@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { runProgram } from "../../../src/cli/_command.js";
 import { loadToolsForCommand } from "../../../src/cli/_load-tools.js";
 import { program } from "../../../src/cli/_program.js";
+import { runProgram } from "../../../src/command/node-command.js";
 import { fakeIO } from "../../unit/cli/_fake-host.js";
 
 const scratch = mkdtempSync(join(tmpdir(), "toolsmith-schema-cli-"));

@@ -19,8 +19,8 @@ import { PassThrough } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { createCommand, createProgram, type Prompts, type Runner } from "../../../create-tool/src/create.js";
-import { runCommand } from "../../../src/cli/_command.js";
-import type { CliIO } from "../../../src/cli/_io.js";
+import { runCommand } from "../../../src/command/node-command.js";
+import type { CliIO } from "../../../src/command/node-io.js";
 
 const templatesDir = fileURLToPath(new URL("../../../templates", import.meta.url));
 const folders: string[] = [];

@@ -5,9 +5,9 @@
 import { promises as fs, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, posix } from "node:path";
+import type { ExecutionEnv } from "../../../src/contract/env.js";
 import { MemoryExecutionEnv, type ScriptedCommand } from "../../../src/env/memory.js";
 import { NodeExecutionEnv } from "../../../src/env/node.js";
-import type { ExecutionEnv } from "../../../src/env/types.js";
 
 export interface FixtureSpec {
 	readonly files?: Readonly<Record<string, string | Uint8Array | { content: string; mode: number }>>;

@@ -4,8 +4,8 @@
  * an unprivileged user, so one set of expectations holds for both.
  */
 import { existsSync, readlinkSync } from "node:fs";
+import type { PathPolicy } from "../../../src/contract/env.js";
 import { NodeExecutionEnv } from "../../../src/env/node.js";
-import type { PathPolicy } from "../../../src/env/types.js";
 
 /** The folders of one run: `cwd` is the only root, `outside` holds a secret and a listening Unix socket. */
 export interface ConfinementSetup {

@@ -3,8 +3,8 @@
  * temp folder) and MemoryExecutionEnv (from a seed), so the two cannot drift apart.
  */
 import { afterEach, describe, expect, it } from "vitest";
+import type { ExecutionEnv } from "../../../src/contract/env.js";
 import type { FileErrorCode, Result } from "../../../src/contract/result.js";
-import type { ExecutionEnv } from "../../../src/env/types.js";
 import { bothEnvs, type Fixture, type FixtureSpec, fakeBackgroundChild, isRoot } from "./_fixtures.js";
 
 const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);

@@ -3,9 +3,9 @@ import { existsSync, promises as fs, realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import type { ExecutionEnv, PathPolicy } from "../../../src/contract/env.js";
 import { MemoryExecutionEnv } from "../../../src/env/memory.js";
 import { NodeExecutionEnv } from "../../../src/env/node.js";
-import type { ExecutionEnv, PathPolicy } from "../../../src/env/types.js";
 import { stripAtPrefix } from "../../../src/tools/_paths.js";
 
 /** A folder `base` holding `project/` (the cwd, with inside.txt, link → ../outside) and `outside/secret.txt`. */

@@ -7,8 +7,8 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { LargeSearchFile } from "../../../src/env/_grep.js";
 import { LARGE_SEARCH_FILE, readSearchFile } from "../../../src/env/_node-search-read.js";
+import type { LargeSearchFile } from "../../../src/env/grep.js";
 
 describe("readSearchFile", () => {
 	let root: string;

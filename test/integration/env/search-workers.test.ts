@@ -10,8 +10,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { compileSearchPattern, fileFilter, type LargeSearchFile } from "../../../src/env/_grep.js";
 import { stopSearchWorkers, workerSearchReader } from "../../../src/env/_node-search-workers.js";
+import { compileSearchPattern, fileFilter, type LargeSearchFile } from "../../../src/env/grep.js";
 
 describe("workerSearchReader", () => {
 	let root: string;

@@ -5,9 +5,9 @@
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { ExecutionEnv } from "../../../src/contract/env.js";
 import { MemoryExecutionEnv } from "../../../src/env/memory.js";
 import { NodeExecutionEnv } from "../../../src/env/node.js";
-import type { ExecutionEnv } from "../../../src/env/types.js";
 import type { ExtensionDiagnostic } from "../../../src/extensions/api.js";
 import {
 	createExtensionHost,

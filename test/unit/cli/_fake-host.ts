@@ -4,7 +4,7 @@
  */
 import { PassThrough } from "node:stream";
 import type { DevHost } from "../../../src/cli/_dev-host.js";
-import type { CliIO } from "../../../src/cli/_io.js";
+import type { CliIO } from "../../../src/command/node-io.js";
 import { type ToolContext, type ToolDefinition, wrapToolDefinitions } from "../../../src/contract/tool.js";
 import { MemoryExecutionEnv } from "../../../src/env/memory.js";
 import { executeToolCalls } from "../../../src/exec/execute.js";

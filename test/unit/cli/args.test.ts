@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { closest, parseArgs, UsageError } from "../../../src/cli/_args.js";
+import { closest, parseArgs, UsageError } from "../../../src/command/args.js";
 
 const specs = {
 	options: {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { schemaTypeLabel, summarizeParameters } from "../../../src/cli/_format.js";
-import { shouldUseColor } from "../../../src/cli/_io.js";
+import { shouldUseColor } from "../../../src/command/node-io.js";
 import { StringEnum, Type } from "../../../src/contract/schema.js";
 import { displayPath, formatDiagnostic } from "../../../src/extensions/node-event-lines.js";
 import { plainTheme } from "../../../src/render/theme.js";

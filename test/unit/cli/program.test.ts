@@ -1,7 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { type CommandSpec, defineCommand, EXIT_USAGE, type Program, runProgram } from "../../../src/cli/_command.js";
 import { createDevCommand } from "../../../src/cli/_dev.js";
 import { program } from "../../../src/cli/_program.js";
+import {
+	type CommandSpec,
+	defineCommand,
+	EXIT_USAGE,
+	type Program,
+	runProgram,
+} from "../../../src/command/node-command.js";
 import { fakeIO } from "./_fake-host.js";
 
 async function run(argv: string[], env: Record<string, string> = {}) {

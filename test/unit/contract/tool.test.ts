@@ -1,4 +1,5 @@
 import { describe, expect, expectTypeOf, it } from "vitest";
+import type { ExecutionEnv } from "../../../src/contract/env.js";
 import { errorMessage } from "../../../src/contract/errors.js";
 import { type Static, StringEnum, Type } from "../../../src/contract/schema.js";
 import {
@@ -9,7 +10,6 @@ import {
 	wrapToolDefinition,
 	wrapToolDefinitions,
 } from "../../../src/contract/tool.js";
-import type { ExecutionEnv } from "../../../src/env/types.js";
 
 const fakeEnv = { kind: "fake", cwd: "/work" } as unknown as ExecutionEnv;
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { encodePooled } from "../../../src/env/_byte-pool.js";
+import { encodePooled } from "../../../src/env/byte-pool.js";
 
 describe("encodePooled", () => {
 	it("gives every text bytes of its own, across slab boundaries and for long texts", () => {

@@ -1,9 +1,9 @@
 /** createOperationsEnv: env methods map onto the operations, and every failure is a clear Result. */
 import { describe, expect, it } from "vitest";
+import type { ExecutionEnv } from "../../../src/contract/env.js";
 import { createOperationsEnv } from "../../../src/env/from-operations.js";
 import { MemoryExecutionEnv } from "../../../src/env/memory.js";
 import { withFileMutationQueue } from "../../../src/env/mutation-queue.js";
-import type { ExecutionEnv } from "../../../src/env/types.js";
 import { createEditTool } from "../../../src/tools/edit.js";
 import { createWriteTool } from "../../../src/tools/write.js";
 import { contextFor } from "../tools/_env.js";

@@ -5,6 +5,7 @@
  * classes that could span a line break, case folding and invalid UTF-8.
  */
 import { describe, expect, it } from "vitest";
+import type { SearchTextMatch } from "../../../src/contract/env.js";
 import {
 	compileSearchPattern,
 	type FileFilter,
@@ -13,8 +14,7 @@ import {
 	type SearchPattern,
 	scanBytes,
 	scanFile,
-} from "../../../src/env/_grep.js";
-import type { SearchTextMatch } from "../../../src/env/types.js";
+} from "../../../src/env/grep.js";
 
 type Search = { regex: SearchPattern; filter: FileFilter | undefined; context: number };
 const settings = (search: Search) => ({ ...search, maxBytes: 1e9, maxLineChars: Number.POSITIVE_INFINITY });

@@ -3,10 +3,10 @@
  * callback, becomes a clear error result: never a throw or a rejection.
  */
 import { describe, expect, it } from "vitest";
+import type { ExecutionEnv } from "../../../src/contract/env.js";
 import { createOperationsEnv } from "../../../src/env/from-operations.js";
 import { MemoryExecutionEnv } from "../../../src/env/memory.js";
 import { NodeExecutionEnv } from "../../../src/env/node.js";
-import type { ExecutionEnv } from "../../../src/env/types.js";
 import { hostileObjects } from "../contract/_hostile.js";
 
 const envs: [string, () => Promise<ExecutionEnv>][] = [

@@ -8,7 +8,7 @@ import {
 	normalizePath,
 	relativePath,
 	resolvePath,
-} from "../../../src/env/_path.js";
+} from "../../../src/env/path.js";
 
 // node:path's POSIX flavour is the reference; the neutral helper must agree with it.
 const samples = [

@@ -7,9 +7,9 @@ import { promises as fs } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import type { FileSystem } from "../../../src/contract/env.js";
 import { compareNames, comparePaths, type WalkOptions, walk } from "../../../src/env/_walk.js";
 import { NodeExecutionEnv } from "../../../src/env/node.js";
-import type { FileSystem } from "../../../src/env/types.js";
 import { bothEnvs, type ToolFixture } from "../tools/_env.js";
 
 async function paths(env: FileSystem, root: string, options?: WalkOptions): Promise<string[]> {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { AgentToolResult } from "../../../src/contract/tool.js";
-import { HOOK_FIELDS, mergeAfterHook, RESULT_FIELDS } from "../../../src/exec/_after-hook.js";
+import { HOOK_FIELDS, mergeAfterHook, RESULT_FIELDS } from "../../../src/exec/after-hook.js";
 import type { AfterToolCallResult } from "../../../src/exec/types.js";
 
 const result = (): AgentToolResult<unknown> => ({

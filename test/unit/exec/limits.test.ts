@@ -1,6 +1,6 @@
 /** One set of argument limits (depth, size), whether the arguments come as an object or a JSON string. */
 import { describe, expect, it } from "vitest";
-import { MAX_ARGUMENT_CHARS, MAX_DEPTH } from "../../../src/exec/_json.js";
+import { MAX_ARGUMENT_CHARS, MAX_DEPTH } from "../../../src/exec/json.js";
 import { Type } from "../../../src/index.js";
 import { executeToolCalls, validateToolArguments } from "../../../src/runtime.js";
 import { call, text, tool } from "./_helpers.js";

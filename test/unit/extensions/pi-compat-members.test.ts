@@ -8,7 +8,6 @@
 import { Type } from "@sinclair/typebox";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ExtensionDiagnostic } from "../../../src/extensions/api.js";
-import { setCompatReporter } from "../../../src/extensions/node-compat/_state.js";
 import { VIRTUAL_MODULES } from "../../../src/extensions/node-compat/index.js";
 import {
 	complete,
@@ -28,6 +27,7 @@ import {
 	stripFrontmatter,
 } from "../../../src/extensions/node-compat/pi-coding-agent.js";
 import { fuzzyFilter, fuzzyMatch, Image, imageFallback } from "../../../src/extensions/node-compat/pi-tui.js";
+import { setCompatReporter } from "../../../src/extensions/node-compat/state.js";
 import { typeboxCompile, typeboxValue } from "../../../src/extensions/node-compat/typebox.js";
 
 describe("parseFrontmatter and stripFrontmatter", () => {

@@ -5,10 +5,10 @@
 import { promises as fs } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, posix } from "node:path";
+import type { ExecutionEnv } from "../../../src/contract/env.js";
 import type { ToolContext } from "../../../src/contract/tool.js";
 import { MemoryExecutionEnv, type ScriptedCommand } from "../../../src/env/memory.js";
 import { NodeExecutionEnv } from "../../../src/env/node.js";
-import type { ExecutionEnv } from "../../../src/env/types.js";
 
 export interface ToolFixture {
 	readonly kind: "node" | "memory";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
+import type { ExecOptions } from "../../../src/contract/env.js";
 import type { ToolContext } from "../../../src/contract/tool.js";
 import { MemoryExecutionEnv } from "../../../src/env/memory.js";
-import type { ExecOptions } from "../../../src/env/types.js";
 import { createBashTool } from "../../../src/tools/bash.js";
 
 const MB = 1024 * 1024;

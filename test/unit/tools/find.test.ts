@@ -2,11 +2,11 @@ import { promises as fs } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { compileGlob } from "../../../src/env/_glob.js";
+import type { ExecutionEnv } from "../../../src/contract/env.js";
 import { findFdBinary } from "../../../src/env/_node-find.js";
+import { compileGlob } from "../../../src/env/glob.js";
 import { MemoryExecutionEnv } from "../../../src/env/memory.js";
 import { NodeExecutionEnv } from "../../../src/env/node.js";
-import type { ExecutionEnv } from "../../../src/env/types.js";
 import { createFindTool, type FindToolDetails } from "../../../src/tools/find.js";
 import { bothEnvs, contextFor, type FixtureFiles, type ToolFixture, textOf } from "./_env.js";
 

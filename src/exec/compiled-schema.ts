@@ -6,7 +6,8 @@ import { Value } from "@sinclair/typebox/value";
 import { describeValue, errorMessage } from "../contract/errors.js";
 import { err, ok, type Result } from "../contract/result.js";
 import { coerceValue, dropUndeclaredHostileKeys } from "./_coerce.js";
-import { fromJsonSchema, isCompilableTypeBox } from "./_from-json-schema.js";
+import { argumentsError, type ToolArgumentsError, type ValidationIssue } from "./errors.js";
+import { fromJsonSchema, isCompilableTypeBox } from "./from-json-schema.js";
 import {
 	ArgumentsShapeError,
 	cleanObjectCheck,
@@ -20,8 +21,7 @@ import {
 	parseJsonArguments,
 	previewJson,
 	sizeLeft,
-} from "./_json.js";
-import { argumentsError, type ToolArgumentsError, type ValidationIssue } from "./errors.js";
+} from "./json.js";
 
 /** The received arguments are shown up to this many characters. */
 export const RECEIVED_PREVIEW_LIMIT = 2048;

@@ -2,11 +2,12 @@
  * `findFiles` over any FileSystem: the walker plus the find glob. The memory env uses it, the
  * Node env where `fd` is missing, and the find tool for envs without a `findFiles` of their own.
  */
+
+import type { FileSystem, FindFilesRequest, FindFilesResult, SignalOptions } from "../contract/env.js";
 import { err, type FileError, ok, type Result } from "../contract/result.js";
-import { fileError } from "./_errors.js";
-import { compileGlob, type GlobMatcher } from "./_glob.js";
 import { walk } from "./_walk.js";
-import type { FileSystem, FindFilesRequest, FindFilesResult, SignalOptions } from "./types.js";
+import { fileError } from "./errors.js";
+import { compileGlob, type GlobMatcher } from "./glob.js";
 
 /** The ignore files find honours besides `.gitignore`; the later one wins, as in `fd`. */
 export const FIND_IGNORE_FILES: readonly string[] = [".ignore", ".fdignore"];

@@ -7,7 +7,7 @@
  * every byte. Raw bytes cannot split a character between chunks; where the kept tail starts in
  * the middle of one, the decoder skips the partial bytes.
  */
-import type { ExecutionEnv } from "../env/types.js";
+import type { ExecutionEnv } from "../contract/env.js";
 import { type TruncationResult, truncateTail } from "./truncate.js";
 
 const NEWLINE = 10;

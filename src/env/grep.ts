@@ -5,12 +5,18 @@
  * paths share, so that they agree.
  */
 import { RE2JS } from "re2js";
+import type {
+	FileSystem,
+	SearchTextMatch,
+	SearchTextRequest,
+	SearchTextResult,
+	SignalOptions,
+} from "../contract/env.js";
 import { errorMessage } from "../contract/errors.js";
 import { err, type FileError, ok, type Result } from "../contract/result.js";
-import { fileError } from "./_errors.js";
-import { compileGlob, type GlobMatcher } from "./_glob.js";
 import { walk } from "./_walk.js";
-import type { FileSystem, SearchTextMatch, SearchTextRequest, SearchTextResult, SignalOptions } from "./types.js";
+import { fileError } from "./errors.js";
+import { compileGlob, type GlobMatcher } from "./glob.js";
 
 /** The ignore files grep honours besides `.gitignore`; the later one wins, as in `rg`. */
 export const GREP_IGNORE_FILES: readonly string[] = [".ignore", ".rgignore"];

@@ -14,8 +14,8 @@ import {
 	parseArgs,
 	UsageError,
 	valueLabel,
-} from "./_args.js";
-import { type CliIO, themeFor } from "./_io.js";
+} from "./args.js";
+import { type CliIO, themeFor } from "./node-io.js";
 
 export const EXIT_OK = 0;
 export const EXIT_FAILURE = 1;

@@ -5,8 +5,8 @@
  */
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
+import type { ExecutionEnv } from "../../contract/env.js";
 import { NodeExecutionEnv } from "../../env/node.js";
-import type { ExecutionEnv } from "../../env/types.js";
 import type { ExtensionDiagnostic } from "../api.js";
 
 let shared: ExecutionEnv | undefined;

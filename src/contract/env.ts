@@ -10,7 +10,7 @@
  * as `{ ok: false, error }` with a `FileError` / `ExecutionError` whose message names the path
  * or command (`exists` alone answers a plain boolean). Relative paths are resolved against `cwd`.
  */
-import type { ExecutionError, FileError, Result } from "../contract/result.js";
+import type { ExecutionError, FileError, Result } from "./result.js";
 
 /**
  * What a path points at. Besides regular files, folders and symlinks an env may report special
