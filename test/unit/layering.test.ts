@@ -116,6 +116,7 @@ const LAYERS: readonly (readonly string[])[] = [
 	["tools", "providers", "command"],
 	["extensions"],
 	["harness", "mcp"],
+	["eval"],
 	["inspector"],
 	["cli", "create-tool"],
 ];
