@@ -163,3 +163,51 @@ export interface TrialResult {
 	/** How the loop ended: a final answer, the turn limit, a tool's `terminate`, or an error. */
 	readonly ended: "answer" | "turn-limit" | "terminate" | "error";
 }
+
+/** Options of `runEvals`. */
+export interface EvalRunOptions {
+	readonly model: EvalModel;
+	/** Trials per scenario, overriding each scenario's `trials`. */
+	readonly trials?: number;
+	/** Trials run at once (default 1). */
+	readonly concurrency?: number;
+	/** Only scenarios whose name matches. */
+	readonly grep?: RegExp;
+	/** Write every trial as a replay fixture into this folder. */
+	readonly record?: string;
+	/** Told of each trial as it ends (for a progress line). */
+	readonly onTrial?: (result: TrialResult) => void;
+	readonly signal?: AbortSignal;
+}
+
+/** How often the model got one tool's arguments wrong in a scenario, and which fields. */
+export interface InvalidArgumentStats {
+	readonly calls: number;
+	readonly invalid: number;
+	/** Field name → how many calls got it wrong. */
+	readonly fields: Readonly<Record<string, number>>;
+}
+
+/** One scenario's trials, summed up. */
+export interface ScenarioReport {
+	readonly scenario: string;
+	readonly trials: number;
+	readonly passed: number;
+	/** `passed / trials`. */
+	readonly passRate: number;
+	/** The scenario's goal. */
+	readonly goal: number;
+	/** Whether `passRate >= goal`. */
+	readonly ok: boolean;
+	readonly results: readonly TrialResult[];
+	readonly invalidArguments: Readonly<Record<string, InvalidArgumentStats>>;
+	readonly meanTurns: number;
+	readonly usage: EvalUsage;
+}
+
+/** What `runEvals` gives: every scenario's report, and whether all met their goal. */
+export interface EvalReport {
+	readonly model: string;
+	readonly scenarios: readonly ScenarioReport[];
+	readonly ok: boolean;
+}
