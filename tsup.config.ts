@@ -10,6 +10,7 @@ export default defineConfig({
 		node: "src/node.ts",
 		harness: "src/harness/index.ts",
 		vitest: "src/harness/vitest.ts",
+		eval: "src/eval/index.ts",
 		// The `toolsmith` bin; src/cli/main.ts starts with the `#!/usr/bin/env node` line, which esbuild keeps.
 		cli: "src/cli/main.ts",
 	},

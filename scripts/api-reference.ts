@@ -37,6 +37,12 @@ export const ENTRIES: readonly { readonly specifier: string; readonly source: st
 		about: "vitest integration: conformance suites and matchers (vitest is an optional peer dependency).",
 	},
 	{
+		specifier: "toolsmith-sdk/eval",
+		source: "src/eval/index.ts",
+		about:
+			"Tool-use evals: scenarios (`defineEval`), the loop that runs them against a model (`runEvals`), trajectory, argument, file and answer checks, a scripted model for tests, and the comparison of two runs with its uncertainty. Needs Node.js as a whole; its parts not named `node-*` are runtime-neutral.",
+	},
+	{
 		specifier: "toolsmith-sdk/runtime",
 		source: "src/runtime.ts",
 		about:
@@ -75,6 +81,7 @@ const AREAS: Readonly<Record<string, string>> = {
 	render: "Rendering",
 	tools: "Built-in tools",
 	harness: "Harness",
+	eval: "Evals",
 	typebox: "TypeBox",
 };
 

@@ -5,6 +5,7 @@ import { fileURLToPath } from "node:url";
 import { packageRoot } from "../../create-tool/src/generator.js";
 import type { Program } from "../command/node-command.js";
 import { createDevCommand } from "./_dev.js";
+import { evalCommand } from "./_eval.js";
 import { checkCommand, replaySessionCommand, schemaCommand, testCommand } from "./_harness-commands.js";
 import { inspectCommand } from "./_inspect.js";
 import { mcpCommand } from "./_mcp.js";
@@ -30,6 +31,7 @@ export const program: Program = {
 		testCommand,
 		checkCommand,
 		replaySessionCommand,
+		evalCommand,
 		schemaCommand,
 		mcpCommand,
 	],

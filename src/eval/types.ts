@@ -85,6 +85,11 @@ export interface EvalScenario {
 	readonly passRate?: number;
 	/** The loop stops after this many model turns (default 10). */
 	readonly turnLimit?: number;
+	/**
+	 * The folder `tools.extensions` resolve against. The scenario file loader sets it to the file's
+	 * folder; `runEvals` uses its `cwd` when it is absent.
+	 */
+	readonly dir?: string;
 }
 
 /** A tool as the model is told of it: its name, description and parameters as JSON Schema. */
@@ -175,6 +180,15 @@ export interface EvalRunOptions {
 	readonly grep?: RegExp;
 	/** Write every trial as a replay fixture into this folder. */
 	readonly record?: string;
+	/** Relative extension paths of scenarios without a `dir` resolve against it (default the process's cwd). */
+	readonly cwd?: string;
+	/**
+	 * Extension files or folders loaded before each scenario's own, so their tools replace the
+	 * scenario's tools of the same name (another version of a tool, for `--compare`).
+	 */
+	readonly extensions?: readonly string[];
+	/** Description overrides applied to every scenario that has the tool (over the scenario's own). */
+	readonly descriptions?: Readonly<Record<string, string>>;
 	/** Told of each trial as it ends (for a progress line). */
 	readonly onTrial?: (result: TrialResult) => void;
 	readonly signal?: AbortSignal;

@@ -342,3 +342,22 @@ export async function loadExtensions(
 	}
 	return { extensions, diagnostics, registry: runtime.registry, runtime };
 }
+
+/** What `importModule` gave: the module's exports, or why it did not load. */
+export type ImportModuleResult =
+	| { readonly ok: true; readonly module: unknown }
+	| { readonly ok: false; readonly diagnostic: ExtensionDiagnostic };
+
+/**
+ * Import one module (a scenario file, say) afresh as extensions are imported: TypeScript through
+ * jiti, pi's packages and toolsmith's own entries resolved to this running instance. Unlike
+ * `importExtension` it takes any exports (no factory needed) and runs nothing. Never throws.
+ */
+export async function importModule(
+	path: string,
+	options: { readonly timeoutMs?: number } = {},
+): Promise<ImportModuleResult> {
+	const modules = await compat(compatEnv ?? new NodeExecutionEnv());
+	const outcome = await importFresh(resolve(path), modules, options.timeoutMs ?? DEFAULT_LOAD_TIMEOUT_MS);
+	return outcome.ok ? { ok: true, module: outcome.module } : { ok: false, diagnostic: outcome.diagnostic };
+}

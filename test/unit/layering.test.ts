@@ -26,7 +26,12 @@ const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..")
  * `node` (`node.ts`, `node-host.ts`, `_node-jiti.ts`, `node-compat/`), the `toolsmith` bin in
  * `src/cli/`, and the entries of the Node-only package exports. Everything else is runtime-neutral.
  */
-const NODE_ONLY_ENTRIES = new Set(["src/node.ts", "src/harness/index.ts", "src/harness/vitest.ts"]);
+const NODE_ONLY_ENTRIES = new Set([
+	"src/node.ts",
+	"src/harness/index.ts",
+	"src/harness/vitest.ts",
+	"src/eval/index.ts",
+]);
 
 /** Whether a project-relative source path is Node-only by the convention above. */
 function isNodeOnlyModule(path: string): boolean {
@@ -136,6 +141,7 @@ const ENTRIES = new Set([
 	"src/providers/index.ts",
 	"src/harness/index.ts",
 	"src/harness/vitest.ts",
+	"src/eval/index.ts",
 	"src/cli/main.ts",
 	"create-tool/src/index.ts",
 ]);

@@ -1,0 +1,171 @@
+/**
+ * One trial: the model's turns through `EvalModel.turn`, each turn's tool calls run as one batch
+ * through the executor (validation, hooks and sequential rules as in a host), the results appended
+ * to the conversation, until a turn without tool calls (the final answer), the turn limit, a batch
+ * whose every result asks to terminate, or an error. Then the expectations are checked.
+ * Runtime-neutral: the world (env) and the toolset come from the caller.
+ */
+import type { ToolCall, ToolResultMessage } from "../contract/content.js";
+import type { ExecutionEnv } from "../contract/env.js";
+import { errorMessage } from "../contract/errors.js";
+import { executeToolCalls } from "../exec/execute.js";
+import type { ToolErrorDetails } from "../exec/types.js";
+import { checkExpectations } from "./matchers.js";
+import type { EvalToolset } from "./toolset.js";
+import type {
+	EvalMessage,
+	EvalModel,
+	EvalScenario,
+	EvalUsage,
+	ExpectationFailure,
+	TrialCall,
+	TrialResult,
+} from "./types.js";
+
+/** The turn limit when a scenario names none. */
+export const DEFAULT_TURN_LIMIT = 10;
+
+/** What `runTrial` needs: the scenario, which trial, the model, the tools, and the world. */
+export interface TrialSetup {
+	readonly scenario: EvalScenario;
+	/** 1-based. */
+	readonly trial: number;
+	readonly model: EvalModel;
+	readonly toolset: EvalToolset;
+	/** The env the tools act on (a recording env around the world, say). */
+	readonly env: ExecutionEnv;
+	/** Where the end state is read (default `env`): the world itself, so reading it is not recorded. */
+	readonly world?: ExecutionEnv;
+	/** Told of each batch right after it ran (a recorder). */
+	readonly onBatch?: (calls: readonly ToolCall[], results: readonly ToolResultMessage[]) => Promise<void> | void;
+	readonly signal?: AbortSignal;
+}
+
+/**
+ * The argument fields a result says were invalid: the paths of an `E_INVALID_ARGS` result's issues
+ * (JSON pointers without the leading `/`; `(root)` for the arguments as a whole), `(json)` for
+ * arguments that were not valid JSON. Empty for any other result.
+ */
+export function invalidFieldsOf(result: ToolResultMessage): string[] {
+	if (!result.isError) return [];
+	const details = result.details as Partial<ToolErrorDetails> | undefined;
+	if (details?.code === "E_INVALID_JSON") return ["(json)"];
+	if (details?.code !== "E_INVALID_ARGS") return [];
+	const fields = (details.issues ?? []).map((issue) => (issue.path === "" ? "(root)" : issue.path.replace(/^\//, "")));
+	return [...new Set(fields.length > 0 ? fields : ["(root)"])];
+}
+
+function addUsage(sum: EvalUsage, more: EvalUsage | undefined): EvalUsage {
+	if (!more) return sum;
+	const add = (a: number | undefined, b: number | undefined) =>
+		a === undefined && b === undefined ? undefined : (a ?? 0) + (b ?? 0);
+	const inputTokens = add(sum.inputTokens, more.inputTokens);
+	const outputTokens = add(sum.outputTokens, more.outputTokens);
+	const costUsd = add(sum.costUsd, more.costUsd);
+	return {
+		...(inputTokens !== undefined ? { inputTokens } : {}),
+		...(outputTokens !== undefined ? { outputTokens } : {}),
+		...(costUsd !== undefined ? { costUsd } : {}),
+	};
+}
+
+/** Sum usages (a field stays absent when no usage reports it). */
+export function sumUsage(usages: readonly (EvalUsage | undefined)[]): EvalUsage {
+	return usages.reduce<EvalUsage>((sum, usage) => addUsage(sum, usage), {});
+}
+
+async function endFiles(world: ExecutionEnv, paths: readonly string[]): Promise<Record<string, string | null>> {
+	const files: Record<string, string | null> = {};
+	for (const path of paths) {
+		const read = await world.readTextFile(path);
+		files[path] = read.ok ? read.value : null;
+	}
+	return files;
+}
+
+/** Run one trial and check it. Never throws: an error of the model or the loop is an `error` failure. */
+export async function runTrial(setup: TrialSetup): Promise<TrialResult> {
+	const { scenario, model, toolset, env } = setup;
+	const started = performance.now();
+	const limit = scenario.turnLimit ?? DEFAULT_TURN_LIMIT;
+	const messages: EvalMessage[] = [{ role: "user", text: scenario.prompt }];
+	const calls: TrialCall[] = [];
+	const usages: (EvalUsage | undefined)[] = [];
+	const failures: ExpectationFailure[] = [];
+	let ended: TrialResult["ended"] = "turn-limit";
+	let answer = "";
+	let turns = 0;
+	try {
+		const config = toolset.executorConfig(env);
+		while (turns < limit) {
+			if (setup.signal?.aborted) throw new Error("aborted");
+			const reply = await model.turn({
+				system: toolset.system,
+				messages: [...messages],
+				tools: toolset.modelTools,
+				...(setup.signal ? { signal: setup.signal } : {}),
+			});
+			turns++;
+			usages.push(reply.usage);
+			answer = reply.text;
+			messages.push({ role: "assistant", text: reply.text, toolCalls: reply.toolCalls });
+			if (reply.toolCalls.length === 0) {
+				ended = "answer";
+				break;
+			}
+			const batch = await executeToolCalls([...reply.toolCalls], {
+				...config,
+				...(setup.signal ? { signal: setup.signal } : {}),
+			});
+			await setup.onBatch?.(reply.toolCalls, batch.results);
+			reply.toolCalls.forEach((call, index) => {
+				const result = batch.results[index];
+				calls.push({
+					turn: turns,
+					call,
+					isError: result?.isError ?? true,
+					invalidFields: result ? invalidFieldsOf(result) : [],
+				});
+			});
+			messages.push({ role: "tool", results: batch.results });
+			if (batch.terminate) {
+				ended = "terminate";
+				break;
+			}
+		}
+	} catch (error) {
+		ended = "error";
+		failures.push({
+			expectation: "error",
+			message: `the trial stopped on an error: ${errorMessage(error)}`,
+			actual: errorMessage(error),
+		});
+	}
+	const expect = scenario.expect;
+	let files: Record<string, string | null> = {};
+	try {
+		files = await endFiles(setup.world ?? env, Object.keys(expect.files ?? {}));
+	} catch (error) {
+		failures.push({ expectation: "error", message: `reading the end state failed: ${errorMessage(error)}` });
+	}
+	failures.push(
+		...checkExpectations(expect, {
+			calls: calls.map((entry) => entry.call),
+			turns,
+			answer,
+			files,
+		}),
+	);
+	return {
+		scenario: scenario.name,
+		trial: setup.trial,
+		passed: failures.length === 0,
+		failures,
+		calls,
+		turns,
+		answer,
+		usage: sumUsage(usages),
+		durationMs: performance.now() - started,
+		ended,
+	};
+}

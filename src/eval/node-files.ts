@@ -1,0 +1,115 @@
+/**
+ * Finding and loading scenario files (`*.eval.ts` and kin, loaded with jiti as extensions are, or
+ * `*.eval.json`), and the scripted models `--model scripted:<file>` names.
+ */
+import { readdir, readFile, stat } from "node:fs/promises";
+import { dirname, resolve } from "node:path";
+import { importModule } from "../extensions/node-loader.js";
+import { defineEval } from "./define.js";
+import { type ModelScript, scriptedModel } from "./scripted.js";
+import type { EvalModel, EvalScenario } from "./types.js";
+
+/** The names scenario files have. */
+export const SCENARIO_FILE = /\.eval\.(?:ts|mts|cts|js|mjs|cjs|json)$/;
+
+async function walk(dir: string, found: string[]): Promise<void> {
+	let entries: import("node:fs").Dirent[];
+	try {
+		entries = await readdir(dir, { withFileTypes: true });
+	} catch {
+		return;
+	}
+	entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+	for (const entry of entries) {
+		if (entry.name === "node_modules" || entry.name.startsWith(".")) continue;
+		const path = resolve(dir, entry.name);
+		if (entry.isDirectory()) await walk(path, found);
+		else if (entry.isFile() && SCENARIO_FILE.test(entry.name)) found.push(path);
+	}
+}
+
+/**
+ * The scenario files `paths` name (files as they are; folders searched for `*.eval.{ts,js,json,…}`,
+ * `node_modules` and dot-folders skipped), or under `cwd` when `paths` is empty. Sorted, no repeats.
+ * Throws for a path that does not exist.
+ */
+export async function findScenarioFiles(paths: readonly string[], cwd: string): Promise<string[]> {
+	const found: string[] = [];
+	for (const path of paths.length > 0 ? paths : ["."]) {
+		const absolute = resolve(cwd, path);
+		const info = await stat(absolute).catch(() => undefined);
+		if (!info) throw new Error(`${path}: no such file or folder`);
+		if (info.isDirectory()) await walk(absolute, found);
+		else found.push(absolute);
+	}
+	return [...new Set(found)];
+}
+
+/**
+ * JSON's stand-in for a pattern: `{ "$regex": "…", "flags": "i" }` becomes a RegExp (in expected
+ * arguments, files and the answer).
+ */
+function revivePatterns(value: unknown): unknown {
+	if (Array.isArray(value)) return value.map(revivePatterns);
+	if (typeof value !== "object" || value === null) return value;
+	const record = value as Record<string, unknown>;
+	if (typeof record.$regex === "string")
+		return new RegExp(record.$regex, typeof record.flags === "string" ? record.flags : "");
+	return Object.fromEntries(Object.entries(record).map(([key, inner]) => [key, revivePatterns(inner)]));
+}
+
+function scenariosOf(value: unknown, file: string): EvalScenario[] {
+	const list = Array.isArray(value) ? value : [value];
+	if (list.length === 0 || list.some((item) => typeof item !== "object" || item === null)) {
+		throw new Error(`${file}: export default a scenario (defineEval({…})) or a list of them`);
+	}
+	return list.map((scenario) => defineEval({ ...(scenario as EvalScenario), dir: dirname(file) }));
+}
+
+function defaultOf(mod: unknown): unknown {
+	if (typeof mod === "object" && mod !== null && "default" in mod) return (mod as { default: unknown }).default;
+	return mod;
+}
+
+/** The scenarios of one file (its default export: a scenario or a list), each with `dir` set to the file's folder. */
+export async function loadScenarioFile(file: string): Promise<EvalScenario[]> {
+	if (file.endsWith(".json")) {
+		let parsed: unknown;
+		try {
+			parsed = JSON.parse(await readFile(file, "utf8"));
+		} catch (error) {
+			throw new Error(`${file}: not valid JSON (${(error as Error).message})`);
+		}
+		return scenariosOf(revivePatterns(parsed), file);
+	}
+	const loaded = await importModule(file);
+	if (!loaded.ok) throw new Error(loaded.diagnostic.message);
+	const value = defaultOf(loaded.module);
+	if (value === undefined)
+		throw new Error(`${file}: has no default export; export default defineEval({…}) or a list of scenarios`);
+	return scenariosOf(value, file);
+}
+
+/**
+ * The model a module exports (`--model scripted:<file>`): its default export (or `model`), either an
+ * EvalModel (an object with `turn(request)`) or a script for `scriptedModel` (a list of turns or a
+ * function of the request).
+ */
+export async function loadScriptedModel(file: string): Promise<EvalModel> {
+	const loaded = await importModule(file);
+	if (!loaded.ok) throw new Error(loaded.diagnostic.message);
+	const mod = loaded.module as Record<string, unknown>;
+	const value = defaultOf(mod) ?? mod.model;
+	if (typeof value === "object" && value !== null && typeof (value as EvalModel).turn === "function") {
+		const model = value as EvalModel;
+		return typeof model.id === "string"
+			? model
+			: { id: `scripted/${file.split("/").pop()}`, turn: (request) => model.turn(request) };
+	}
+	if (Array.isArray(value) || typeof value === "function") {
+		return scriptedModel(value as ModelScript, { id: `scripted/${file.split("/").pop()}` });
+	}
+	throw new Error(
+		`${file}: export default an EvalModel ({ id, turn(request) }) or a script for scriptedModel (a list of turns or a function)`,
+	);
+}
