@@ -1,7 +1,7 @@
 /** The engine behind `toolsmith eval`, imported on first use: find and load scenarios, pick the model, run, print. */
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
-import { CommandError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from "../command/node-command.js";
+import { CommandError, EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE } from "../command/node-command.js";
 import type { CliIO } from "../command/node-io.js";
 import { errorMessage } from "../contract/errors.js";
 import type { Theme } from "../contract/render.js";
@@ -109,6 +109,7 @@ async function runSide(
 	label: string,
 	extra: Partial<EvalRunOptions>,
 	record: string | undefined,
+	signal: AbortSignal,
 ): Promise<EvalReport> {
 	const total = scenarios.reduce((sum, s) => sum + (run.trials ?? s.trials ?? 1), 0);
 	const shown = progress(run, total, label);
@@ -120,6 +121,7 @@ async function runSide(
 			...(run.concurrency !== undefined ? { concurrency: run.concurrency } : {}),
 			...(record !== undefined ? { record } : {}),
 			onTrial: shown.onTrial,
+			signal,
 			...extra,
 		});
 	} finally {
@@ -144,9 +146,26 @@ export async function runEvalCommand(run: EvalCommandRun): Promise<number> {
 		if (error instanceof CommandError) throw error;
 		throw new CommandError(`--model ${run.model}: ${errorMessage(error)}`, EXIT_USAGE);
 	}
+	// Ctrl-C stops the trials (each ends as an error) and prints what was done.
+	const controller = new AbortController();
+	const stopListening = run.io.onInterrupt(() => controller.abort());
+	try {
+		const code = await runAndPrint(run, scenarios, model, controller.signal);
+		return controller.signal.aborted ? EXIT_INTERRUPTED : code;
+	} finally {
+		stopListening();
+	}
+}
+
+async function runAndPrint(
+	run: EvalCommandRun,
+	scenarios: readonly EvalScenario[],
+	model: EvalModel,
+	signal: AbortSignal,
+): Promise<number> {
 	const { io, theme } = run;
 	if (!run.compare) {
-		const report = await runSide(run, scenarios, model, "", {}, run.record);
+		const report = await runSide(run, scenarios, model, "", {}, run.record, signal);
 		io.stdout.write(`${formatReport(report, theme)}\n`);
 		if (run.json !== undefined) await writeJson(run.json, report, io.cwd);
 		return report.ok ? EXIT_OK : EXIT_FAILURE;
@@ -159,6 +178,7 @@ export async function runEvalCommand(run: EvalCommandRun): Promise<number> {
 		"A ",
 		{},
 		run.record === undefined ? undefined : join(run.record, "a"),
+		signal,
 	);
 	const b = await runSide(
 		run,
@@ -170,6 +190,7 @@ export async function runEvalCommand(run: EvalCommandRun): Promise<number> {
 			descriptions: compare.descriptions,
 		},
 		run.record === undefined ? undefined : join(run.record, "b"),
+		signal,
 	);
 	const bLabel = [
 		...(compare.extension !== undefined ? [`with ${compare.extension}`] : []),

@@ -12,6 +12,7 @@ import { errorMessage } from "../contract/errors.js";
 import { MemoryExecutionEnv } from "../env/memory.js";
 import { NodeExecutionEnv } from "../env/node.js";
 import { loadExtensions } from "../extensions/node-loader.js";
+import type { ReplayFixture } from "../harness/fixture.js";
 import { recordingEnv } from "../harness/record.js";
 import { observer } from "../shared/listeners.js";
 import { defineEval } from "./define.js";
@@ -28,6 +29,25 @@ export function fixtureSlug(name: string): string {
 /** The file a trial is recorded in: `<scenario>-<trial>.fixture.json` (a `*.json` that `toolsmith test` finds). */
 export function fixtureFileName(scenario: string, trial: number): string {
 	return `${fixtureSlug(scenario)}-${trial}.fixture.json`;
+}
+
+/**
+ * `fixture` with the text expected of "tool not found" results loosened to the sentence naming the
+ * tool: the list of available tools after it differs where the replay runs (`toolsmith test` adds
+ * the built-ins).
+ */
+function portableFixture(fixture: ReplayFixture): ReplayFixture {
+	return {
+		...fixture,
+		steps: fixture.steps.map((step) => ({
+			...step,
+			calls: step.calls.map((call) => {
+				const text = call.expect?.text;
+				const found = typeof text === "string" && call.expect?.isError ? /^Tool \S+ not found\./.exec(text) : null;
+				return found ? { ...call, expect: { ...call.expect, text: { contains: found[0] } } } : call;
+			}),
+		})),
+	};
 }
 
 /** The scenario's extension paths (absolute), the run's own first so their tools win name clashes. */
@@ -149,7 +169,7 @@ async function trialInWorld(
 				await mkdir(folder, { recursive: true });
 				await writeFile(
 					join(folder, fixtureFileName(scenario.name, trial)),
-					`${JSON.stringify({ ...fixture, ...(extensions.length > 0 ? { extensions } : {}) }, null, "\t")}\n`,
+					`${JSON.stringify({ ...portableFixture(fixture), ...(extensions.length > 0 ? { extensions } : {}) }, null, "\t")}\n`,
 				);
 			}
 		}

@@ -177,6 +177,33 @@ describe("toolsmith eval", () => {
 		expect(out).toMatch(/paris weather +0\/1 +1\/1 +\+100% +\[.*\] +within noise/);
 	});
 
+	it("draws a progress line on a terminal", async () => {
+		let out = "";
+		const io = { ...fakeIO(), cwd: dir, stdout: { write: (chunk: string) => (out += chunk), isTTY: true } };
+		const code = await runProgram(program, ["eval", "weather.eval.ts", "--model", "scripted:evals/model.ts"], io);
+		expect(code).toBe(1);
+		const plain = out.replace(/\x1b\[[0-9;]*m/g, "");
+		expect(plain).toContain("\r\x1b[K0/5 trials, 0 failed");
+		expect(plain).toContain("\r\x1b[K5/5 trials, 3 failed — save report #2");
+		expect(plain).not.toMatch(/^FAIL paris weather #1/m);
+	});
+
+	it("stops on Ctrl-C, prints what was done and exits 130", async () => {
+		writeFileSync(
+			join(dir, "evals", "slow.ts"),
+			`export default { id: "slow/model", turn: (request) => new Promise((_resolve, reject) => {
+	request.signal.addEventListener("abort", () => reject(new Error("interrupted")));
+}) };\n`,
+		);
+		const io = { ...fakeIO(), cwd: dir };
+		const running = runProgram(program, ["eval", "weather.eval.ts", "--model", "scripted:evals/slow.ts"], io);
+		await new Promise((resolve) => setTimeout(resolve, 300));
+		io.interrupt();
+		expect(await running).toBe(130);
+		expect(io.out()).toContain("the trial stopped on an error: interrupted");
+		expect(io.out()).toContain("paris weather  0/3 passed");
+	});
+
 	it("exits 2 without --model, or without scenario files, saying what to do", async () => {
 		const noModel = await run([]);
 		expect(noModel.code).toBe(2);

@@ -95,11 +95,23 @@ describe("runEvals", () => {
 			tools: { definitions: [append], builtins: ["read"] },
 			expect: { files: { "log.txt": "one\ntwo\n" } },
 		};
-		const report = await runEvals([scenario], { model, record: join(dir, "rec") });
+		const recorded = scriptedModel([
+			{
+				calls: [
+					{ tool: "append", args: { path: "log.txt", line: "two" } },
+					{ tool: "nope", args: {} },
+				],
+			},
+			{ calls: [{ tool: "read", args: { path: "log.txt" } }] },
+			{ text: "done" },
+		]);
+		const report = await runEvals([scenario], { model: recorded, record: join(dir, "rec") });
 		expect(report.ok).toBe(true);
 		const fixture = JSON.parse(readFileSync(join(dir, "rec", "append-recorded-1.fixture.json"), "utf8"));
 		expect(fixture.files).toEqual({ "log.txt": "one\n" });
 		expect(JSON.stringify(fixture)).not.toContain(tmpdir());
+		// the list of available tools differs where the replay runs
+		expect(fixture.steps[0].calls[1].expect).toEqual({ isError: true, text: { contains: "Tool nope not found." } });
 		const replayed = await replay(fixture, { tools: [append] });
 		expect(replayed.pass).toBe(true);
 	});
