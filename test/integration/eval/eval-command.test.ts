@@ -182,7 +182,7 @@ describe("toolsmith eval", () => {
 		const io = { ...fakeIO(), cwd: dir, stdout: { write: (chunk: string) => (out += chunk), isTTY: true } };
 		const code = await runProgram(program, ["eval", "weather.eval.ts", "--model", "scripted:evals/model.ts"], io);
 		expect(code).toBe(1);
-		const plain = out.replace(/\x1b\[[0-9;]*m/g, "");
+		const plain = out.replace(new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, "g"), "");
 		expect(plain).toContain("\r\x1b[K0/5 trials, 0 failed");
 		expect(plain).toContain("\r\x1b[K5/5 trials, 3 failed — save report #2");
 		expect(plain).not.toMatch(/^FAIL paris weather #1/m);
