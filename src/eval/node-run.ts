@@ -67,16 +67,23 @@ function withRunDescriptions(scenario: EvalScenario, names: readonly string[], o
 	};
 }
 
+/** A scenario's tools, ready for its trials, and how to tell its extensions the session ended. */
+interface PreparedTools {
+	readonly toolset: EvalToolset;
+	close(): Promise<void>;
+}
+
 /**
- * The tools of one scenario, loaded once for all its trials (each trial's calls get its own env),
- * with the run's description overrides.
+ * The tools of one scenario, loaded once for all its trials (each trial's calls get its own env; what
+ * an extension keeps in its own module is shared by the trials), with the run's description overrides.
  */
 async function prepareToolset(
 	scenario: EvalScenario,
 	paths: readonly string[],
 	options: EvalRunOptions,
-): Promise<EvalToolset> {
+): Promise<PreparedTools> {
 	const registry = scenarioRegistry(scenario);
+	let close = async () => {};
 	if (paths.length > 0) {
 		const cwd = scenario.dir ?? dirname(paths[0]!);
 		const loaded = await loadExtensions(paths, { registry, cwd, env: new MemoryExecutionEnv(), log: () => {} });
@@ -84,7 +91,11 @@ async function prepareToolset(
 			...loaded.diagnostics,
 			...(await loaded.runtime.emit({ type: "session_start", reason: "startup" })),
 		].filter((diagnostic) => diagnostic.severity === "error");
+		close = async () => {
+			await loaded.runtime.emit({ type: "session_shutdown", reason: "exit" }, { timeoutMs: 3_000 });
+		};
 		if (errors.length > 0) {
+			await close().catch(() => {});
 			throw new Error(`the scenario's extensions did not load: ${errors.map((d) => d.message).join("; ")}`);
 		}
 	}
@@ -92,7 +103,12 @@ async function prepareToolset(
 		.snapshot()
 		.declarations()
 		.map((declaration) => declaration.name);
-	return toolsetOf(registry, withRunDescriptions(scenario, names, options));
+	try {
+		return { toolset: toolsetOf(registry, withRunDescriptions(scenario, names, options)), close };
+	} catch (error) {
+		await close().catch(() => {});
+		throw error;
+	}
 }
 
 interface World {
@@ -214,17 +230,20 @@ export async function runEvals(scenarios: readonly EvalScenario[], options: Eval
 	const onTrial = observer(options.onTrial);
 	const tasks: (() => Promise<TrialResult>)[] = [];
 	const pending: { scenario: EvalScenario; index: number }[] = [];
-	const prepared: { scenario: EvalScenario; toolset: Promise<EvalToolset>; paths: string[] }[] = chosen.map(
-		(scenario) => {
-			const paths = extensionPaths(scenario, options);
-			return {
-				scenario,
-				paths,
-				toolset: prepareToolset(scenario, paths, options),
-			};
-		},
-	);
-	for (const entry of prepared) entry.toolset.catch(() => {});
+	// Each scenario's tools are loaded when its first trial starts, once.
+	const loads: Promise<PreparedTools>[] = [];
+	const prepared = chosen.map((scenario) => {
+		const paths = extensionPaths(scenario, options);
+		let load: Promise<PreparedTools> | undefined;
+		const toolset = async () => {
+			if (!load) {
+				load = prepareToolset(scenario, paths, options);
+				loads.push(load);
+			}
+			return (await load).toolset;
+		};
+		return { scenario, paths, toolset };
+	});
 	for (const { scenario, toolset, paths } of prepared) {
 		const count = options.trials ?? scenario.trials ?? 1;
 		for (let trial = 1; trial <= count; trial++) {
@@ -232,7 +251,7 @@ export async function runEvals(scenarios: readonly EvalScenario[], options: Eval
 			tasks.push(async () => {
 				let result: TrialResult;
 				try {
-					result = await trialInWorld(scenario, trial, await toolset, paths, options);
+					result = await trialInWorld(scenario, trial, await toolset(), paths, options);
 				} catch (error) {
 					result = errorTrial(scenario, trial, errorMessage(error));
 				}
@@ -241,7 +260,13 @@ export async function runEvals(scenarios: readonly EvalScenario[], options: Eval
 			});
 		}
 	}
-	const results = await pooled(tasks, options.concurrency ?? 1);
+	let results: TrialResult[];
+	try {
+		results = await pooled(tasks, options.concurrency ?? 1);
+	} finally {
+		const settled = await Promise.allSettled(loads);
+		for (const entry of settled) if (entry.status === "fulfilled") await entry.value.close().catch(() => {});
+	}
 	const reports = chosen.map((scenario) =>
 		scenarioReport(
 			scenario,

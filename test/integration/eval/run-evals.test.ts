@@ -81,6 +81,29 @@ describe("runEvals", () => {
 		expect(g).toMatchObject({ scenario: "good", passed: 1 });
 	});
 
+	it("tells a scenario's extensions when the run ends (session_shutdown)", async () => {
+		const marker = join(dir, "shutdown.txt");
+		writeFileSync(
+			join(dir, "lifecycle.ts"),
+			`import { writeFileSync } from "node:fs";
+export default function (api) {
+	api.on("session_start", () => writeFileSync(${JSON.stringify(marker)}, "started"));
+	api.on("session_shutdown", () => writeFileSync(${JSON.stringify(marker)}, "closed"));
+}
+`,
+		);
+		const scenario: EvalScenario = {
+			name: "lifecycle",
+			prompt: "p",
+			tools: { extensions: ["lifecycle.ts"], definitions: [append] },
+			expect: { maxTurns: 5 },
+			trials: 2,
+		};
+		const report = await runEvals([scenario], { model, cwd: dir });
+		expect(report.ok).toBe(true);
+		expect(readFileSync(marker, "utf8")).toBe("closed");
+	});
+
 	it("refuses an invalid scenario and duplicate names before running anything", async () => {
 		await expect(runEvals([{ name: "x", prompt: "p", expect: {} }], { model })).rejects.toThrow(/no expectation given/);
 		const s: EvalScenario = { name: "same", prompt: "p", expect: { maxCalls: 1 } };
