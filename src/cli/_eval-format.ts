@@ -80,8 +80,11 @@ export function formatReport(report: EvalReport, theme: Theme): string {
 	const total = report.scenarios.length;
 	lines.push(
 		report.ok
-			? theme.fg("success", `${met} of ${total} scenario${total === 1 ? "" : "s"} met their goal`)
-			: theme.fg("error", `${total - met} of ${total} scenario${total === 1 ? "" : "s"} fell under their goal`),
+			? theme.fg("success", `${met} of ${total} scenario${total === 1 ? " met its" : "s met their"} goal`)
+			: theme.fg(
+					"error",
+					`${total - met} of ${total} scenario${total === 1 ? " fell under its" : "s fell under their"} goal`,
+				),
 	);
 	return lines.join("\n");
 }

@@ -130,8 +130,16 @@ describe("generateProject", () => {
 			}
 			const manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
 			expect(manifest).toMatchObject({ name: "my-tools", type: "module", engines: { toolsmith: "^1.1.0" } });
-			// The same scripts everywhere; the mcp template adds `mcp`, which serves its tools.
-			const scripts = ["build", "check", "dev", "test", ...(name === "mcp" ? ["mcp"] : [])];
+			// The same scripts everywhere; the mcp template adds `mcp`, which serves its tools, and the
+			// tool template `eval`, which runs its eval scenarios against a real model.
+			const scripts = [
+				"build",
+				"check",
+				"dev",
+				"test",
+				...(name === "mcp" ? ["mcp"] : []),
+				...(name === "tool" ? ["eval"] : []),
+			];
 			expect(Object.keys(manifest.scripts).sort()).toEqual(scripts.sort());
 			expect({ ...manifest.dependencies, ...manifest.devDependencies }["toolsmith-sdk"]).toBe("^0.1.0");
 			const readme = readFileSync(join(dir, "README.md"), "utf8").split("\n");
