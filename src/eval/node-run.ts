@@ -220,9 +220,17 @@ export async function runEvals(scenarios: readonly EvalScenario[], options: Eval
 	for (const scenario of scenarios) defineEval(scenario);
 	const chosen = scenarios.filter((scenario) => !options.grep || options.grep.test(scenario.name));
 	const names = new Set<string>();
+	const slugs = new Map<string, string>();
 	for (const scenario of chosen) {
 		if (names.has(scenario.name)) throw new Error(`two scenarios are named "${scenario.name}": names must be unique`);
 		names.add(scenario.name);
+		const other = slugs.get(fixtureSlug(scenario.name));
+		if (options.record !== undefined && other !== undefined) {
+			throw new Error(
+				`scenarios "${other}" and "${scenario.name}" would be recorded in the same files (${fixtureFileName(scenario.name, 1)}, …): rename one`,
+			);
+		}
+		slugs.set(fixtureSlug(scenario.name), scenario.name);
 	}
 	if (options.trials !== undefined && !(Number.isInteger(options.trials) && options.trials >= 1)) {
 		throw new Error(`trials: a whole number ≥ 1, got ${options.trials}`);

@@ -108,6 +108,9 @@ export default function (api) {
 		await expect(runEvals([{ name: "x", prompt: "p", expect: {} }], { model })).rejects.toThrow(/no expectation given/);
 		const s: EvalScenario = { name: "same", prompt: "p", expect: { maxCalls: 1 } };
 		await expect(runEvals([s, s], { model })).rejects.toThrow(/two scenarios are named "same"/);
+		await expect(runEvals([s, { ...s, name: "same!" }], { model, record: join(dir, "never") })).rejects.toThrow(
+			/scenarios "same" and "same!" would be recorded in the same files \(same-1.fixture.json, …\)/,
+		);
 	});
 
 	it("records a Node-world trial as a fixture that replays on the memory env", async () => {
