@@ -47,6 +47,7 @@ describe("toolsmith CLI (child process)", () => {
 			  test            Replay fixture files against your tools and print a summary
 			  check           Run the conformance checks on the tools of extensions or an MCP server
 			  replay-session  Replay a recorded pi session through toolsmith's tools and report its fidelity
+			  eval            Run tool-use eval scenarios against a model: does it call your tools right?
 			  schema          Print tools in a provider's wire format, with what the provider rewrites
 			  mcp             Serve the tools of extensions to MCP clients (stdio or Streamable HTTP)
 
