@@ -72,7 +72,8 @@ function defaultOf(mod: unknown): unknown {
 }
 
 /** The scenarios of one file (its default export: a scenario or a list), each with `dir` set to the file's folder. */
-export async function loadScenarioFile(file: string): Promise<EvalScenario[]> {
+export async function loadScenarioFile(path: string): Promise<EvalScenario[]> {
+	const file = resolve(path);
 	if (file.endsWith(".json")) {
 		let parsed: unknown;
 		try {
