@@ -37,8 +37,29 @@ function indent(text: string, by: string): string {
 		.join("\n");
 }
 
-/** One scenario: its pass rate against the goal, its failing trials, invalid arguments, turns and usage. */
-export function formatScenario(report: ScenarioReport, theme: Theme): string[] {
+/** A trial's trajectory: each turn's calls with their arguments (`!`: an error result), then the answer. */
+export function trajectoryLines(result: TrialResult): string[] {
+	const lines: string[] = [];
+	for (let turn = 1; turn <= result.turns; turn++) {
+		const calls = result.calls.filter((entry) => entry.turn === turn);
+		if (calls.length === 0) continue;
+		const shown = calls.map((entry) => {
+			const args =
+				typeof entry.call.arguments === "string" ? entry.call.arguments : JSON.stringify(entry.call.arguments);
+			return `${entry.call.name}(${args && args.length > 160 ? `${args.slice(0, 159)}…` : args})${entry.isError ? "!" : ""}`;
+		});
+		lines.push(`turn ${turn}: ${shown.join(", ")}`);
+	}
+	const answer = result.answer.length > 200 ? `${result.answer.slice(0, 199)}…` : result.answer;
+	lines.push(`answer: ${JSON.stringify(answer)}`);
+	return lines;
+}
+
+/**
+ * One scenario: its pass rate against the goal, its failing trials, invalid arguments, turns and
+ * usage; `verbose` adds every trial's trajectory.
+ */
+export function formatScenario(report: ScenarioReport, theme: Theme, verbose = false): string[] {
 	const verdict = report.ok ? theme.fg("success", "ok") : theme.fg("error", "UNDER GOAL");
 	const usage = usageText(report.usage);
 	const lines = [
@@ -59,12 +80,22 @@ export function formatScenario(report: ScenarioReport, theme: Theme): string[] {
 		);
 	}
 	for (const result of report.results) {
-		if (result.passed) continue;
+		if (result.passed) {
+			if (verbose) {
+				lines.push(
+					`  ${theme.fg("success", `#${result.trial} passed`)} (${result.turns} turn${result.turns === 1 ? "" : "s"})`,
+				);
+				for (const line of trajectoryLines(result)) lines.push(theme.fg("muted", `    ${line}`));
+			}
+			continue;
+		}
 		lines.push(
 			`  ${theme.fg("error", `#${result.trial} failed`)} (${result.turns} turn${result.turns === 1 ? "" : "s"}, ended by ${result.ended})`,
 		);
 		for (const failure of result.failures) lines.push(indent(`${failure.expectation}: ${failure.message}`, "    "));
-		if (result.failures.some((f) => f.expectation === "calls" || f.expectation === "forbid")) {
+		if (verbose) {
+			for (const line of trajectoryLines(result)) lines.push(theme.fg("muted", `    ${line}`));
+		} else if (result.failures.some((f) => f.expectation === "calls" || f.expectation === "forbid")) {
 			const calls = result.calls.map((c) => `${c.call.name}${c.isError ? "!" : ""}`);
 			lines.push(theme.fg("muted", `    the model called: ${calls.length > 0 ? calls.join(" → ") : "nothing"}`));
 		}
@@ -73,9 +104,9 @@ export function formatScenario(report: ScenarioReport, theme: Theme): string[] {
 }
 
 /** The whole report: every scenario, then how many met their goal. */
-export function formatReport(report: EvalReport, theme: Theme): string {
+export function formatReport(report: EvalReport, theme: Theme, verbose = false): string {
 	const lines = [theme.fg("muted", `model ${report.model}`), ""];
-	for (const scenario of report.scenarios) lines.push(...formatScenario(scenario, theme), "");
+	for (const scenario of report.scenarios) lines.push(...formatScenario(scenario, theme, verbose), "");
 	const met = report.scenarios.filter((s) => s.ok).length;
 	const total = report.scenarios.length;
 	lines.push(

@@ -22,6 +22,8 @@ export interface EvalCommandRun {
 	readonly grep: RegExp | undefined;
 	readonly json: string | undefined;
 	readonly record: string | undefined;
+	/** Print every trial's trajectory, not only what failed. */
+	readonly verbose: boolean;
 	/** B's difference from A: an extension loaded first, and/or description overrides. */
 	readonly compare:
 		| { readonly extension: string | undefined; readonly descriptions: Readonly<Record<string, string>> }
@@ -166,7 +168,7 @@ async function runAndPrint(
 	const { io, theme } = run;
 	if (!run.compare) {
 		const report = await runSide(run, scenarios, model, "", {}, run.record, signal);
-		io.stdout.write(`${formatReport(report, theme)}\n`);
+		io.stdout.write(`${formatReport(report, theme, run.verbose)}\n`);
 		if (run.json !== undefined) await writeJson(run.json, report, io.cwd);
 		return report.ok ? EXIT_OK : EXIT_FAILURE;
 	}
@@ -198,7 +200,7 @@ async function runAndPrint(
 	].join(", ");
 	const comparison = compareEvals(a, b, { a: "the scenarios as written", b: bLabel });
 	io.stdout.write(
-		`${theme.bold("A")}\n${formatReport(a, theme)}\n\n${theme.bold("B")}\n${formatReport(b, theme)}\n\n${formatComparison(comparison, theme)}\n`,
+		`${theme.bold("A")}\n${formatReport(a, theme, run.verbose)}\n\n${theme.bold("B")}\n${formatReport(b, theme, run.verbose)}\n\n${formatComparison(comparison, theme)}\n`,
 	);
 	if (run.json !== undefined) await writeJson(run.json, { a, b, comparison }, io.cwd);
 	return a.ok && b.ok ? EXIT_OK : EXIT_FAILURE;

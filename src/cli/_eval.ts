@@ -67,6 +67,7 @@ export const evalCommand = defineCommand({
 			valueName: "dir",
 			description: "Write each trial as a replay fixture for toolsmith test",
 		},
+		verbose: { type: "boolean", description: "Show every trial's trajectory: each turn's calls and the answer" },
 		compare: {
 			type: "string",
 			valueName: "extension",
@@ -124,6 +125,7 @@ export const evalCommand = defineCommand({
 			grep,
 			json: options.json,
 			record: options.record,
+			verbose: options.verbose,
 			compare:
 				options.compare !== undefined || Object.keys(descriptions).length > 0
 					? { extension: options.compare, descriptions }

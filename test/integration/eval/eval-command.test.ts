@@ -148,6 +148,21 @@ describe("toolsmith eval", () => {
 		});
 	});
 
+	it("--verbose: every trial's trajectory, turn by turn", async () => {
+		const { out } = await run(["--model", "scripted:evals/model.ts", "--trials", "1", "--verbose"]);
+		expect(out).toContain(
+			[
+				"  #1 failed (2 turns, ended by answer)",
+				'    calls: strict: call 1 should be weather({"city":"/paris/i"}); the model called weather({"location":"Paris"}): /city: expected /paris/i, missing',
+				'    turn 1: weather({"location":"Paris"})!',
+				'    answer: "It is sunny in Paris."',
+			].join("\n"),
+		);
+		expect(out).toContain(
+			["  #1 passed (2 turns)", '    turn 1: save_report({"text":"sunny"})', '    answer: "Saved."'].join("\n"),
+		);
+	});
+
 	it("--compare-description: the difference of pass rates with its interval", async () => {
 		const { code, out } = await run([
 			"--model",
