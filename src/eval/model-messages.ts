@@ -1,8 +1,9 @@
 /**
  * The eval loop's conversation and tools in the AI SDK's shapes, and its answer back: history
  * (user text, assistant text with tool calls, tool results) to model messages, a finished step's
- * tool calls to toolsmith's `ToolCall`s, its usage to `EvalUsage`. Runtime-neutral; the AI SDK's
- * types only (nothing of it is loaded here).
+ * tool calls to toolsmith's `ToolCall`s, its usage to `EvalUsage`; and a Google-dialect schema in
+ * the form the AI SDK's Google provider takes. Runtime-neutral; the AI SDK's types only (nothing of
+ * it is loaded here).
  */
 import type { ModelMessage, ToolResultPart } from "ai";
 import type { ToolCall, ToolResultMessage } from "../contract/content.js";
@@ -104,4 +105,30 @@ export function toEvalUsage(
 		...(outputTokens === undefined ? {} : { outputTokens }),
 		...(costUsd === undefined ? {} : { costUsd }),
 	};
+}
+
+/**
+ * A schema in toolsmith's Google dialect (OpenAPI's `nullable`) back as the JSON Schema the AI
+ * SDK's Google provider converts itself: `nullable: true` becomes a `"null"` type (or a `null`
+ * branch of an `anyOf`), which that conversion turns into `nullable` again.
+ */
+export function googleSchemaForAiSdk(schema: Readonly<Record<string, unknown>>): Record<string, unknown> {
+	const { nullable, ...rest } = schema;
+	const out: Record<string, unknown> = { ...rest };
+	const object = (value: unknown): value is Record<string, unknown> =>
+		typeof value === "object" && value !== null && !Array.isArray(value);
+	if (object(rest.properties)) {
+		out.properties = Object.fromEntries(
+			Object.entries(rest.properties).map(([key, value]) => [key, object(value) ? googleSchemaForAiSdk(value) : value]),
+		);
+	}
+	if (object(rest.items)) out.items = googleSchemaForAiSdk(rest.items);
+	if (Array.isArray(rest.anyOf)) {
+		out.anyOf = rest.anyOf.map((branch: unknown) => (object(branch) ? googleSchemaForAiSdk(branch) : branch));
+	}
+	if (nullable === true) {
+		if (typeof rest.type === "string") out.type = [rest.type, "null"];
+		else if (Array.isArray(out.anyOf)) out.anyOf = [...out.anyOf, { type: "null" }];
+	}
+	return out;
 }

@@ -12,7 +12,7 @@ import {
 	toOpenAIChatTools,
 	toOpenAIResponsesTools,
 } from "../providers/tools.js";
-import { fromStepToolCalls, toEvalUsage, toModelMessages } from "./model-messages.js";
+import { fromStepToolCalls, googleSchemaForAiSdk, toEvalUsage, toModelMessages } from "./model-messages.js";
 import { type PiModelApi, readPiProvider } from "./node-pi-models.js";
 import type { EvalModel, EvalModelRequest, EvalModelTool, EvalModelTurn } from "./types.js";
 
@@ -96,13 +96,18 @@ function resolveConnection(spec: string, options: EvalModelOptions, env: NodeJS.
 /** The tools' parameters in the provider's dialect, by toolsmith's converters (they throw on a tool the provider would reject). */
 function toolSchemas(api: Api, tools: readonly ProviderTool[]): Map<string, Record<string, unknown>> {
 	const schemas = new Map<string, Record<string, unknown>>();
-	if (api === "openai-compatible")
+	if (api === "openai-compatible") {
 		for (const t of toOpenAIChatTools(tools)) schemas.set(t.function.name, t.function.parameters);
-	else if (api === "openai") for (const t of toOpenAIResponsesTools(tools)) schemas.set(t.name, t.parameters);
-	else if (api === "anthropic") for (const t of toAnthropicTools(tools)) schemas.set(t.name, t.input_schema);
-	else
-		for (const group of toGoogleTools(tools))
-			for (const t of group.functionDeclarations) schemas.set(t.name, t.parameters);
+	} else if (api === "openai") {
+		for (const t of toOpenAIResponsesTools(tools)) schemas.set(t.name, t.parameters);
+	} else if (api === "anthropic") {
+		for (const t of toAnthropicTools(tools)) schemas.set(t.name, t.input_schema);
+	} else {
+		// The AI SDK's Google provider converts JSON Schema to Gemini's schema itself.
+		for (const group of toGoogleTools(tools)) {
+			for (const t of group.functionDeclarations) schemas.set(t.name, googleSchemaForAiSdk(t.parameters));
+		}
+	}
 	return schemas;
 }
 

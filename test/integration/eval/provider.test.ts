@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import type { ToolResultMessage } from "../../../src/contract/content.js";
 import { createEvalModel } from "../../../src/eval/node-model.js";
 import type { EvalMessage, EvalModelTool } from "../../../src/eval/types.js";
-import { toOpenAIChatTools } from "../../../src/providers/tools.js";
+import { toAnthropicTools, toOpenAIChatTools, toOpenAIResponsesTools } from "../../../src/providers/tools.js";
 import { descriptionLedScript, type Script, type ScriptedServer, startScriptedServer } from "./_openai-server.js";
 
 const readTool: EvalModelTool = {
@@ -343,5 +343,79 @@ describe("the scripted server", () => {
 		expect(ambiguous).toBeGreaterThan(0);
 		expect(ambiguous).toBeLessThan(1);
 		expect(await rightRate("Read a file.", 7)).toBe(ambiguous);
+	});
+});
+
+describe("createEvalModel with the hosted providers (requests captured, no network)", () => {
+	const nullableTool: EvalModelTool = {
+		name: "read_file",
+		description: "Read a file.",
+		parameters: {
+			type: "object",
+			properties: {
+				path: { type: "string" },
+				encoding: { anyOf: [{ type: "string" }, { type: "null" }] },
+			},
+			required: ["path"],
+		},
+	};
+	const capture = () => {
+		const requests: { url: string; headers: Headers; body: Record<string, unknown> }[] = [];
+		vi.stubGlobal(
+			"fetch",
+			vi.fn(async (url: string | URL, init?: RequestInit) => {
+				requests.push({ url: String(url), headers: new Headers(init?.headers), body: JSON.parse(String(init?.body)) });
+				return new Response(JSON.stringify({ error: { message: "captured" } }), {
+					status: 400,
+					headers: { "content-type": "application/json" },
+				});
+			}),
+		);
+		return requests;
+	};
+	const turn = async (spec: string) => {
+		const model = await createEvalModel(spec);
+		await expect(
+			model.turn({ system: "sys", messages: [{ role: "user", text: "go" }], tools: [nullableTool] }),
+		).rejects.toThrow();
+	};
+
+	it("sends OpenAI the Responses API's converted tools, with the key", async () => {
+		vi.stubEnv("OPENAI_API_KEY", "sk-openai");
+		const requests = capture();
+		await turn("openai/gpt-4.1-mini");
+		expect(requests[0]?.url).toBe("https://api.openai.com/v1/responses");
+		expect(requests[0]?.headers.get("authorization")).toBe("Bearer sk-openai");
+		const [converted] = toOpenAIResponsesTools([nullableTool]);
+		expect(requests[0]?.body.tools).toEqual([
+			expect.objectContaining({ type: "function", name: "read_file", parameters: converted?.parameters }),
+		]);
+	});
+
+	it("sends Anthropic the converted input schema, with the key", async () => {
+		vi.stubEnv("ANTHROPIC_API_KEY", "sk-ant");
+		const requests = capture();
+		await turn("anthropic/claude-sonnet-4-5");
+		expect(requests[0]?.url).toBe("https://api.anthropic.com/v1/messages");
+		expect(requests[0]?.headers.get("x-api-key")).toBe("sk-ant");
+		const [converted] = toAnthropicTools([nullableTool]);
+		expect(requests[0]?.body.tools).toEqual([
+			expect.objectContaining({ name: "read_file", input_schema: converted?.input_schema }),
+		]);
+	});
+
+	it("sends Google a schema that keeps what toolsmith's Google dialect says (nullable fields)", async () => {
+		vi.stubEnv("GOOGLE_GENERATIVE_AI_API_KEY", "");
+		vi.stubEnv("GEMINI_API_KEY", "g-key");
+		const requests = capture();
+		await turn("google/gemini-2.5-flash");
+		expect(requests[0]?.url).toMatch(/generativelanguage\.googleapis\.com\/v1beta\/models\/gemini-2\.5-flash:/);
+		expect(requests[0]?.headers.get("x-goog-api-key")).toBe("g-key");
+		const tools = requests[0]?.body.tools as { functionDeclarations: { name: string; parameters: unknown }[] }[];
+		expect(tools[0]?.functionDeclarations[0]?.parameters).toEqual({
+			type: "object",
+			properties: { path: { type: "string" }, encoding: { type: "string", nullable: true } },
+			required: ["path"],
+		});
 	});
 });
