@@ -136,23 +136,38 @@ function costExtractor(name: string) {
 	};
 }
 
+/** A provider package, or an error saying how to install it when it is missing. */
+async function provided<T>(loading: Promise<T>, name: string): Promise<T> {
+	try {
+		return await loading;
+	} catch (error) {
+		const code = (error as { code?: unknown } | null)?.code;
+		if (code === "ERR_MODULE_NOT_FOUND" || code === "MODULE_NOT_FOUND") {
+			throw new Error(`Evals need the package "${name}", which is not installed: npm install ${name}`, {
+				cause: error,
+			});
+		}
+		throw error;
+	}
+}
+
 async function languageModel(connection: Connection): Promise<LanguageModel> {
 	const { api, modelId, apiKey, headers } = connection;
 	const baseURL = connection.baseUrl;
 	const common = { ...(apiKey ? { apiKey } : {}), ...(headers ? { headers: { ...headers } } : {}) };
 	if (api === "openai") {
-		const { createOpenAI } = await import("@ai-sdk/openai");
+		const { createOpenAI } = await provided(import("@ai-sdk/openai"), "@ai-sdk/openai");
 		return createOpenAI({ ...common, ...(baseURL ? { baseURL } : {}) })(modelId);
 	}
 	if (api === "anthropic") {
-		const { createAnthropic } = await import("@ai-sdk/anthropic");
+		const { createAnthropic } = await provided(import("@ai-sdk/anthropic"), "@ai-sdk/anthropic");
 		return createAnthropic({ ...common, ...(baseURL ? { baseURL } : {}) })(modelId);
 	}
 	if (api === "google") {
-		const { createGoogleGenerativeAI } = await import("@ai-sdk/google");
+		const { createGoogleGenerativeAI } = await provided(import("@ai-sdk/google"), "@ai-sdk/google");
 		return createGoogleGenerativeAI({ ...common, ...(baseURL ? { baseURL } : {}) })(modelId);
 	}
-	const { createOpenAICompatible } = await import("@ai-sdk/openai-compatible");
+	const { createOpenAICompatible } = await provided(import("@ai-sdk/openai-compatible"), "@ai-sdk/openai-compatible");
 	const settings = {
 		...common,
 		name: connection.provider,
@@ -173,7 +188,7 @@ async function languageModel(connection: Connection): Promise<LanguageModel> {
  */
 export async function createEvalModel(spec: string, options: EvalModelOptions = {}): Promise<EvalModel> {
 	const connection = resolveConnection(spec, options, process.env);
-	const [ai, model] = await Promise.all([import("ai"), languageModel(connection)]);
+	const [ai, model] = await Promise.all([provided(import("ai"), "ai"), languageModel(connection)]);
 	const toolSets = new WeakMap<readonly EvalModelTool[], ToolSet>();
 	const toolSet = (tools: readonly EvalModelTool[]): ToolSet => {
 		let set = toolSets.get(tools);
