@@ -11,27 +11,43 @@
  * and tools already converted, the way the adapter calls it: the adapter's time beyond it is
  * toolsmith's own share (the goal), the rest is the provider library's.
  *
- * Trials: a trial here is the two turns of a description-led scenario (a tool call, then the final
- * answer after a fixed tool result), through the adapter, one at a time: the model side of a trial.
+ * Trials: the two turns of a description-led scenario (a tool call, then the final answer after
+ * the tool's result): first the model side alone (the adapter, a fixed tool result), then whole
+ * trials through `runEvals` (toolset, executor, a memory world, the matchers) when it is built.
  * When `toolsmith-sdk/eval` is built, the adapter comes from it (`dist/`); until then it is compiled
  * from src/ with the benchmark (the AI SDK is imported by Node from node_modules either way).
  */
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { jsonSchema, stepCountIs, streamText, type ToolSet } from "ai";
+import { defineTool, Type } from "toolsmith-sdk";
 import type { ToolResultMessage } from "../../src/contract/content.js";
 import { toModelMessages } from "../../src/eval/model-messages.js";
-import type { EvalMessage, EvalModel, EvalModelRequest, EvalModelTool } from "../../src/eval/types.js";
+import type {
+	EvalMessage,
+	EvalModel,
+	EvalModelRequest,
+	EvalModelTool,
+	EvalReport,
+	EvalRunOptions,
+	EvalScenario,
+} from "../../src/eval/types.js";
 import { type ChatRequest, descriptionLedScript, startScriptedServer } from "../integration/eval/_openai-server.js";
 import { finish, percentile, reportValue } from "./_measure.js";
 
 type Factory = (spec: string, options: { baseUrl?: string }) => Promise<EvalModel>;
+type RunEvals = (scenarios: readonly EvalScenario[], options: EvalRunOptions) => Promise<EvalReport>;
 
-async function loadFactory(): Promise<{ createEvalModel: Factory; from: string }> {
+async function loadFactory(): Promise<{ createEvalModel: Factory; runEvals?: RunEvals; from: string }> {
 	try {
 		const entry = "toolsmith-sdk/eval";
-		const mod = (await import(entry)) as { createEvalModel?: Factory };
-		if (typeof mod.createEvalModel === "function")
-			return { createEvalModel: mod.createEvalModel, from: "dist (toolsmith-sdk/eval)" };
+		const mod = (await import(entry)) as { createEvalModel?: Factory; runEvals?: RunEvals };
+		if (typeof mod.createEvalModel === "function") {
+			return {
+				createEvalModel: mod.createEvalModel,
+				...(typeof mod.runEvals === "function" ? { runEvals: mod.runEvals } : {}),
+				from: "dist (toolsmith-sdk/eval)",
+			};
+		}
 	} catch {
 		// Not built yet: the source below.
 	}
@@ -90,7 +106,7 @@ const history: EvalMessage[] = [
 	{ role: "user", text: "Now write a summary to notes.md and search for other exports." },
 ];
 
-const { createEvalModel, from } = await loadFactory();
+const { createEvalModel, runEvals, from } = await loadFactory();
 console.log(`adapter: ${from}`);
 
 // Per turn: a turn answering with two parallel tool calls whose arguments stream in pieces.
@@ -227,5 +243,52 @@ await trialServer.close();
 console.log(
 	`trials (model side only, 2 turns each, one at a time): ${(TRIALS / seconds).toFixed(0)} trials/s, pass rate ${(passed / TRIALS).toFixed(2)} with the ambiguous description`,
 );
+
+// Whole trials through the runner (toolset, executor, memory world, matchers), when it is built.
+if (runEvals === undefined) {
+	console.log("trials through runEvals: not measured (toolsmith-sdk/eval with runEvals is not built yet)");
+} else {
+	const readFile = defineTool({
+		name: "read_file",
+		label: "Read",
+		description: "Read a file.",
+		parameters: Type.Object({ path: Type.String() }),
+		async execute(_id, { path }, _signal, _onUpdate, ctx) {
+			const read = await ctx.env.readTextFile(path);
+			if (!read.ok) throw read.error;
+			return { content: [{ type: "text", text: read.value }], details: {} };
+		},
+	});
+	const scenario: EvalScenario = {
+		name: "read a.ts",
+		prompt: "What does src/a.ts export?",
+		world: { files: { "src/a.ts": "export const answer = 42;\n" } },
+		tools: { definitions: [readFile] },
+		expect: { calls: [{ tool: "read_file", args: { path: "src/a.ts" } }], order: "strict", answer: /answer/ },
+	};
+	const runServer = await startScriptedServer(
+		descriptionLedScript({
+			tool: "read_file",
+			clear: /relative to the project/,
+			right: { path: "src/a.ts" },
+			wrong: { path: "/src/a.ts" },
+			wrongRate: 0.3,
+			seed: 2,
+			answer: "It exports `answer`.",
+		}),
+	);
+	const runModel = await createEvalModel("openai-compatible/bench-model", { baseUrl: runServer.baseUrl });
+	await runEvals([scenario], { model: runModel, trials: 50 });
+	for (const concurrency of [1, 4]) {
+		const RUN_TRIALS = 400;
+		const runStart = performance.now();
+		const report = await runEvals([scenario], { model: runModel, trials: RUN_TRIALS, concurrency });
+		const runSeconds = (performance.now() - runStart) / 1000;
+		console.log(
+			`trials through runEvals (2 turns each, concurrency ${concurrency}): ${(RUN_TRIALS / runSeconds).toFixed(0)} trials/s, ${((runSeconds * 1000) / (RUN_TRIALS * 2)).toFixed(2)} ms per turn, pass rate ${report.scenarios[0]?.passRate.toFixed(2)}`,
+		);
+	}
+	await runServer.close();
+}
 
 finish();
