@@ -79,6 +79,8 @@ export function formatScenario(report: ScenarioReport, theme: Theme, verbose = f
 			),
 		);
 	}
+	// Without --verbose, failing trials that failed the same way are printed once, with their numbers.
+	const printed = new Map<string, { readonly trials: number[]; readonly at: number }>();
 	for (const result of report.results) {
 		if (result.passed) {
 			if (verbose) {
@@ -89,16 +91,23 @@ export function formatScenario(report: ScenarioReport, theme: Theme, verbose = f
 			}
 			continue;
 		}
-		lines.push(
-			`  ${theme.fg("error", `#${result.trial} failed`)} (${result.turns} turn${result.turns === 1 ? "" : "s"}, ended by ${result.ended})`,
-		);
-		for (const failure of result.failures) lines.push(indent(`${failure.expectation}: ${failure.message}`, "    "));
+		const how = `(${result.turns} turn${result.turns === 1 ? "" : "s"}, ended by ${result.ended})`;
+		const body = result.failures.map((failure) => indent(`${failure.expectation}: ${failure.message}`, "    "));
 		if (verbose) {
-			for (const line of trajectoryLines(result)) lines.push(theme.fg("muted", `    ${line}`));
+			for (const line of trajectoryLines(result)) body.push(theme.fg("muted", `    ${line}`));
 		} else if (result.failures.some((f) => f.expectation === "calls" || f.expectation === "forbid")) {
 			const calls = result.calls.map((c) => `${c.call.name}${c.isError ? "!" : ""}`);
-			lines.push(theme.fg("muted", `    the model called: ${calls.length > 0 ? calls.join(" → ") : "nothing"}`));
+			body.push(theme.fg("muted", `    the model called: ${calls.length > 0 ? calls.join(" → ") : "nothing"}`));
 		}
+		const key = `${how}\n${body.join("\n")}`;
+		const same = verbose ? undefined : printed.get(key);
+		if (same) {
+			same.trials.push(result.trial);
+			lines[same.at] = `  ${theme.fg("error", `${same.trials.map((n) => `#${n}`).join(", ")} failed`)} ${how}`;
+			continue;
+		}
+		printed.set(key, { trials: [result.trial], at: lines.length });
+		lines.push(`  ${theme.fg("error", `#${result.trial} failed`)} ${how}`, ...body);
 	}
 	return lines;
 }
