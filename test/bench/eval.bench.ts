@@ -13,15 +13,13 @@
  *
  * Trials: the two turns of a description-led scenario (a tool call, then the final answer after
  * the tool's result): first the model side alone (the adapter, a fixed tool result), then whole
- * trials through `runEvals` (toolset, executor, a memory world, the matchers) when it is built.
- * When `toolsmith-sdk/eval` is built, the adapter comes from it (`dist/`); until then it is compiled
- * from src/ with the benchmark (the AI SDK is imported by Node from node_modules either way).
+ * trials through `runEvals` (toolset, executor, a memory world, the matchers).
+ * The adapter and `runEvals` come from the built package (`toolsmith-sdk/eval`, that is `dist/`).
  */
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
-import { jsonSchema, stepCountIs, streamText, type ToolSet } from "ai";
+import { jsonSchema, type ModelMessage, stepCountIs, streamText, type ToolSet } from "ai";
 import { defineTool, Type } from "toolsmith-sdk";
 import type { ToolResultMessage } from "../../src/contract/content.js";
-import { toModelMessages } from "../../src/eval/model-messages.js";
 import type {
 	EvalMessage,
 	EvalModel,
@@ -37,22 +35,11 @@ import { finish, percentile, reportValue } from "./_measure.js";
 type Factory = (spec: string, options: { baseUrl?: string }) => Promise<EvalModel>;
 type RunEvals = (scenarios: readonly EvalScenario[], options: EvalRunOptions) => Promise<EvalReport>;
 
-async function loadFactory(): Promise<{ createEvalModel: Factory; runEvals?: RunEvals; from: string }> {
-	try {
-		const entry = "toolsmith-sdk/eval";
-		const mod = (await import(entry)) as { createEvalModel?: Factory; runEvals?: RunEvals };
-		if (typeof mod.createEvalModel === "function") {
-			return {
-				createEvalModel: mod.createEvalModel,
-				...(typeof mod.runEvals === "function" ? { runEvals: mod.runEvals } : {}),
-				from: "dist (toolsmith-sdk/eval)",
-			};
-		}
-	} catch {
-		// Not built yet: the source below.
-	}
-	const mod = await import("../../src/eval/node-model.js");
-	return { createEvalModel: mod.createEvalModel, from: "src/eval/node-model.ts (toolsmith-sdk/eval is not built yet)" };
+/** The built package's eval entry (`npm run bench` builds `dist/` first when it is stale). */
+async function loadFactory(): Promise<{ createEvalModel: Factory; runEvals: RunEvals; from: string }> {
+	const entry = "toolsmith-sdk/eval";
+	const mod = (await import(entry)) as { createEvalModel: Factory; runEvals: RunEvals };
+	return { createEvalModel: mod.createEvalModel, runEvals: mod.runEvals, from: "dist (toolsmith-sdk/eval)" };
 }
 
 const tools: EvalModelTool[] = [
@@ -134,7 +121,25 @@ const viaAdapter = async (): Promise<number> => {
 const directModel = createOpenAICompatible({ name: "bench", baseURL: server.baseUrl, includeUsage: true }).chatModel(
 	"bench-model",
 );
-const directMessages = toModelMessages(history);
+// The same history in the AI SDK's own message shape, written out (the benchmark imports no source).
+const readResult = "export const answer = 42;\n".repeat(20);
+const directMessages: ModelMessage[] = [
+	{ role: "user", content: "Read src/a.ts and tell me what it exports." },
+	{
+		role: "assistant",
+		content: [
+			{ type: "text", text: "Reading it." },
+			{ type: "tool-call", toolCallId: "c0", toolName: "read_file", input: { path: "src/a.ts" } },
+		],
+	},
+	{
+		role: "tool",
+		content: [
+			{ type: "tool-result", toolCallId: "c0", toolName: "read_file", output: { type: "text", value: readResult } },
+		],
+	},
+	{ role: "user", content: "Now write a summary to notes.md and search for other exports." },
+];
 const directTools: ToolSet = {};
 for (const tool of tools) {
 	const parameters = sent.body.tools?.find((t) => t.function.name === tool.name)?.function.parameters;
@@ -244,51 +249,47 @@ console.log(
 	`trials (model side only, 2 turns each, one at a time): ${(TRIALS / seconds).toFixed(0)} trials/s, pass rate ${(passed / TRIALS).toFixed(2)} with the ambiguous description`,
 );
 
-// Whole trials through the runner (toolset, executor, memory world, matchers), when it is built.
-if (runEvals === undefined) {
-	console.log("trials through runEvals: not measured (toolsmith-sdk/eval with runEvals is not built yet)");
-} else {
-	const readFile = defineTool({
-		name: "read_file",
-		label: "Read",
-		description: "Read a file.",
-		parameters: Type.Object({ path: Type.String() }),
-		async execute(_id, { path }, _signal, _onUpdate, ctx) {
-			const read = await ctx.env.readTextFile(path);
-			if (!read.ok) throw read.error;
-			return { content: [{ type: "text", text: read.value }], details: {} };
-		},
-	});
-	const scenario: EvalScenario = {
-		name: "read a.ts",
-		prompt: "What does src/a.ts export?",
-		world: { files: { "src/a.ts": "export const answer = 42;\n" } },
-		tools: { definitions: [readFile] },
-		expect: { calls: [{ tool: "read_file", args: { path: "src/a.ts" } }], order: "strict", answer: /answer/ },
-	};
-	const runServer = await startScriptedServer(
-		descriptionLedScript({
-			tool: "read_file",
-			clear: /relative to the project/,
-			right: { path: "src/a.ts" },
-			wrong: { path: "/src/a.ts" },
-			wrongRate: 0.3,
-			seed: 2,
-			answer: "It exports `answer`.",
-		}),
+// Whole trials through the runner (toolset, executor, memory world, matchers).
+const readFile = defineTool({
+	name: "read_file",
+	label: "Read",
+	description: "Read a file.",
+	parameters: Type.Object({ path: Type.String() }),
+	async execute(_id, { path }, _signal, _onUpdate, ctx) {
+		const read = await ctx.env.readTextFile(path);
+		if (!read.ok) throw read.error;
+		return { content: [{ type: "text", text: read.value }], details: {} };
+	},
+});
+const scenario: EvalScenario = {
+	name: "read a.ts",
+	prompt: "What does src/a.ts export?",
+	world: { files: { "src/a.ts": "export const answer = 42;\n" } },
+	tools: { definitions: [readFile] },
+	expect: { calls: [{ tool: "read_file", args: { path: "src/a.ts" } }], order: "strict", answer: /answer/ },
+};
+const runServer = await startScriptedServer(
+	descriptionLedScript({
+		tool: "read_file",
+		clear: /relative to the project/,
+		right: { path: "src/a.ts" },
+		wrong: { path: "/src/a.ts" },
+		wrongRate: 0.3,
+		seed: 2,
+		answer: "It exports `answer`.",
+	}),
+);
+const runModel = await createEvalModel("openai-compatible/bench-model", { baseUrl: runServer.baseUrl });
+await runEvals([scenario], { model: runModel, trials: 50 });
+for (const concurrency of [1, 4]) {
+	const RUN_TRIALS = 400;
+	const runStart = performance.now();
+	const report = await runEvals([scenario], { model: runModel, trials: RUN_TRIALS, concurrency });
+	const runSeconds = (performance.now() - runStart) / 1000;
+	console.log(
+		`trials through runEvals (2 turns each, concurrency ${concurrency}): ${(RUN_TRIALS / runSeconds).toFixed(0)} trials/s, ${((runSeconds * 1000) / (RUN_TRIALS * 2)).toFixed(2)} ms per turn, pass rate ${report.scenarios[0]?.passRate.toFixed(2)}`,
 	);
-	const runModel = await createEvalModel("openai-compatible/bench-model", { baseUrl: runServer.baseUrl });
-	await runEvals([scenario], { model: runModel, trials: 50 });
-	for (const concurrency of [1, 4]) {
-		const RUN_TRIALS = 400;
-		const runStart = performance.now();
-		const report = await runEvals([scenario], { model: runModel, trials: RUN_TRIALS, concurrency });
-		const runSeconds = (performance.now() - runStart) / 1000;
-		console.log(
-			`trials through runEvals (2 turns each, concurrency ${concurrency}): ${(RUN_TRIALS / runSeconds).toFixed(0)} trials/s, ${((runSeconds * 1000) / (RUN_TRIALS * 2)).toFixed(2)} ms per turn, pass rate ${report.scenarios[0]?.passRate.toFixed(2)}`,
-		);
-	}
-	await runServer.close();
 }
+await runServer.close();
 
 finish();
