@@ -15,6 +15,8 @@
  * - `POST /api/abort` `AbortRequest` → `{ aborted: boolean }`
  * - `GET /api/providers?tool=<name>` → `ProvidersResponse`
  * - `POST /api/fixture` `FixtureRequest` → `FixtureResponse`
+ * - `GET /api/evals` → `EvalScenariosResponse` (the scenario files under the cwd)
+ * - `POST /api/evals/run` `EvalRunRequest` → `EvalRunResponse` (once every trial has run)
  * A refused or failed request answers `{ error: string }` with a 4xx/5xx status.
  */
 
@@ -225,4 +227,72 @@ export interface FixtureResponse {
 	readonly warnings: readonly string[];
 	/** The command that replays it: `toolsmith test <file> --extensions <paths>`. */
 	readonly command: string;
+}
+
+/** One scenario file under the cwd, and the names of its scenarios (or why it could not be loaded). */
+export interface EvalScenarioFile {
+	/** As shown and as sent back in `EvalRunRequest.file`: relative to the cwd when inside it. */
+	readonly file: string;
+	readonly scenarios: readonly string[];
+	readonly error?: string;
+}
+
+export interface EvalScenariosResponse {
+	readonly files: readonly EvalScenarioFile[];
+}
+
+export interface EvalRunRequest {
+	/** A file as `GET /api/evals` lists it. */
+	readonly file: string;
+	readonly scenario: string;
+	/** `provider/model-id`, or `scripted:<file>` (relative to the cwd). */
+	readonly model: string;
+	/** An OpenAI-compatible server's base URL. */
+	readonly baseUrl?: string;
+	/** Default 1. */
+	readonly trials?: number;
+}
+
+/** One call the model made in a trial. */
+export interface EvalTrialCall {
+	/** 1-based. */
+	readonly turn: number;
+	readonly tool: string;
+	readonly args: Json;
+	readonly isError: boolean;
+	/** The argument fields validation refused. */
+	readonly invalidFields: readonly string[];
+}
+
+/** An expectation a trial failed: the expected value beside the actual one (patterns as `/…/`). */
+export interface EvalTrialFailure {
+	readonly expectation: string;
+	readonly message: string;
+	readonly expected?: Json;
+	readonly actual?: Json;
+}
+
+export interface EvalTrialView {
+	readonly trial: number;
+	readonly passed: boolean;
+	readonly turns: number;
+	readonly ended: string;
+	readonly answer: string;
+	readonly durationMs: number;
+	readonly calls: readonly EvalTrialCall[];
+	readonly failures: readonly EvalTrialFailure[];
+}
+
+export interface EvalRunResponse {
+	readonly model: string;
+	readonly scenario: string;
+	readonly trials: number;
+	readonly passed: number;
+	readonly passRate: number;
+	/** The scenario's pass-rate goal. */
+	readonly goal: number;
+	readonly ok: boolean;
+	/** What the scenario expects, as JSON (patterns as `/…/`, predicates as `(predicate)`). */
+	readonly expected: Json;
+	readonly results: readonly EvalTrialView[];
 }
