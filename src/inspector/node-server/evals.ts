@@ -15,7 +15,15 @@ import type { ServerState } from "./state.js";
 /** Most trials one request may ask for. */
 const MAX_TRIALS = 100;
 
-const loadEvalRoom = () => import("../../eval/index.js");
+/** The eval room's Node parts, imported on the first request (extensions get their provisions from whoever started the inspector). */
+const loadEvalRoom = async () => {
+	const [files, model, run] = await Promise.all([
+		import("../../eval/node-files.js"),
+		import("../../eval/node-model.js"),
+		import("../../eval/node-run.js"),
+	]);
+	return { ...files, ...model, ...run };
+};
 
 /** `file` as the page shows it: relative to the cwd when inside it. */
 function shownPath(file: string, cwd: string): string {

@@ -31,8 +31,7 @@ function TrialView(props: { trial: EvalTrialView }) {
 								call,
 								index,
 							) => html`<li key=${index} data-testid="eval-call" class=${call.isError ? "eval-call error" : "eval-call"}>
-								<span class="muted small">turn ${call.turn}</span> <code>${call.tool}</code>
-								<code class="small">${JSON.stringify(call.args)}</code>
+								<span class="muted small">turn ${call.turn}</span> <code>${call.tool}</code> <code class="small">${JSON.stringify(call.args)}</code>
 								${call.isError ? html` <span class="status status-error">error</span>` : null}
 								${
 									call.invalidFields.length > 0
@@ -165,7 +164,7 @@ export function EvalsView(props: { onError: (message: string) => void }) {
 			model.trim() === ""
 				? html`<div class="muted small" data-testid="eval-hint">
 						Name the model to evaluate: <code>provider/id</code> (keys from the usual environment variables), or
-						<code>scripted:&lt;file&gt;</code> for a scripted one.
+						<code>${"scripted:<file>"}</code> for a scripted one.
 					</div>`
 				: null
 		}
