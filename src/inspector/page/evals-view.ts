@@ -21,7 +21,7 @@ function TrialView(props: { trial: EvalTrialView }) {
 		<div class="eval-trial-head">
 			<span class=${`status ${trial.passed ? "status-ok" : "status-error"}`}>${trial.passed ? "passed" : "failed"}</span>
 			<span>#${trial.trial}</span>
-			<span class="muted small">${trial.turns} turn${trial.turns === 1 ? "" : "s"}, ended by ${trial.ended}, ${trial.durationMs} ms</span>
+			<span class="muted small">${trial.turns} turn${trial.turns === 1 ? "" : "s"}, ended by ${trial.ended}, ${Math.round(trial.durationMs)} ms</span>
 		</div>
 		${
 			trial.calls.length > 0
@@ -49,6 +49,14 @@ function TrialView(props: { trial: EvalTrialView }) {
 						${trial.failures.map(
 							(failure, index) => html`<li key=${index} data-testid="eval-failure">
 								<code>${failure.expectation}</code> ${failure.message}
+								${
+									failure.expected !== undefined || failure.actual !== undefined
+										? html`<div class="eval-beside small">
+												<div>expected <code data-testid="eval-expected">${JSON.stringify(failure.expected ?? null)}</code></div>
+												<div>got <code data-testid="eval-actual">${JSON.stringify(failure.actual ?? null)}</code></div>
+											</div>`
+										: null
+								}
 							</li>`,
 						)}
 					</ul>`
@@ -64,7 +72,7 @@ function ReportView(props: { report: EvalRunResponse }) {
 		<div class="eval-summary" data-testid="eval-summary">
 			<span class=${`status ${report.ok ? "status-ok" : "status-error"}`}>${report.ok ? "ok" : "under goal"}</span>
 			${report.scenario}: ${report.passed}/${report.trials} passed (${percent(report.passRate)}, goal ${percent(report.goal)})
-			<span class="muted small">with ${report.model}</span>
+			<span class="muted small">${` with ${report.model}`}</span>
 		</div>
 		<details class="eval-expected">
 			<summary class="small">Expected</summary>
