@@ -16,7 +16,8 @@
  * - `GET /api/providers?tool=<name>` → `ProvidersResponse`
  * - `POST /api/fixture` `FixtureRequest` → `FixtureResponse`
  * - `GET /api/evals` → `EvalScenariosResponse` (the scenario files under the cwd)
- * - `POST /api/evals/run` `EvalRunRequest` → `EvalRunResponse` (once every trial has run)
+ * - `POST /api/evals/run` `EvalRunRequest` → `EvalRunResponse` (once every trial has run; each trial
+ *   also an `eval-trial` event as it ends)
  * A refused or failed request answers `{ error: string }` with a 4xx/5xx status.
  */
 
@@ -161,6 +162,14 @@ export type InspectorEvent =
 			readonly toolCallId: string;
 			readonly parentToolCallId: string;
 			readonly update: InspectorUpdate;
+	  }
+	/** A trial of the eval run `run` (as `POST /api/evals/run` answers it) ended; trials come in the order they end. */
+	| {
+			readonly type: "eval-trial";
+			readonly run: string;
+			readonly scenario: string;
+			readonly trials: number;
+			readonly trial: EvalTrialView;
 	  };
 
 export interface ValidateRequest {
@@ -284,6 +293,8 @@ export interface EvalTrialView {
 }
 
 export interface EvalRunResponse {
+	/** The run's id, as its `eval-trial` events name it. */
+	readonly run: string;
 	readonly model: string;
 	readonly scenario: string;
 	readonly trials: number;

@@ -10,7 +10,7 @@ import type { EvalModel, EvalScenario, TrialResult } from "../../eval/types.js";
 import { RequestError } from "../../mcp/node-request.js";
 import type { EvalRunResponse, EvalScenarioFile, EvalScenariosResponse, EvalTrialView, Json } from "../protocol.js";
 import { isRecord } from "./http.js";
-import type { ServerState } from "./state.js";
+import { broadcast, type ServerState } from "./state.js";
 
 /** Most trials one request may ask for. */
 const MAX_TRIALS = 100;
@@ -90,7 +90,8 @@ let runs = 0;
 
 /**
  * `POST /api/evals/run`: one scenario of a listed file, its trials run with the host's extensions
- * loaded before the scenario's own. Answers once every trial has run; aborted when the server closes.
+ * loaded before the scenario's own. Each trial is broadcast as an `eval-trial` event as it ends; the
+ * answer comes once every trial has run. Aborted when the server closes.
  */
 export async function runScenario(state: ServerState, body: unknown): Promise<EvalRunResponse> {
 	if (!isRecord(body) || typeof body.file !== "string" || typeof body.scenario !== "string") {
@@ -136,10 +137,13 @@ export async function runScenario(state: ServerState, body: unknown): Promise<Ev
 			cwd: state.cwd,
 			extensions: state.options.extensionPaths,
 			signal: controller.signal,
+			onTrial: (trial) =>
+				broadcast(state, { type: "eval-trial", run: id, scenario: scenario.name, trials, trial: trialView(trial) }),
 		});
 		const result = report.scenarios[0];
 		if (!result) throw new RequestError(500, "The scenario did not run.");
 		return {
+			run: id,
 			model: report.model,
 			scenario: result.scenario,
 			trials: result.trials,

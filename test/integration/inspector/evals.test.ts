@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { EvalRunResponse, EvalScenariosResponse } from "../../../src/inspector/protocol.js";
-import { type Inspected, startInspected } from "./_server.js";
+import { eventStream, type Inspected, startInspected } from "./_server.js";
 
 const SCENARIOS = `export default [
 	{
@@ -109,13 +109,31 @@ describe("the inspector's evals", () => {
 	});
 
 	it("runs a failing scenario for several trials: invalid fields and the failed expectation beside the expected call", async () => {
-		const { status, body } = await run({
-			file: "greet.eval.ts",
-			scenario: "greet bob",
-			model: "scripted:model.ts",
-			trials: 2,
-		});
+		const events = eventStream(it_.url("/api/events"));
+		let streamed: unknown[];
+		let status: number;
+		let body: EvalRunResponse;
+		try {
+			await events.next((e) => e.type === "hello");
+			({ status, body } = await run({
+				file: "greet.eval.ts",
+				scenario: "greet bob",
+				model: "scripted:model.ts",
+				trials: 2,
+			}));
+			await events.next((e) => e.type === "eval-trial" && e.run === body.run && e.trial.trial === 2);
+			streamed = events.seen.filter((e) => e.type === "eval-trial" && e.run === body.run);
+		} finally {
+			events.close();
+		}
 		expect(status).toBe(200);
+		// each trial was on the event stream as it ended, as the answer gives it
+		expect(streamed).toHaveLength(2);
+		expect(streamed).toEqual(
+			expect.arrayContaining(
+				body.results.map((trial) => ({ type: "eval-trial", run: body.run, scenario: "greet bob", trials: 2, trial })),
+			),
+		);
 		expect(body).toMatchObject({ trials: 2, passed: 0, passRate: 0, goal: 0.5, ok: false });
 		for (const trial of body.results) {
 			expect(trial.passed).toBe(false);
