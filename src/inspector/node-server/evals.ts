@@ -86,8 +86,6 @@ export async function listScenarios(state: ServerState): Promise<EvalScenariosRe
 	return { files };
 }
 
-let runs = 0;
-
 /**
  * `POST /api/evals/run`: one scenario of a listed file, its trials run with the host's extensions
  * loaded before the scenario's own. Each trial is broadcast as an `eval-trial` event as it ends; the
@@ -128,7 +126,7 @@ export async function runScenario(state: ServerState, body: unknown): Promise<Ev
 		throw new RequestError(400, `The model: ${errorMessage(error)}`);
 	}
 	const controller = new AbortController();
-	const id = `eval-${++runs}`;
+	const id = `eval-${++state.evalCounter}`;
 	state.running.set(id, () => controller.abort());
 	try {
 		const report = await room.runEvals([scenario], {
