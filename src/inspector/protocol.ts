@@ -15,6 +15,9 @@
  * - `POST /api/abort` `AbortRequest` → `{ aborted: boolean }`
  * - `GET /api/providers?tool=<name>` → `ProvidersResponse`
  * - `POST /api/fixture` `FixtureRequest` → `FixtureResponse`
+ * - `GET /api/evals` → `EvalScenariosResponse` (the scenario files under the cwd)
+ * - `POST /api/evals/run` `EvalRunRequest` → `EvalRunResponse` (once every trial has run; each trial
+ *   also an `eval-trial` event as it ends)
  * A refused or failed request answers `{ error: string }` with a 4xx/5xx status.
  */
 
@@ -159,6 +162,14 @@ export type InspectorEvent =
 			readonly toolCallId: string;
 			readonly parentToolCallId: string;
 			readonly update: InspectorUpdate;
+	  }
+	/** A trial of the eval run `run` (as `POST /api/evals/run` answers it) ended; trials come in the order they end. */
+	| {
+			readonly type: "eval-trial";
+			readonly run: string;
+			readonly scenario: string;
+			readonly trials: number;
+			readonly trial: EvalTrialView;
 	  };
 
 export interface ValidateRequest {
@@ -225,4 +236,74 @@ export interface FixtureResponse {
 	readonly warnings: readonly string[];
 	/** The command that replays it: `toolsmith test <file> --extensions <paths>`. */
 	readonly command: string;
+}
+
+/** One scenario file under the cwd, and the names of its scenarios (or why it could not be loaded). */
+export interface EvalScenarioFile {
+	/** As shown and as sent back in `EvalRunRequest.file`: relative to the cwd when inside it. */
+	readonly file: string;
+	readonly scenarios: readonly string[];
+	readonly error?: string;
+}
+
+export interface EvalScenariosResponse {
+	readonly files: readonly EvalScenarioFile[];
+}
+
+export interface EvalRunRequest {
+	/** A file as `GET /api/evals` lists it. */
+	readonly file: string;
+	readonly scenario: string;
+	/** `provider/model-id`, or `scripted:<file>` (relative to the cwd). */
+	readonly model: string;
+	/** An OpenAI-compatible server's base URL. */
+	readonly baseUrl?: string;
+	/** Default 1. */
+	readonly trials?: number;
+}
+
+/** One call the model made in a trial. */
+export interface EvalTrialCall {
+	/** 1-based. */
+	readonly turn: number;
+	readonly tool: string;
+	readonly args: Json;
+	readonly isError: boolean;
+	/** The argument fields validation refused. */
+	readonly invalidFields: readonly string[];
+}
+
+/** An expectation a trial failed: the expected value beside the actual one (patterns as `/…/`). */
+export interface EvalTrialFailure {
+	readonly expectation: string;
+	readonly message: string;
+	readonly expected?: Json;
+	readonly actual?: Json;
+}
+
+export interface EvalTrialView {
+	readonly trial: number;
+	readonly passed: boolean;
+	readonly turns: number;
+	readonly ended: string;
+	readonly answer: string;
+	readonly durationMs: number;
+	readonly calls: readonly EvalTrialCall[];
+	readonly failures: readonly EvalTrialFailure[];
+}
+
+export interface EvalRunResponse {
+	/** The run's id, as its `eval-trial` events name it. */
+	readonly run: string;
+	readonly model: string;
+	readonly scenario: string;
+	readonly trials: number;
+	readonly passed: number;
+	readonly passRate: number;
+	/** The scenario's pass-rate goal. */
+	readonly goal: number;
+	readonly ok: boolean;
+	/** What the scenario expects, as JSON (patterns as `/…/`, predicates as `(predicate)`). */
+	readonly expected: Json;
+	readonly results: readonly EvalTrialView[];
 }

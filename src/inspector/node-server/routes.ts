@@ -9,6 +9,7 @@ import type { ProviderTool } from "../../providers/tools.js";
 import { TOOL_PROVIDERS } from "../../providers/types.js";
 import type { InspectorEvent, ProvidersResponse } from "../protocol.js";
 import { DEFAULT_WIDTH, startCall } from "./calls.js";
+import { listScenarios, runScenario } from "./evals.js";
 import { saveFixture } from "./fixture.js";
 import { isRecord, readJson, SECURITY_HEADERS, send, sendJson } from "./http.js";
 import { activeDefinition, pageState, type ServerState } from "./state.js";
@@ -130,6 +131,10 @@ export async function handleRequest(
 			const name = isRecord(body) && typeof body.name === "string" ? body.name : undefined;
 			return sendJson(res, 200, await saveFixture(state, name));
 		}
+		case "GET /api/evals":
+			return sendJson(res, 200, await listScenarios(state));
+		case "POST /api/evals/run":
+			return sendJson(res, 200, await runScenario(state, await readJson(req)));
 		default:
 			throw new RequestError(
 				target.pathname.startsWith("/api/") || target.pathname === "/" ? 405 : 404,

@@ -54,6 +54,8 @@ export interface ServerState {
 	callCounter: number;
 	/** Calls made at the `dev --ui` prompt so far. */
 	terminalCounter: number;
+	/** Eval runs started from the page so far (their ids count up). */
+	evalCounter: number;
 }
 
 /** A fresh state over `options.host`, holding the diagnostics it is `ready` with. */
@@ -77,6 +79,7 @@ export function createServerState(
 		unsubscribe: [],
 		callCounter: 0,
 		terminalCounter: 0,
+		evalCounter: 0,
 	};
 	for (const diagnostic of ready.diagnostics) remember(state, diagnostic);
 	return state;

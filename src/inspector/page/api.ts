@@ -7,6 +7,9 @@ import type {
 	AbortRequest,
 	CallRequest,
 	CallStarted,
+	EvalRunRequest,
+	EvalRunResponse,
+	EvalScenariosResponse,
 	FixtureRequest,
 	FixtureResponse,
 	InspectorEvent,
@@ -81,6 +84,8 @@ export const api = {
 	abort: (body: AbortRequest) => request<{ aborted: boolean }>("POST", "/api/abort", body),
 	providers: (tool: string) => request<ProvidersResponse>("GET", `/api/providers?tool=${encodeURIComponent(tool)}`),
 	fixture: (body: FixtureRequest) => request<FixtureResponse>("POST", "/api/fixture", body),
+	evals: () => request<EvalScenariosResponse>("GET", "/api/evals"),
+	runEval: (body: EvalRunRequest) => request<EvalRunResponse>("POST", "/api/evals/run", body),
 };
 
 export interface EventsHandlers {

@@ -1,9 +1,9 @@
 /**
  * The inspector page (entry of `dist/inspector/app.js`): the tools, a form per tool validated as
  * you type, calls with their updates live, the history, the reload log and diagnostics, what the
- * model sees (prompt, provider formats), and saving the session's calls as a replay fixture. It
+ * model sees (prompt, provider formats), running an eval scenario (the Evals tab), and saving the session's calls as a replay fixture. It
  * talks to the server only through `protocol.ts`. `App` puts together the state (`hooks.ts`) and
- * the views (`panels.ts`, `tab-views.ts`, `args-panel.ts`, `call-view.ts`, `fixture-panel.ts`).
+ * the views (`panels.ts`, `tab-views.ts`, `args-panel.ts`, `call-view.ts`, `fixture-panel.ts`, `evals-view.ts`).
  */
 import { html } from "htm/preact";
 import { render } from "preact";
@@ -12,6 +12,7 @@ import type { InspectorCall, Json } from "../protocol.js";
 import { api, messageOf } from "./api.js";
 import { ArgsPanel } from "./args-panel.js";
 import { CallView, History } from "./call-view.js";
+import { EvalsView } from "./evals-view.js";
 import { FixturePanel } from "./fixture-panel.js";
 import {
 	type Tab,
@@ -113,9 +114,11 @@ function App() {
 					<button type="button" role="tab" data-testid="tab-providers" aria-selected=${tab === "providers"} onClick=${() => setTab("providers")}>
 						Providers
 					</button>
+					<button type="button" role="tab" data-testid="tab-evals" aria-selected=${tab === "evals"} onClick=${() => setTab("evals")}>Evals</button>
 				</nav>
 				${tab === "prompt" ? html`<${PromptView} prompt=${model.prompt} />` : null}
 				${tab === "providers" ? html`<${ProvidersView} state=${providers} tool=${tool} />` : null}
+				${tab === "evals" ? html`<${EvalsView} onError=${report} />` : null}
 				${
 					tab === "call"
 						? html`<div class="tab-body call-tab">

@@ -14,7 +14,7 @@ const VALIDATE_DELAY_MS = 150;
 /** How long a tool a reload added or changed stays marked. */
 const MARK_MS = 2000;
 
-export type Tab = "call" | "prompt" | "providers";
+export type Tab = "call" | "prompt" | "providers" | "evals";
 
 export type Validation =
 	| { readonly state: "pending" }

@@ -82,6 +82,22 @@ describe.skipIf(skipReason !== undefined)("the inspector in Chromium", () => {
 		copyFileSync(join(repoRoot, "test/fixtures/nested-relay/relay.ts"), join(dir, "tools", "relay.ts"));
 		writeFileSync(join(dir, "notes.txt"), "a note\n");
 		writeFileSync(
+			join(dir, "greet.eval.ts"),
+			`export default [
+	{ name: "greet ada", prompt: "Say hello to Ada.", expect: { calls: [{ tool: "hello", args: { name: "Ada" } }] } },
+	{ name: "greet bob", prompt: "Say hello to Bob.", expect: { calls: [{ tool: "hello", args: { name: "Bob" } }] } },
+];
+`,
+		);
+		// Right for Ada; for Bob it sends a field hello does not have.
+		writeFileSync(
+			join(dir, "model.ts"),
+			`export default (request, turn) => turn > 0
+	? { text: "Done." }
+	: { calls: [{ tool: "hello", args: request.messages[0].text.includes("Ada") ? { name: "Ada" } : { who: "Bob" } }] };
+`,
+		);
+		writeFileSync(
 			join(dir, "tools", "pixel.ts"),
 			`import { defineTool, type ExtensionAPI, Type } from "toolsmith-sdk";
 export default function (api: ExtensionAPI) {
@@ -329,6 +345,41 @@ export default function (api: ExtensionAPI) {
 		await callAndWait();
 		expect(readFileSync(join(dir, "notes.txt"), "utf8")).toBe("an edited note\n");
 	});
+
+	it("runs an eval scenario from the Evals tab and shows each trial's calls and failed expectations", async () => {
+		await page.getByTestId("tab-evals").click();
+		try {
+			await runEvalsOnPage();
+		} finally {
+			await page.getByTestId("tab-call").click();
+		}
+	});
+
+	async function runEvalsOnPage(): Promise<void> {
+		await expect
+			.poll(() => page.getByTestId("eval-scenario").locator("option").allInnerTexts())
+			.toEqual(["greet ada", "greet bob"]);
+		expect(await page.getByTestId("eval-hint").innerText()).toContain("scripted:<file>");
+		await page.getByTestId("eval-model").fill("scripted:model.ts");
+		await page.getByTestId("eval-trials").fill("2");
+		await page.getByTestId("eval-run").click();
+		await expect
+			.poll(() => page.getByTestId("eval-summary").innerText(), { timeout: 15_000 })
+			.toContain("greet ada: 2/2 passed (100%, goal 100%)");
+		expect(await page.getByTestId("eval-trial").count()).toBe(2);
+		expect(await page.getByTestId("eval-call").first().innerText()).toMatch(/turn 1\s+hello\s+\{"name":"Ada"\}/);
+
+		await page.getByTestId("eval-scenario").selectOption({ label: "greet bob" });
+		await page.getByTestId("eval-trials").fill("1");
+		await page.getByTestId("eval-run").click();
+		await expect
+			.poll(() => page.getByTestId("eval-summary").innerText(), { timeout: 15_000 })
+			.toContain("greet bob: 0/1 passed (0%, goal 100%)");
+		const call = await page.getByTestId("eval-call").first().innerText();
+		expect(call).toContain('{"who":"Bob"}');
+		expect(call).toContain("invalid: name");
+		expect(await page.getByTestId("eval-failure").first().innerText()).toMatch(/^calls .*hello/);
+	}
 
 	it("answers with the new version after an edit on disk, without reloading the page", async () => {
 		await page.evaluate(() => {

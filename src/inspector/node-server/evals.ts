@@ -1,0 +1,158 @@
+/**
+ * The inspector's evals: the scenario files under the cwd with their scenarios' names, and one
+ * scenario run against a model (or a `scripted:<file>` one) with the host's extensions, answered
+ * with every trial's trajectory. The eval room is imported on the first request, never at start-up
+ * (Node only).
+ */
+import { isAbsolute, relative, resolve, sep } from "node:path";
+import { errorMessage } from "../../contract/errors.js";
+import type { EvalModel, EvalScenario, TrialResult } from "../../eval/types.js";
+import { RequestError } from "../../mcp/node-request.js";
+import type { EvalRunResponse, EvalScenarioFile, EvalScenariosResponse, EvalTrialView, Json } from "../protocol.js";
+import { isRecord } from "./http.js";
+import { broadcast, type ServerState } from "./state.js";
+
+/** Most trials one request may ask for. */
+const MAX_TRIALS = 100;
+
+/** The eval room's Node parts, imported on the first request (extensions get their provisions from whoever started the inspector). */
+const loadEvalRoom = async () => {
+	const [files, model, run] = await Promise.all([
+		import("../../eval/node-files.js"),
+		import("../../eval/node-model.js"),
+		import("../../eval/node-run.js"),
+	]);
+	return { ...files, ...model, ...run };
+};
+
+/** `file` as the page shows it: relative to the cwd when inside it. */
+function shownPath(file: string, cwd: string): string {
+	const rel = relative(cwd, file);
+	return rel === "" || rel.startsWith("..") || isAbsolute(rel) ? file : rel.split(sep).join("/");
+}
+
+/** JSON for the page: patterns as `/…/`, predicates as `(predicate)`. */
+export function evalJson(value: unknown): Json {
+	const seen = new WeakSet<object>();
+	const text = JSON.stringify(value, (_key, v: unknown) => {
+		if (v instanceof RegExp) return String(v);
+		if (typeof v === "function") return "(predicate)";
+		if (typeof v === "bigint") return `${v}n`;
+		if (typeof v === "object" && v !== null) {
+			if (seen.has(v)) return "[circular]";
+			seen.add(v);
+		}
+		return v;
+	});
+	return text === undefined ? null : (JSON.parse(text) as Json);
+}
+
+function trialView(result: TrialResult): EvalTrialView {
+	return {
+		trial: result.trial,
+		passed: result.passed,
+		turns: result.turns,
+		ended: result.ended,
+		answer: result.answer,
+		durationMs: result.durationMs,
+		calls: result.calls.map((c) => ({
+			turn: c.turn,
+			tool: c.call.name,
+			args: evalJson(c.call.arguments),
+			isError: c.isError,
+			invalidFields: [...c.invalidFields],
+		})),
+		failures: result.failures.map((f) => ({
+			expectation: f.expectation,
+			message: f.message,
+			...(f.expected !== undefined ? { expected: evalJson(f.expected) } : {}),
+			...(f.actual !== undefined ? { actual: evalJson(f.actual) } : {}),
+		})),
+	};
+}
+
+/** `GET /api/evals`: every scenario file under the cwd, with its scenarios' names or its load error. */
+export async function listScenarios(state: ServerState): Promise<EvalScenariosResponse> {
+	const { findScenarioFiles, loadScenarioFile } = await loadEvalRoom();
+	const files: EvalScenarioFile[] = [];
+	for (const path of await findScenarioFiles([], state.cwd)) {
+		const file = shownPath(path, state.cwd);
+		try {
+			files.push({ file, scenarios: (await loadScenarioFile(path)).map((s) => s.name) });
+		} catch (error) {
+			files.push({ file, scenarios: [], error: errorMessage(error) });
+		}
+	}
+	return { files };
+}
+
+/**
+ * `POST /api/evals/run`: one scenario of a listed file, its trials run with the host's extensions
+ * loaded before the scenario's own. Each trial is broadcast as an `eval-trial` event as it ends; the
+ * answer comes once every trial has run. Aborted when the server closes.
+ */
+export async function runScenario(state: ServerState, body: unknown): Promise<EvalRunResponse> {
+	if (!isRecord(body) || typeof body.file !== "string" || typeof body.scenario !== "string") {
+		throw new RequestError(400, "Send { file, scenario, model, baseUrl?, trials? }.");
+	}
+	const spec = typeof body.model === "string" ? body.model.trim() : "";
+	if (spec === "") {
+		throw new RequestError(400, "Name the model: <provider>/<id> (openai/gpt-4.1-mini, …) or scripted:<file>.");
+	}
+	const trials = body.trials ?? 1;
+	if (typeof trials !== "number" || !Number.isInteger(trials) || trials < 1 || trials > MAX_TRIALS) {
+		throw new RequestError(400, `trials: a whole number from 1 to ${MAX_TRIALS}.`);
+	}
+	const baseUrl = typeof body.baseUrl === "string" && body.baseUrl.trim() !== "" ? body.baseUrl.trim() : undefined;
+	const room = await loadEvalRoom();
+	// Only the files the list shows: a request cannot load another module as a scenario.
+	const wanted = resolve(state.cwd, body.file);
+	const path = (await room.findScenarioFiles([], state.cwd)).find((candidate) => candidate === wanted);
+	if (!path) throw new RequestError(404, `No scenario file ${JSON.stringify(body.file)} under ${state.cwd}.`);
+	let scenarios: EvalScenario[];
+	try {
+		scenarios = await room.loadScenarioFile(path);
+	} catch (error) {
+		throw new RequestError(422, errorMessage(error));
+	}
+	const scenario = scenarios.find((s) => s.name === body.scenario);
+	if (!scenario) throw new RequestError(404, `${body.file} has no scenario named ${JSON.stringify(body.scenario)}.`);
+	let model: EvalModel;
+	try {
+		model = spec.startsWith("scripted:")
+			? await room.loadScriptedModel(resolve(state.cwd, spec.slice("scripted:".length)))
+			: await room.createEvalModel(spec, baseUrl !== undefined ? { baseUrl } : {});
+	} catch (error) {
+		throw new RequestError(400, `The model: ${errorMessage(error)}`);
+	}
+	const controller = new AbortController();
+	const id = `eval-${++state.evalCounter}`;
+	state.running.set(id, () => controller.abort());
+	try {
+		const report = await room.runEvals([scenario], {
+			model,
+			trials,
+			cwd: state.cwd,
+			extensions: state.options.extensionPaths,
+			signal: controller.signal,
+			onTrial: (trial) =>
+				broadcast(state, { type: "eval-trial", run: id, scenario: scenario.name, trials, trial: trialView(trial) }),
+		});
+		const result = report.scenarios[0];
+		if (!result) throw new RequestError(500, "The scenario did not run.");
+		return {
+			run: id,
+			model: report.model,
+			scenario: result.scenario,
+			trials: result.trials,
+			passed: result.passed,
+			passRate: result.passRate,
+			goal: result.goal,
+			ok: result.ok,
+			expected: evalJson(scenario.expect),
+			results: result.results.map(trialView),
+		};
+	} finally {
+		state.running.delete(id);
+	}
+}
