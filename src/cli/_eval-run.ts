@@ -17,6 +17,8 @@ export interface EvalCommandRun {
 	readonly files: readonly string[];
 	readonly model: string;
 	readonly baseUrl: string | undefined;
+	/** The environment variable that holds the key for `baseUrl`. */
+	readonly apiKeyEnv: string | undefined;
 	readonly trials: number | undefined;
 	readonly concurrency: number | undefined;
 	readonly grep: RegExp | undefined;
@@ -39,7 +41,23 @@ async function modelOf(spec: string, run: EvalCommandRun): Promise<EvalModel> {
 		if (file === "") throw new CommandError("--model scripted:<file> needs the file of the scripted model", EXIT_USAGE);
 		return loadScriptedModel(resolve(run.io.cwd, file));
 	}
-	return createEvalModel(spec, run.baseUrl !== undefined ? { baseUrl: run.baseUrl } : {});
+	let apiKey: string | undefined;
+	if (run.apiKeyEnv !== undefined) {
+		if (run.baseUrl === undefined) {
+			throw new CommandError(
+				"--api-key-env names the key of an OpenAI-compatible server: give its --base-url too",
+				EXIT_USAGE,
+			);
+		}
+		apiKey = run.io.env[run.apiKeyEnv];
+		if (apiKey === undefined || apiKey === "") {
+			throw new CommandError(`--api-key-env: the environment variable ${run.apiKeyEnv} is not set`, EXIT_USAGE);
+		}
+	}
+	return createEvalModel(spec, {
+		...(run.baseUrl !== undefined ? { baseUrl: run.baseUrl } : {}),
+		...(apiKey !== undefined ? { apiKey } : {}),
+	});
 }
 
 async function loadScenarios(run: EvalCommandRun): Promise<EvalScenario[]> {

@@ -48,6 +48,11 @@ export const evalCommand = defineCommand({
 			description: "The model: provider/model-id, or scripted:<file> for a scripted model",
 		},
 		"base-url": { type: "string", valueName: "url", description: "An OpenAI-compatible server's base URL" },
+		"api-key-env": {
+			type: "string",
+			valueName: "VAR",
+			description: "The environment variable holding the key for --base-url (e.g. OPENROUTER_API_KEY)",
+		},
 		trials: {
 			type: "string",
 			short: "n",
@@ -120,6 +125,7 @@ export const evalCommand = defineCommand({
 			files: positionals,
 			model: options.model,
 			baseUrl: options["base-url"],
+			apiKeyEnv: options["api-key-env"],
 			trials: positiveInteger(options.trials, "--trials"),
 			concurrency: positiveInteger(options.concurrency, "--concurrency"),
 			grep,

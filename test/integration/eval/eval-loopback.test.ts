@@ -110,4 +110,21 @@ describe("toolsmith eval against an OpenAI-compatible server", () => {
 		expect(replay.stdout).toContain("20 fixtures passed");
 		expect(replay.code).toBe(0);
 	});
+
+	it("--api-key-env: sends the key the named variable holds, and refuses an unset one", async () => {
+		const args = ["eval", "--model", "openai-compatible/test-model", "--base-url", server.baseUrl, "--trials", "1"];
+		const io = { ...fakeIO({ LOOPBACK_KEY: "sk-loopback" }), cwd: dir };
+		const before = server.requests.length;
+		expect(await runProgram(program, [...args, "--api-key-env", "LOOPBACK_KEY"], io)).toBeLessThanOrEqual(1);
+		const sent = server.requests.slice(before);
+		expect(sent.length).toBeGreaterThan(0);
+		for (const request of sent) expect(request.headers.authorization).toBe("Bearer sk-loopback");
+
+		const unset = { ...fakeIO(), cwd: dir };
+		expect(await runProgram(program, [...args, "--api-key-env", "NOT_SET_ANYWHERE"], unset)).toBe(2);
+		expect(unset.err()).toContain("the environment variable NOT_SET_ANYWHERE is not set");
+		const noUrl = { ...fakeIO({ LOOPBACK_KEY: "k" }), cwd: dir };
+		expect(await runProgram(program, ["eval", "--model", "openai/x", "--api-key-env", "LOOPBACK_KEY"], noUrl)).toBe(2);
+		expect(noUrl.err()).toContain("give its --base-url too");
+	});
 });
