@@ -118,7 +118,7 @@ function App() {
 				</nav>
 				${tab === "prompt" ? html`<${PromptView} prompt=${model.prompt} />` : null}
 				${tab === "providers" ? html`<${ProvidersView} state=${providers} tool=${tool} />` : null}
-				${tab === "evals" ? html`<${EvalsView} onError=${report} />` : null}
+				${tab === "evals" ? html`<${EvalsView} onError=${report} progress=${model.evalProgress} />` : null}
 				${
 					tab === "call"
 						? html`<div class="tab-body call-tab">

@@ -7,7 +7,7 @@ import { html } from "htm/preact";
 import { useEffect, useState } from "preact/hooks";
 import type { EvalRunResponse, EvalScenariosResponse, EvalTrialView } from "../protocol.js";
 import { api, messageOf } from "./api.js";
-import { prettyJson } from "./state.js";
+import { type EvalProgress, prettyJson } from "./state.js";
 
 const SEP = "\u0000";
 
@@ -82,7 +82,26 @@ function ReportView(props: { report: EvalRunResponse }) {
 	</div>`;
 }
 
-export function EvalsView(props: { onError: (message: string) => void }) {
+/** What a running eval has done so far, as a line. */
+function progressText(run: EvalProgress | undefined): string {
+	if (!run) return "Running: waiting for the first trial to end…";
+	return `Running: ${run.ended} of ${run.trials} trial${run.trials === 1 ? "" : "s"} ended, ${run.passed} passed…`;
+}
+
+/** The newest run of `scenario` among the runs the event stream told of (run ids count up: `eval-<n>`). */
+function latestRun(progress: Readonly<Record<string, EvalProgress>>, scenario: string): EvalProgress | undefined {
+	let newest: { readonly n: number; readonly run: EvalProgress } | undefined;
+	for (const [id, run] of Object.entries(progress)) {
+		const n = Number(id.slice(id.lastIndexOf("-") + 1));
+		if (run.scenario === scenario && (newest === undefined || n > newest.n)) newest = { n, run };
+	}
+	return newest?.run;
+}
+
+export function EvalsView(props: {
+	onError: (message: string) => void;
+	progress: Readonly<Record<string, EvalProgress>>;
+}) {
 	const [list, setList] = useState<EvalScenariosResponse | undefined>();
 	const [choice, setChoice] = useState("");
 	const [model, setModel] = useState("");
@@ -174,6 +193,11 @@ export function EvalsView(props: { onError: (message: string) => void }) {
 						Name the model to evaluate: <code>provider/id</code> (keys from the usual environment variables), or
 						<code>${"scripted:<file>"}</code> for a scripted one.
 					</div>`
+				: null
+		}
+		${
+			busy
+				? html`<div class="muted small" data-testid="eval-progress">${progressText(latestRun(props.progress, choice.split(SEP)[1] ?? ""))}</div>`
 				: null
 		}
 		${error ? html`<div class="inline-error" data-testid="eval-error">${error}</div>` : null}

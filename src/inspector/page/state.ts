@@ -28,6 +28,16 @@ export interface PageModel {
 	readonly reloads: readonly InspectorReload[];
 	/** Oldest first. */
 	readonly calls: readonly InspectorCall[];
+	/** Trials ended so far of each eval run, by run id, as its `eval-trial` events tell (a run's page shows it while it waits). */
+	readonly evalProgress: Readonly<Record<string, EvalProgress>>;
+}
+
+/** How far an eval run has come: trials ended, of how many, and how many passed. */
+export interface EvalProgress {
+	readonly scenario: string;
+	readonly ended: number;
+	readonly passed: number;
+	readonly trials: number;
 }
 
 export const EMPTY_MODEL: PageModel = {
@@ -40,6 +50,7 @@ export const EMPTY_MODEL: PageModel = {
 	prompt: "",
 	reloads: [],
 	calls: [],
+	evalProgress: {},
 };
 
 /** Reloads the log keeps, as the server does. */
@@ -164,6 +175,16 @@ export function applyEvent(model: PageModel, event: InspectorEvent): Applied {
 					: call,
 			);
 			return { model: { ...model, calls }, marked: [] };
+		}
+		case "eval-trial": {
+			const before = model.evalProgress[event.run];
+			const progress: EvalProgress = {
+				scenario: event.scenario,
+				trials: event.trials,
+				ended: (before?.ended ?? 0) + 1,
+				passed: (before?.passed ?? 0) + (event.trial.passed ? 1 : 0),
+			};
+			return { model: { ...model, evalProgress: { ...model.evalProgress, [event.run]: progress } }, marked: [] };
 		}
 		default:
 			return { model, marked: [] };

@@ -86,15 +86,19 @@ describe.skipIf(skipReason !== undefined)("the inspector in Chromium", () => {
 			`export default [
 	{ name: "greet ada", prompt: "Say hello to Ada.", expect: { calls: [{ tool: "hello", args: { name: "Ada" } }] } },
 	{ name: "greet bob", prompt: "Say hello to Bob.", expect: { calls: [{ tool: "hello", args: { name: "Bob" } }] } },
+	{ name: "greet ada slowly", prompt: "Say hello to Ada, slowly.", expect: { calls: [{ tool: "hello", args: { name: "Ada" } }] } },
 ];
 `,
 		);
-		// Right for Ada; for Bob it sends a field hello does not have.
+		// Right for Ada; for Bob it sends a field hello does not have; "slowly" takes 300 ms a turn.
 		writeFileSync(
 			join(dir, "model.ts"),
-			`export default (request, turn) => turn > 0
-	? { text: "Done." }
-	: { calls: [{ tool: "hello", args: request.messages[0].text.includes("Ada") ? { name: "Ada" } : { who: "Bob" } }] };
+			`export default async (request, turn) => {
+	if (request.messages[0].text.includes("slowly")) await new Promise((resolve) => setTimeout(resolve, 300));
+	return turn > 0
+		? { text: "Done." }
+		: { calls: [{ tool: "hello", args: request.messages[0].text.includes("Ada") ? { name: "Ada" } : { who: "Bob" } }] };
+};
 `,
 		);
 		writeFileSync(
@@ -358,7 +362,7 @@ export default function (api: ExtensionAPI) {
 	async function runEvalsOnPage(): Promise<void> {
 		await expect
 			.poll(() => page.getByTestId("eval-scenario").locator("option").allInnerTexts())
-			.toEqual(["greet ada", "greet bob"]);
+			.toEqual(["greet ada", "greet bob", "greet ada slowly"]);
 		expect(await page.getByTestId("eval-hint").innerText()).toContain("scripted:<file>");
 		await page.getByTestId("eval-model").fill("scripted:model.ts");
 		await page.getByTestId("eval-trials").fill("2");
@@ -379,6 +383,18 @@ export default function (api: ExtensionAPI) {
 		expect(call).toContain('{"who":"Bob"}');
 		expect(call).toContain("invalid: name");
 		expect(await page.getByTestId("eval-failure").first().innerText()).toMatch(/^calls .*hello/);
+
+		// While a run goes on, the page counts the trials that ended (from the event stream).
+		await page.getByTestId("eval-scenario").selectOption({ label: "greet ada slowly" });
+		await page.getByTestId("eval-trials").fill("3");
+		await page.getByTestId("eval-run").click();
+		await expect
+			.poll(() => page.getByTestId("eval-progress").innerText(), { timeout: 15_000 })
+			.toMatch(/Running: [12] of 3 trials ended, [12] passed/);
+		await expect
+			.poll(() => page.getByTestId("eval-summary").innerText(), { timeout: 15_000 })
+			.toContain("greet ada slowly: 3/3 passed (100%, goal 100%)");
+		expect(await page.getByTestId("eval-progress").count()).toBe(0);
 	}
 
 	it("answers with the new version after an edit on disk, without reloading the page", async () => {

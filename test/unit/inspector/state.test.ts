@@ -151,6 +151,40 @@ describe("applyEvent", () => {
 	});
 });
 
+describe("eval progress", () => {
+	const trial = (n: number, passed: boolean) => ({
+		trial: n,
+		passed,
+		turns: 2,
+		ended: "answer",
+		answer: "",
+		durationMs: 1,
+		calls: [],
+		failures: [],
+	});
+	const event = (run: string, n: number, passed: boolean) => ({
+		type: "eval-trial" as const,
+		run,
+		scenario: "paris weather",
+		trials: 3,
+		trial: trial(n, passed),
+	});
+
+	it("counts the trials each run has ended and passed, run by run", () => {
+		const model = fold([
+			event("eval-1", 2, true),
+			event("eval-2", 1, false),
+			event("eval-1", 1, false),
+			event("eval-1", 3, true),
+		]);
+		expect(model.evalProgress).toEqual({
+			"eval-1": { scenario: "paris weather", trials: 3, ended: 3, passed: 2 },
+			"eval-2": { scenario: "paris weather", trials: 3, ended: 1, passed: 0 },
+		});
+		expect(model.calls).toEqual([]);
+	});
+});
+
 describe("nested calls", () => {
 	const update = { atMs: 5, rendered: { lines: ["… tick 1/2"] }, partial: null };
 	it("puts each nested call under its call, appends its updates, and replaces it when it ends", () => {
