@@ -192,11 +192,12 @@ function writeNamesModule(lists: readonly ExportList[]): void {
 			` * exports of the reference's \`${key}\` (pi 0.73.1 and 1.6.0) with the kind of value each is, and`,
 			" * the values of its string, number and boolean constants. Read through `_reference-names.ts`.",
 			" */",
-			'import type { ReferenceKind } from "./_reference-names.js";',
 			"",
-			"export const EXPORTS: Readonly<Record<string, ReferenceKind>> = {",
+			// No import of `ReferenceKind`: the names module types these when it gathers them, so the
+			// per-module files import nothing and no import runs back to the names module.
+			"export const EXPORTS = {",
 			...byName(kinds.get(key) ?? []).map(([name, kind]) => `\t${JSON.stringify(name)}: ${JSON.stringify(kind)},`),
-			"};",
+			"} as const;",
 		];
 		const values = constants.get(key);
 		if (values) {

@@ -3,9 +3,8 @@
  * exports of the reference's `pi-agent-core` (pi 0.73.1 and 1.6.0) with the kind of value each is, and
  * the values of its string, number and boolean constants. Read through `_reference-names.ts`.
  */
-import type { ReferenceKind } from "./_reference-names.js";
 
-export const EXPORTS: Readonly<Record<string, ReferenceKind>> = {
+export const EXPORTS = {
 	Agent: "class",
 	DEFAULT_AGENT_IDENTITY: "object",
 	agentLoop: "function",
@@ -15,4 +14,4 @@ export const EXPORTS: Readonly<Record<string, ReferenceKind>> = {
 	runToolCall: "function",
 	setDefaultStreamFn: "function",
 	streamProxy: "function",
-};
+} as const;

@@ -3,9 +3,8 @@
  * exports of the reference's `pi-ai` (pi 0.73.1 and 1.6.0) with the kind of value each is, and
  * the values of its string, number and boolean constants. Read through `_reference-names.ts`.
  */
-import type { ReferenceKind } from "./_reference-names.js";
 
-export const EXPORTS: Readonly<Record<string, ReferenceKind>> = {
+export const EXPORTS = {
 	AI_TELEMETRY_SCHEMA: "object",
 	ANTHROPIC_API_KEY_ENV: "string",
 	ANTHROPIC_AUTH_TOKEN_ENV: "string",
@@ -155,7 +154,7 @@ export const EXPORTS: Readonly<Record<string, ReferenceKind>> = {
 	validateToolCall: "function",
 	withClientIdentity: "function",
 	withoutInitialSystemMessage: "function",
-};
+} as const;
 
 export const CONSTANTS: Readonly<Record<string, string | number | boolean>> = {
 	ANTHROPIC_API_KEY_ENV: "ANTHROPIC_API_KEY",

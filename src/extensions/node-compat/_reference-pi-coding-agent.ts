@@ -3,9 +3,8 @@
  * exports of the reference's `pi-coding-agent` (pi 0.73.1 and 1.6.0) with the kind of value each is, and
  * the values of its string, number and boolean constants. Read through `_reference-names.ts`.
  */
-import type { ReferenceKind } from "./_reference-names.js";
 
-export const EXPORTS: Readonly<Record<string, ReferenceKind>> = {
+export const EXPORTS = {
 	AgentSession: "class",
 	AgentSessionRuntime: "class",
 	ArminComponent: "class",
@@ -166,7 +165,7 @@ export const EXPORTS: Readonly<Record<string, ReferenceKind>> = {
 	withFileMutationQueue: "function",
 	wrapRegisteredTool: "function",
 	wrapRegisteredTools: "function",
-};
+} as const;
 
 export const CONSTANTS: Readonly<Record<string, string | number | boolean>> = {
 	CONFIG_DIR_NAME: ".pi",

@@ -3,9 +3,8 @@
  * exports of the reference's `pi-tui` (pi 0.73.1 and 1.6.0) with the kind of value each is, and
  * the values of its string, number and boolean constants. Read through `_reference-names.ts`.
  */
-import type { ReferenceKind } from "./_reference-names.js";
 
-export const EXPORTS: Readonly<Record<string, ReferenceKind>> = {
+export const EXPORTS = {
 	Box: "class",
 	CURSOR_MARKER: "string",
 	CancellableLoader: "class",
@@ -100,7 +99,7 @@ export const EXPORTS: Readonly<Record<string, ReferenceKind>> = {
 	truncateToWidth: "function",
 	visibleWidth: "function",
 	wrapTextWithAnsi: "function",
-};
+} as const;
 
 export const CONSTANTS: Readonly<Record<string, string | number | boolean>> = {
 	CURSOR_MARKER: "\u001b_pi:c\u0007",

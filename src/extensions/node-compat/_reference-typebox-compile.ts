@@ -3,11 +3,10 @@
  * exports of the reference's `typebox/compile` (pi 0.73.1 and 1.6.0) with the kind of value each is, and
  * the values of its string, number and boolean constants. Read through `_reference-names.ts`.
  */
-import type { ReferenceKind } from "./_reference-names.js";
 
-export const EXPORTS: Readonly<Record<string, ReferenceKind>> = {
+export const EXPORTS = {
 	Code: "function",
 	Compile: "function",
 	Validator: "class",
 	default: "function",
-};
+} as const;

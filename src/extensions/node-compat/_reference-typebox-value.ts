@@ -3,9 +3,8 @@
  * exports of the reference's `typebox/value` (pi 0.73.1 and 1.6.0) with the kind of value each is, and
  * the values of its string, number and boolean constants. Read through `_reference-names.ts`.
  */
-import type { ReferenceKind } from "./_reference-names.js";
 
-export const EXPORTS: Readonly<Record<string, ReferenceKind>> = {
+export const EXPORTS = {
 	Assert: "function",
 	AssertError: "class",
 	Check: "function",
@@ -42,4 +41,4 @@ export const EXPORTS: Readonly<Record<string, ReferenceKind>> = {
 	Update: "object",
 	Value: "object",
 	default: "object",
-};
+} as const;

@@ -3,9 +3,8 @@
  * exports of the reference's `typebox` (pi 0.73.1 and 1.6.0) with the kind of value each is, and
  * the values of its string, number and boolean constants. Read through `_reference-names.ts`.
  */
-import type { ReferenceKind } from "./_reference-names.js";
 
-export const EXPORTS: Readonly<Record<string, ReferenceKind>> = {
+export const EXPORTS = {
 	AddImmutable: "function",
 	AddImmutableDeferred: "function",
 	AddOptional: "function",
@@ -295,7 +294,7 @@ export const EXPORTS: Readonly<Record<string, ReferenceKind>> = {
 	_Function_: "function",
 	_Object_: "function",
 	default: "object",
-};
+} as const;
 
 export const CONSTANTS: Readonly<Record<string, string | number | boolean>> = {
 	BigIntPattern: "-?(?:0|[1-9][0-9]*)n",
