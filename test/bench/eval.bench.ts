@@ -214,18 +214,22 @@ reportValue(
 	`p90 ${us(percentile(ours, 90))}; the AI SDK's own share over a raw fetch ${us(percentile(library, 50) - percentile(raw, 50))}`,
 );
 
+/** A server whose model reads src/a.ts, led astray by a vague description 30% of the time (seeded). */
+const readFileServer = (seed: number) =>
+	startScriptedServer(
+		descriptionLedScript({
+			tool: "read_file",
+			clear: /relative to the project/,
+			right: { path: "src/a.ts" },
+			wrong: { path: "/src/a.ts" },
+			wrongRate: 0.3,
+			seed,
+			answer: "It exports `answer`.",
+		}),
+	);
+
 // Trials per second: the model side of a two-turn trial against the loopback server.
-const trialServer = await startScriptedServer(
-	descriptionLedScript({
-		tool: "read_file",
-		clear: /relative to the project/,
-		right: { path: "src/a.ts" },
-		wrong: { path: "/src/a.ts" },
-		wrongRate: 0.3,
-		seed: 1,
-		answer: "It exports `answer`.",
-	}),
-);
+const trialServer = await readFileServer(1);
 const trialModel = await createEvalModel("openai-compatible/bench-model", { baseUrl: trialServer.baseUrl });
 const trialTools = tools.map((tool) => ({ ...tool, description: "Read a file." }));
 const trial = async (): Promise<boolean> => {
@@ -268,17 +272,7 @@ const scenario: EvalScenario = {
 	tools: { definitions: [readFile] },
 	expect: { calls: [{ tool: "read_file", args: { path: "src/a.ts" } }], order: "strict", answer: /answer/ },
 };
-const runServer = await startScriptedServer(
-	descriptionLedScript({
-		tool: "read_file",
-		clear: /relative to the project/,
-		right: { path: "src/a.ts" },
-		wrong: { path: "/src/a.ts" },
-		wrongRate: 0.3,
-		seed: 2,
-		answer: "It exports `answer`.",
-	}),
-);
+const runServer = await readFileServer(2);
 const runModel = await createEvalModel("openai-compatible/bench-model", { baseUrl: runServer.baseUrl });
 await runEvals([scenario], { model: runModel, trials: 50 });
 for (const concurrency of [1, 4]) {
