@@ -9,6 +9,14 @@ import * as node from "./node.js";
 
 export { NodeExecutionEnv, type NodeExecutionEnvOptions } from "./env/node.js";
 export {
+	connectSshEnv,
+	SshError,
+	type SshErrorCode,
+	SshExecutionEnv,
+	type SshExecutionEnvOptions,
+} from "./env/node-ssh.js";
+export { parseSshTarget, type SshTarget } from "./env/ssh-target.js";
+export {
 	type DiscoveredExtension,
 	type DiscoverOptions,
 	type DiscoveryResult,

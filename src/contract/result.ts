@@ -76,8 +76,10 @@ export class FileError extends Error {
  * - `aborted`: the caller's signal fired; its process tree was killed.
  * - `spawn_error`: the shell could not be started (missing shell, bad cwd, …).
  * - `invalid_argument`: the options were unusable (a negative timeout, a NUL byte in the command).
+ * - `connection_lost`: the env's connection to another machine (an SSH env's) ended while the
+ *   command ran; whether it kept running there is unknown. The env's next call reconnects.
  */
-export type ExecutionErrorCode = "timeout" | "aborted" | "spawn_error" | "invalid_argument";
+export type ExecutionErrorCode = "timeout" | "aborted" | "spawn_error" | "invalid_argument" | "connection_lost";
 
 /** A command that did not run to an exit code. The message always names the command. */
 export class ExecutionError extends Error {

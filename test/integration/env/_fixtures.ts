@@ -8,6 +8,8 @@ import { join, posix } from "node:path";
 import type { ExecutionEnv } from "../../../src/contract/env.js";
 import { MemoryExecutionEnv, type ScriptedCommand } from "../../../src/env/memory.js";
 import { NodeExecutionEnv } from "../../../src/env/node.js";
+import { SshExecutionEnv } from "../../../src/env/node-ssh.js";
+import { type Sshd, startSshd } from "../ssh/_sshd.js";
 
 export interface FixtureSpec {
 	readonly files?: Readonly<Record<string, string | Uint8Array | { content: string; mode: number }>>;
@@ -21,7 +23,7 @@ export interface FixtureSpec {
 }
 
 export interface Fixture {
-	readonly kind: "node" | "memory";
+	readonly kind: "node" | "memory" | "ssh";
 	readonly env: ExecutionEnv;
 	/** Absolute path in the env of a path relative to its cwd. */
 	path(relative: string): string;
@@ -127,3 +129,60 @@ export const bothEnvs: [string, MakeFixture][] = [
 	["node", makeNodeFixture],
 	["memory", makeMemoryFixture],
 ];
+
+let sharedSshd: Promise<{ sshd?: Sshd; reason?: string }> | undefined;
+
+/**
+ * One loopback sshd for the test file (started on first use, stopped by `stopSharedSshd`), or
+ * why there is none here.
+ */
+export function sharedSshdStart(): Promise<{ sshd?: Sshd; reason?: string }> {
+	sharedSshd ??= startSshd();
+	return sharedSshd;
+}
+
+export async function stopSharedSshd(): Promise<void> {
+	const started = await sharedSshd;
+	sharedSshd = undefined;
+	await started?.sshd?.stop();
+}
+
+/**
+ * The SSH env over the loopback sshd, on a temp folder of this machine (the remote host is this
+ * machine): the same files the Node fixture makes, reached through ssh.
+ */
+export function makeSshFixture(sshd: Sshd): MakeFixture {
+	return async (spec = {}) => {
+		const local = await makeNodeFixture(spec);
+		const cwd = local.env.cwd;
+		const env = new SshExecutionEnv({
+			destination: sshd.host,
+			configFile: sshd.configFile,
+			cwd,
+			tempDir: join(cwd, "..", "tmp"),
+			killGraceMs: 500,
+		});
+		return {
+			...local,
+			kind: "ssh",
+			env,
+			async cleanup() {
+				await env.close();
+				await local.cleanup();
+			},
+		};
+	};
+}
+
+/**
+ * Every env the shared test bodies run against: node, memory, and ssh where a loopback sshd can
+ * start (the reason is printed where it cannot).
+ */
+export async function allEnvs(): Promise<[string, MakeFixture][]> {
+	const started = await sharedSshdStart();
+	if (!started.sshd) {
+		console.warn(`SSH env tests skipped: ${started.reason}`);
+		return bothEnvs;
+	}
+	return [...bothEnvs, ["ssh", makeSshFixture(started.sshd)]];
+}

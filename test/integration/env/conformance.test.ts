@@ -1,11 +1,19 @@
 /**
  * The ExecutionEnv conformance suite: every test body runs against NodeExecutionEnv (in a fresh
- * temp folder) and MemoryExecutionEnv (from a seed), so the two cannot drift apart.
+ * temp folder), MemoryExecutionEnv (from a seed) and SshExecutionEnv (the same temp folder over a
+ * loopback sshd, where one can start), so they cannot drift apart.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import type { ExecutionEnv } from "../../../src/contract/env.js";
 import type { FileErrorCode, Result } from "../../../src/contract/result.js";
-import { bothEnvs, type Fixture, type FixtureSpec, fakeBackgroundChild, isRoot } from "./_fixtures.js";
+import {
+	allEnvs,
+	type Fixture,
+	type FixtureSpec,
+	fakeBackgroundChild,
+	isRoot,
+	stopSharedSshd,
+} from "./_fixtures.js";
 
 const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
 const encode = (text: string) => new TextEncoder().encode(text);
@@ -20,7 +28,10 @@ function value<T>(result: Result<T, { message: string }>): T {
 	return result.value;
 }
 
-describe.each(bothEnvs)("ExecutionEnv conformance: %s", (_name, make) => {
+const envs = await allEnvs();
+afterAll(stopSharedSshd);
+
+describe.each(envs)("ExecutionEnv conformance: %s", (_name, make) => {
 	let fixture: Fixture | undefined;
 	const setup = async (spec: FixtureSpec = {}) => {
 		fixture = await make(spec);
@@ -521,11 +532,11 @@ describe.each(bothEnvs)("ExecutionEnv conformance: %s", (_name, make) => {
 describe("ExecutionEnv conformance: env identity", () => {
 	it("names its kind", async () => {
 		const kinds: string[] = [];
-		for (const [, make] of bothEnvs) {
+		for (const [, make] of envs) {
 			const fixture = await make();
 			kinds.push((fixture.env as ExecutionEnv).kind);
 			await fixture.cleanup();
 		}
-		expect(kinds).toEqual(["node", "memory"]);
+		expect(kinds).toEqual(envs.map(([name]) => name));
 	});
 });

@@ -1,0 +1,380 @@
+/**
+ * Running a command for SshExecutionEnv (Node only). Each command gets its own session over the
+ * connection (so its output streams as it comes), running `EXEC_SCRIPT` (`_ssh-remote.ts`): the
+ * command's pid and exit code come back on stderr between markers carrying a random nonce, and are
+ * taken out before the caller sees stderr. A timeout or an abort kills the remote tree through
+ * another session (`KILL_SCRIPT`: TERM, the grace period, KILL) before the call settles. Output
+ * follows the local env's rules: captured unless streamed, held back by a listener's promise (ssh
+ * then stops reading, and the remote command blocks on its full pipe), and read for a short while
+ * after the shell exits for what background processes still write.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import type { ExecOptions, ExecResult } from "../../contract/env.js";
+import { describeValue } from "../../contract/errors.js";
+import { type ExecutionError, err, ok, type Result } from "../../contract/result.js";
+import { setLongTimeout } from "../_timer.js";
+import { commandProblem, execError, isThenable, pathProblem, quoted, timeoutProblem } from "../errors.js";
+import { resolvePath } from "../path.js";
+import { type AgentPool, remoteCaps } from "./agent.js";
+import { ensureMaster, masterAlive, masterLost, type SshConnection, sessionArgs } from "./connection.js";
+import { EXEC_SCRIPT, KILL_SCRIPT, shellQuote } from "./remote.js";
+
+/** What a command takes from its SshExecutionEnv. */
+export interface SshCommandContext {
+	readonly cwd: string;
+	readonly connection: SshConnection;
+	readonly pool: AgentPool;
+	readonly shell: string | undefined;
+	readonly baseEnv: Readonly<Record<string, string | undefined>> | undefined;
+	readonly killGraceMs: number;
+	/** Set under a path policy: the remote side has no sandbox, so commands are refused or warned about. */
+	readonly withoutSandbox: "refuse" | "warn" | undefined;
+}
+
+/** After the shell exits, how long output may stay silent before we stop waiting for it to close. */
+const DRAIN_IDLE_MS = 250;
+/** After the shell exits, the longest we keep reading output that background processes still write. */
+const DRAIN_MAX_MS = 2000;
+/** How long after the kill script we wait for the session to end before leaving it. */
+const AFTER_KILL_MS = 2000;
+
+const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** Run `command` on the remote host as `SshExecutionEnv.exec` does. Never rejects. */
+export async function runRemoteCommand(
+	command: string,
+	options: ExecOptions,
+	context: SshCommandContext,
+): Promise<Result<ExecResult, ExecutionError>> {
+	const startedAt = performance.now();
+	const problem = commandProblem(command) ?? timeoutProblem(options.timeout);
+	if (problem) return err(execError("invalid_argument", describeValue(command), problem));
+	if (options.signal?.aborted) return err(execError("aborted", command, "Command aborted before it started"));
+	let cwd = context.cwd;
+	if (options.cwd !== undefined) {
+		const cwdProblem = pathProblem(options.cwd);
+		if (cwdProblem)
+			return err(
+				execError("invalid_argument", command, `Invalid working folder ${quoted(options.cwd)} (${cwdProblem})`),
+			);
+		cwd = resolvePath(context.cwd, options.cwd);
+	}
+	const envArgs: string[] = [];
+	for (const [name, value] of Object.entries({ ...context.baseEnv, ...options.env })) {
+		if (!NAME.test(name))
+			return err(execError("invalid_argument", command, `Invalid environment variable name ${quoted(name)}`));
+		if (value === undefined) envArgs.push("-u", name);
+		else if (typeof value !== "string" || value.includes("\0"))
+			return err(execError("invalid_argument", command, `The value of ${name} must be a string without NUL bytes`));
+		else envArgs.push(`${name}=${value}`);
+	}
+	let warning: string | undefined;
+	if (context.withoutSandbox === "refuse")
+		return err(
+			execError(
+				"spawn_error",
+				command,
+				'Commands cannot be confined on the remote host (an SSH env has no sandbox there), and the env\'s path policy refuses to run them unconfined (withoutSandbox: "warn" runs them with a warning)',
+			),
+		);
+	if (context.withoutSandbox === "warn")
+		warning =
+			"toolsmith: warning: this command runs unconfined on the remote host (no sandbox there); the path policy covers file operations only";
+	const caps = await remoteCaps(context.pool);
+	if (caps instanceof Error) return err(execError(lostOrSpawn(caps.code), command, caps.message));
+	const shell = context.shell ?? (caps.bash || "sh");
+	const nonce = randomBytes(8).toString("hex");
+	const remote = `sh -c ${shellQuote(EXEC_SCRIPT)} sh ${[nonce, cwd, shell, command, caps.setsid ? "1" : "0", ...envArgs].map(shellQuote).join(" ")}`;
+	const failure = await ensureMaster(context.connection);
+	if (failure) return err(execError(lostOrSpawn(failure.code), command, failure.message));
+	if (warning !== undefined) {
+		try {
+			await options.onStderr?.(new TextEncoder().encode(`${warning}\n`));
+		} catch {
+			// A listener's failure must not change the command's outcome.
+		}
+	}
+	const args = sessionArgs(context.connection);
+	let child: ChildProcess;
+	try {
+		child = spawn(args[0] as string, [...args.slice(1), "--", remote], { stdio: ["ignore", "pipe", "pipe"] });
+	} catch (error) {
+		return err(execError("spawn_error", command, `Could not start ssh: ${(error as Error).message}`));
+	}
+	const outcome = await supervise(child, nonce, options, context);
+	const durationMs = performance.now() - startedAt;
+	if (!outcome.ok) {
+		const what =
+			outcome.code === "timeout"
+				? `Command timed out after ${options.timeout} seconds`
+				: outcome.code === "aborted"
+					? "Command aborted"
+					: outcome.detail;
+		return err(execError(outcome.code, command, what));
+	}
+	if (warning === undefined) return ok({ ...outcome.value, durationMs });
+	const stderr =
+		outcome.value.stderr === "" && options.captureOutput === false ? "" : `${warning}\n${outcome.value.stderr}`;
+	return ok({ ...outcome.value, stderr, durationMs, warning });
+}
+
+function lostOrSpawn(code: string): "connection_lost" | "spawn_error" {
+	return code === "connection_lost" ? "connection_lost" : "spawn_error";
+}
+
+type Outcome =
+	| { ok: true; value: Omit<ExecResult, "durationMs"> }
+	| { ok: false; code: "timeout" | "aborted" | "spawn_error" | "connection_lost"; detail: string };
+
+/** Pulls the wrapper's markers (`\x1e<nonce>:<what>:<value>\n`) out of stderr as it streams. */
+class MarkerFilter {
+	private readonly prefix: Buffer;
+	private held = Buffer.alloc(0);
+
+	constructor(
+		nonce: string,
+		private readonly onMarker: (what: string, value: string) => void,
+	) {
+		this.prefix = Buffer.from(`\x1e${nonce}:`);
+	}
+
+	/** `chunk` without its markers (bytes that may start a marker are held until they can be told apart). */
+	push(chunk: Buffer): Buffer {
+		let data = this.held.length > 0 ? Buffer.concat([this.held, chunk]) : chunk;
+		this.held = Buffer.alloc(0);
+		const out: Buffer[] = [];
+		for (;;) {
+			const at = data.indexOf(this.prefix);
+			if (at < 0) break;
+			const end = data.indexOf(10, at);
+			if (end < 0) {
+				out.push(data.subarray(0, at));
+				this.held = Buffer.from(data.subarray(at));
+				return Buffer.concat(out);
+			}
+			const [what = "", value = ""] = data
+				.subarray(at + this.prefix.length, end)
+				.toString("latin1")
+				.split(":");
+			this.onMarker(what, value);
+			out.push(data.subarray(0, at));
+			data = data.subarray(end + 1);
+		}
+		// Hold a tail that could be the start of a marker split across chunks.
+		const start = data.lastIndexOf(0x1e);
+		if (start >= 0 && this.prefix.subarray(0, data.length - start).equals(data.subarray(start))) {
+			out.push(data.subarray(0, start));
+			this.held = Buffer.from(data.subarray(start));
+		} else out.push(data);
+		return out.length === 1 ? (out[0] as Buffer) : Buffer.concat(out);
+	}
+
+	/** What is held when the stream ends (it was not a marker after all). */
+	flush(): Buffer {
+		const rest = this.held;
+		this.held = Buffer.alloc(0);
+		return rest;
+	}
+}
+
+/** Run the remote kill script for `pid` over a new session; resolves once it ends. */
+function killRemote(context: SshCommandContext, pid: string): Promise<void> {
+	const args = sessionArgs(context.connection);
+	const remote = `sh -c ${shellQuote(KILL_SCRIPT)} sh ${shellQuote(pid)} ${Math.max(1, Math.ceil(context.killGraceMs / 50))}`;
+	return new Promise((resolve) => {
+		const child = spawn(args[0] as string, [...args.slice(1), "--", remote], { stdio: "ignore" });
+		child.once("error", () => resolve());
+		child.once("exit", () => resolve());
+	});
+}
+
+function supervise(
+	child: ChildProcess,
+	nonce: string,
+	options: ExecOptions,
+	context: SshCommandContext,
+): Promise<Outcome> {
+	const capture = options.captureOutput ?? (options.onStdout === undefined && options.onStderr === undefined);
+	const decoders = {
+		stdout: new TextDecoder("utf-8", { ignoreBOM: true }),
+		stderr: new TextDecoder("utf-8", { ignoreBOM: true }),
+	};
+	const captured = { stdout: "", stderr: "" };
+	let lastOutputAt = Date.now();
+	let pid: string | undefined;
+	let exitCode: number | undefined;
+	let noFolder = false;
+	let onExitMarker: (() => void) | undefined;
+	const markers = new MarkerFilter(nonce, (what, value) => {
+		if (what === "pid") pid = value;
+		else if (what === "nocwd") noFolder = true;
+		else if (what === "exit") {
+			exitCode = Number(value);
+			onExitMarker?.();
+		}
+	});
+	let paused = 0;
+	let unpausable = false;
+	let onUnpaused: (() => void) | undefined;
+	const releasers: (() => void)[] = [];
+	const listen = (stream: "stdout" | "stderr") => {
+		const listener = stream === "stdout" ? options.onStdout : options.onStderr;
+		const source = child[stream];
+		if (!source) return;
+		let holder: object | undefined;
+		const waiting: Uint8Array[] = [];
+		const deliver = (chunk: Uint8Array) => {
+			let returned: unknown;
+			try {
+				returned = listener?.(chunk);
+				if (!isThenable(returned)) return;
+			} catch {
+				return;
+			}
+			const token = {};
+			const release = () => {
+				if (holder === token) resume();
+			};
+			Promise.resolve(returned).then(release, release);
+			if (unpausable) return;
+			holder = token;
+			paused++;
+			source.pause();
+		};
+		const resume = () => {
+			if (holder === undefined) return;
+			holder = undefined;
+			paused--;
+			lastOutputAt = Date.now();
+			while (holder === undefined && waiting.length > 0) deliver(waiting.shift() as Uint8Array);
+			if (holder !== undefined) return;
+			if (!source.destroyed) source.resume();
+			if (paused === 0) onUnpaused?.();
+		};
+		releasers.push(resume);
+		const take = (buffer: Buffer) => {
+			if (buffer.length === 0) return;
+			lastOutputAt = Date.now();
+			const chunk = new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
+			if (capture) captured[stream] += decoders[stream].decode(chunk, { stream: true });
+			if (holder === undefined) return deliver(chunk);
+			waiting.push(chunk);
+			source.pause();
+		};
+		source.on("data", (buffer: Buffer) => take(stream === "stderr" ? markers.push(buffer) : buffer));
+		if (stream === "stderr") source.on("end", () => take(markers.flush()));
+		source.on("error", () => undefined);
+	};
+	const releaseAll = () => {
+		unpausable = true;
+		for (const release of releasers) release();
+	};
+	listen("stdout");
+	listen("stderr");
+
+	return new Promise((resolve) => {
+		let killedFor: "timeout" | "aborted" | undefined;
+		let closed = false;
+		let settled = false;
+		const timers: ReturnType<typeof setTimeout>[] = [];
+		const later = (ms: number, fn: () => void) => timers.push(setTimeout(fn, ms));
+		let cancelTimeout: (() => void) | undefined;
+		const cleanup = () => {
+			for (const timer of timers) clearTimeout(timer);
+			cancelTimeout?.();
+			options.signal?.removeEventListener("abort", onAbort);
+		};
+		const leave = () => {
+			child.stdout?.destroy();
+			child.stderr?.destroy();
+			if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+		};
+		const finish = (sshExit: number | null) => {
+			if (settled) return;
+			settled = true;
+			cleanup();
+			if (killedFor) return resolve({ ok: false, code: killedFor, detail: "" });
+			if (noFolder)
+				return resolve({
+					ok: false,
+					code: "spawn_error",
+					detail: `Working folder ${options.cwd === undefined ? context.cwd : resolvePath(context.cwd, options.cwd)} does not exist or is not a folder on ${context.connection.destination}`,
+				});
+			if (exitCode === undefined) {
+				const lost = masterLost(context.connection);
+				if (lost || sshExit === 255 || !masterAlive(context.connection))
+					return resolve({
+						ok: false,
+						code: "connection_lost",
+						detail: `${lost?.message ?? `The connection to ${context.connection.destination} was lost`}. The command may still be running there${pid ? ` (pid ${pid})` : ""}`,
+					});
+			}
+			for (const stream of ["stdout", "stderr"] as const) if (capture) captured[stream] += decoders[stream].decode();
+			resolve({
+				ok: true,
+				value: { exitCode: exitCode ?? sshExit ?? 255, stdout: captured.stdout, stderr: captured.stderr },
+			});
+		};
+		const kill = (reason: "timeout" | "aborted") => {
+			if (exitCode !== undefined && !killedFor) releaseAll();
+			if (settled || killedFor || exitCode !== undefined) return;
+			killedFor = reason;
+			releaseAll();
+			const done = () => {
+				if (closed) return finish(null);
+				later(AFTER_KILL_MS, () => {
+					leave();
+					finish(null);
+				});
+			};
+			if (pid === undefined) {
+				// Not started yet: ending the session ends the wrapper before it starts the command.
+				leave();
+				return finish(null);
+			}
+			void killRemote(context, pid).then(done);
+		};
+		const onAbort = () => {
+			if (exitCode !== undefined) {
+				leave();
+				finish(exitCode);
+			} else kill("aborted");
+		};
+		const drain = (exitedAt: number) => {
+			if (settled || closed) return;
+			const now = Date.now();
+			if (paused > 0) {
+				later(DRAIN_IDLE_MS, () => drain(exitedAt + (Date.now() - now)));
+				return;
+			}
+			const quietFor = now - lastOutputAt;
+			if (quietFor >= DRAIN_IDLE_MS || now - exitedAt >= DRAIN_MAX_MS) {
+				leave();
+				return finish(exitCode ?? null);
+			}
+			later(Math.min(DRAIN_IDLE_MS - quietFor, DRAIN_MAX_MS - (now - exitedAt)) + 1, () => drain(exitedAt));
+		};
+		onExitMarker = () => {
+			if (killedFor) return;
+			const exitedAt = Date.now();
+			lastOutputAt = Math.max(lastOutputAt, exitedAt);
+			later(DRAIN_IDLE_MS, () => drain(exitedAt));
+		};
+		child.once("error", (error) => {
+			if (settled) return;
+			settled = true;
+			cleanup();
+			resolve({ ok: false, code: "spawn_error", detail: `Could not start ssh: ${error.message}` });
+		});
+		child.once("close", (code) => {
+			closed = true;
+			if (killedFor) return;
+			if (paused > 0) onUnpaused = () => finish(code);
+			else finish(code);
+		});
+		if (options.timeout !== undefined) cancelTimeout = setLongTimeout(options.timeout * 1000, () => kill("timeout"));
+		options.signal?.addEventListener("abort", onAbort, { once: true });
+		if (options.signal?.aborted) onAbort();
+	});
+}
