@@ -220,6 +220,8 @@ function startAgent(pool: AgentPool): Agent {
 			start = newline + 1;
 			if (!ready) {
 				ready = true;
+				// From now on only a request in flight keeps the process alive (see `request`).
+				(child.stdout as { unref?: () => void } | null)?.unref?.();
 				readyResolve(parseReady(pool.connection.destination, line));
 			} else agent.current?.(line);
 		}
@@ -251,8 +253,10 @@ function startAgent(pool: AgentPool): Agent {
 		stderr += `\n${error.message}`;
 		ended();
 	});
+	// A helper does not keep the process alive once started: its stdout stays referenced only
+	// until the ready line (the caller is waiting for it) and while a request is in flight.
 	child.unref();
-	for (const stream of [child.stdin, child.stdout, child.stderr]) (stream as { unref?: () => void } | null)?.unref?.();
+	for (const stream of [child.stdin, child.stderr]) (stream as { unref?: () => void } | null)?.unref?.();
 	pool.agents.push(agent);
 	return agent;
 }

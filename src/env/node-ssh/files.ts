@@ -44,15 +44,25 @@ const MESSAGES: readonly (readonly [RegExp, string])[] = [
 	[/Invalid cross-device link/, "EXDEV"],
 ];
 
-const KINDS: Readonly<Record<number, FileKind>> = {
-	16807: "file",
-	9604: "directory",
-	21609: "symlink",
-	2401: "fifo",
-	4802: "character_device",
-	14406: "block_device",
-	26411: "socket",
-};
+/** The kind a `stat` mode (`st_mode`, with its type bits) stands for. */
+function kindOfMode(mode: number): FileKind {
+	switch (mode & 0o170000) {
+		case 0o040000:
+			return "directory";
+		case 0o120000:
+			return "symlink";
+		case 0o010000:
+			return "fifo";
+		case 0o020000:
+			return "character_device";
+		case 0o060000:
+			return "block_device";
+		case 0o140000:
+			return "socket";
+		default:
+			return "file";
+	}
+}
 
 const LETTERS: Readonly<Record<string, FileKind>> = {
 	f: "file",
@@ -81,7 +91,7 @@ export function replyError(reply: Exclude<AgentReply, { ok: true }> | "aborted",
 	const message = reply.message.trim();
 	const special = /^ESPECIAL ([0-9a-f]+)/.exec(message);
 	if (special) {
-		const kind = KINDS[Number.parseInt(special[1] as string, 16) & 0o170000];
+		const kind = kindOfMode(Number.parseInt(special[1] as string, 16));
 		return notRegularFileError(path, kind === "file" || kind === "directory" || kind === "symlink" ? undefined : kind);
 	}
 	const named = /^(E[A-Z]+)\b/.exec(message)?.[1];
@@ -177,7 +187,7 @@ export async function fileInfo(
 	const [mode, size, mtime] = reply.value.toString("utf8").trim().split(" ");
 	const bits = Number.parseInt(mode ?? "", 16);
 	return ok({
-		kind: KINDS[bits & 0o170000] ?? "file",
+		kind: kindOfMode(bits),
 		size: Number(size),
 		mtimeMs: Number(mtime) * 1000,
 		mode: bits & 0o7777,

@@ -6,14 +6,7 @@
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import type { ExecutionEnv } from "../../../src/contract/env.js";
 import type { FileErrorCode, Result } from "../../../src/contract/result.js";
-import {
-	allEnvs,
-	type Fixture,
-	type FixtureSpec,
-	fakeBackgroundChild,
-	isRoot,
-	stopSharedSshd,
-} from "./_fixtures.js";
+import { allEnvs, type Fixture, type FixtureSpec, fakeBackgroundChild, isRoot, stopSharedSshd } from "./_fixtures.js";
 
 const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
 const encode = (text: string) => new TextEncoder().encode(text);
