@@ -168,6 +168,8 @@ describe.skipIf(!sshd)("toolsmith dev --ssh (child process, loopback sshd)", () 
 			runCli(["dev", "--ssh-config", "x"]),
 			runCli(["dev", "--ssh", "host:/x", "--env", "memory"]),
 			runCli(["dev", "--ssh", "host:/x", "--cwd", "."]),
+			runCli(["mcp", "--builtins", "--ssh", "host:/x", "--cwd", "."]),
+			runCli(["inspect", "--ssh", "user@:/x"]),
 		]);
 		for (const run of runs) expect(run.code, run.stderr).toBe(2);
 		expect(runs[0]?.stderr).toContain('may not start with "-"');
@@ -175,6 +177,8 @@ describe.skipIf(!sshd)("toolsmith dev --ssh (child process, loopback sshd)", () 
 		expect(runs[3]?.stderr).toContain("--ssh-config applies to --ssh only");
 		expect(runs[4]?.stderr).toContain("--ssh cannot go with --env");
 		expect(runs[5]?.stderr).toContain("--ssh cannot go with --cwd");
+		expect(runs[6]?.stderr).toContain("toolsmith mcp: --ssh cannot go with --cwd");
+		expect(runs[7]?.stderr).toContain("toolsmith inspect: --ssh: The SSH target names no host");
 	});
 
 	it("ends with exit code 1 and one line on an unreachable host, an unknown host key or a missing folder", async () => {
@@ -240,6 +244,22 @@ describe.skipIf(!sshd)("toolsmith mcp --ssh (child process, loopback sshd)", () 
 		const count = await client.callTool({ name: "count_lines", arguments: { path: "notes.txt" } });
 		expect(count.content).toEqual([{ type: "text", text: "notes.txt: 3 lines, 14 bytes" }]);
 	});
+});
+
+describe.skipIf(!sshd)("toolsmith inspect --ssh (child process, loopback sshd)", () => {
+	it("serves the page over the remote env, the header saying where tools run", async () => {
+		const dir = project("inspect");
+		const page = await startInspectCli(["inspect", "--no-watch", ...ssh(dir)], { cwd: scratch });
+		try {
+			expect(page.stdout()).toContain(`toolsmith inspect · 4 tools · ssh env · tools run on ${sshd?.host}:${dir}\n`);
+			const state = (await (await fetch(`http://127.0.0.1:${page.port}/api/state?token=${page.token}`)).json()) as {
+				env: string;
+			};
+			expect(state.env).toBe(`ssh ${sshd?.host}:${dir}`);
+		} finally {
+			await page.kill();
+		}
+	}, 60_000);
 });
 
 describe.skipIf(!sshd)("toolsmith dev --ui --ssh: recording on the remote host (child process, loopback sshd)", () => {
