@@ -158,7 +158,7 @@ export function loadTimeout(text: string | undefined): { loadTimeoutMs?: number 
 	return { loadTimeoutMs: ms };
 }
 
-/** The options that say which host `dev` and `inspect` start: the env, its folder, watching, confinement, the load time limit. */
+/** The options that say which host `dev` and `inspect` start: the env, its folder, watching, confinement, the load time limit, the SSH target. */
 export const hostOptions = {
 	env: {
 		type: "string",
