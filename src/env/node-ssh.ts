@@ -51,7 +51,7 @@ import { SshError, type SshExecutionEnvOptions } from "./ssh-types.js";
 
 export { SshError, type SshErrorCode, type SshExecutionEnvOptions } from "./ssh-types.js";
 
-/** Per host (connection), one object every env on it queues its mutations in. */
+/** Per host, one object every env on it queues its mutations in (keyed with the remote canonical path). */
 function mutationScopeFor(key: string): object {
 	const holder = globalThis as { [key: symbol]: Map<string, object> | undefined };
 	const registry = Symbol.for("toolsmith.sshMutationScopes");
@@ -102,9 +102,10 @@ export class SshExecutionEnv implements ExecutionEnv {
 			roots: undefined,
 			created: [],
 		};
-		Object.defineProperty(this, Symbol.for("toolsmith.mutationScope"), {
-			value: mutationScopeFor(this.connection.key),
-		});
+		// Envs naming the same host the same way queue their mutations together, whatever else
+		// their options say (two aliases of one host are two hosts here).
+		const host = JSON.stringify([this.destination, options.port ?? null, options.configFile ?? null]);
+		Object.defineProperty(this, Symbol.for("toolsmith.mutationScope"), { value: mutationScopeFor(host) });
 	}
 
 	/** Connect now (the first call would otherwise): resolves once the remote side is ready, or says why not. */

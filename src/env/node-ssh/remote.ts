@@ -10,7 +10,9 @@
  * - `EXEC_SCRIPT`: the wrapper of one command, run in its own session so that its output streams:
  *   it enters the folder, starts the command as the leader of a new session (so its whole tree
  *   can be signalled), and reports the pid and the exit code on stderr between markers that carry
- *   a random nonce.
+ *   a random nonce. It raises SHLVL first: bash takes a shell at level 1 with SSH_CLIENT set for
+ *   one sshd started, and would run ~/.bashrc a second time (the login shell ran it already, and
+ *   the command inherits what it exported).
  *
  * Assumes a POSIX shell and GNU coreutils (`stat -c`, `realpath -e`, `base64 -w0`, `dd
  * iflag=skip_bytes`, `mktemp -p`), checked when the helper starts. Errors the helper finds itself
@@ -96,6 +98,7 @@ while IFS= read -r _l; do eval "$_l"; done
  */
 export const EXEC_SCRIPT = `
 n=$1; d=$2; s=$3; c=$4; g=$5; shift 5
+SHLVL=$((\${SHLVL:-0} + 1)); export SHLVL
 cd -- "$d" 2>/dev/null || { printf '\\036%s:nocwd:0\\n' "$n" >&2; exit 0; }
 if [ "$g" = 1 ]; then setsid env "$@" "$s" -c "$c" </dev/null & else env "$@" "$s" -c "$c" </dev/null & fi
 p=$!
