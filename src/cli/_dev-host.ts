@@ -6,13 +6,24 @@
 
 import { UsageError } from "../command/args.js";
 import { CommandError } from "../command/node-command.js";
-import type { CliOutput } from "../command/node-io.js";
+import type { CliIO, CliOutput } from "../command/node-io.js";
 import type { ExecutionEnv, PathPolicy } from "../contract/env.js";
 import { errorMessage } from "../contract/errors.js";
 import type { Theme } from "../contract/render.js";
+import type { SshExecutionEnv } from "../env/node-ssh.js";
+import { displayPath } from "../extensions/node-event-lines.js";
 import type { ExtensionHost, ExtensionHostOptions, ExtensionHostReady } from "../extensions/node-host.js";
 import type { RegistrySnapshot } from "../extensions/registry.js";
 import type { ExtensionRuntime } from "../extensions/runtime.js";
+import {
+	connectSsh,
+	SSH_CONFINED,
+	type SshOptionValues,
+	sshConfinePolicy,
+	sshOptions,
+	sshRequest,
+	sshWhere,
+} from "./_ssh.js";
 
 /**
  * What `toolsmith dev` uses of an `ExtensionHost` (`registry` and `runtime` narrowed to the one
@@ -41,6 +52,11 @@ export interface DevHostOptions extends Pick<ExtensionHostOptions, "paths" | "wa
 	readonly confine?: boolean;
 	/** Confine what bash can read too (`--confine-reads`, implies `confine`): see `PathPolicy.confineReads`. */
 	readonly confineReads?: boolean;
+	/**
+	 * An env connected already (the SSH env of `--ssh`, its confinement its own), used instead of one
+	 * of `env`'s kind; whoever connected it closes it.
+	 */
+	readonly connected?: ExecutionEnv;
 	/** Wraps the env before the host gets it (the inspector records through a `RecordingEnv`). */
 	readonly wrapEnv?: (env: ExecutionEnv) => ExecutionEnv;
 }
@@ -71,11 +87,20 @@ export function hostLogTo(out: CliOutput, theme: Theme): NonNullable<DevHostOpti
  * The extension host over the env asked for. It and the envs are imported when a command starts it, not when
  * the program starts, so `--help` stays fast.
  */
-export const startExtensionHost: DevHostFactory = async ({ env, confine, confineReads, wrapEnv, ...options }) => {
+export const startExtensionHost: DevHostFactory = async ({
+	env,
+	confine,
+	confineReads,
+	connected,
+	wrapEnv,
+	...options
+}) => {
 	const { createExtensionHost } = await import("../extensions/node-host.js");
 	const policy = confine || confineReads ? { policy: cwdPolicy(options.cwd, confineReads) } : {};
 	let executionEnv: ExecutionEnv;
-	if (env === "memory") {
+	if (connected) {
+		executionEnv = connected;
+	} else if (env === "memory") {
 		const { MemoryExecutionEnv } = await import("../env/memory.js");
 		executionEnv = new MemoryExecutionEnv({ cwd: options.cwd, ...policy });
 	} else {
@@ -98,6 +123,22 @@ export function confinedLabel(confine: boolean | undefined, confineReads: boolea
 	return confineReads ? " (confined, reads too)" : confine ? " (confined)" : "";
 }
 
+/**
+ * Where the header says tools run: `node env (confined) · cwd src`, or over SSH
+ * `ssh env · tools run on me@host:/srv/app`.
+ */
+export function whereToolsRun(
+	remote: Pick<SshExecutionEnv, "destination" | "cwd"> | undefined,
+	options: { readonly env: string; readonly confine: boolean; readonly "confine-reads": boolean },
+	cwd: string,
+	shownFrom: string,
+): string {
+	const confined = confinedLabel(options.confine, options["confine-reads"]);
+	if (!remote) return `${options.env} env${confined} · cwd ${displayPath(cwd, shownFrom)}`;
+	// No sandbox runs on the remote side: a confined SSH env refuses commands.
+	return `ssh env${confined ? SSH_CONFINED : ""} · tools run on ${sshWhere(remote)}`;
+}
+
 /** The `--load-timeout` option `dev`, `inspect` and `mcp` share. */
 export const loadTimeoutOption = {
 	"load-timeout": {
@@ -117,7 +158,7 @@ export function loadTimeout(text: string | undefined): { loadTimeoutMs?: number 
 	return { loadTimeoutMs: ms };
 }
 
-/** The options that say which host `dev` and `inspect` start: the env, its folder, watching, confinement, the load time limit. */
+/** The options that say which host `dev` and `inspect` start: the env, its folder, watching, confinement, the load time limit, the SSH target. */
 export const hostOptions = {
 	env: {
 		type: "string",
@@ -138,4 +179,24 @@ export const hostOptions = {
 		description: "Confine bash's reads too: it sees only the working folder and the system folders (implies --confine)",
 	},
 	...loadTimeoutOption,
+	...sshOptions,
 } as const;
+
+/**
+ * `--ssh` of `dev` and `inspect`: the SSH env, connected before any extension loads and confined
+ * as `--confine` asks; undefined without `--ssh`. A usage error with `--env` or `--cwd` (the target
+ * names the env and its folder).
+ */
+export async function connectRemoteEnv(
+	options: SshOptionValues & { readonly confine: boolean; readonly "confine-reads": boolean },
+	given: ReadonlySet<string>,
+	io: Pick<CliIO, "cwd">,
+): Promise<SshExecutionEnv | undefined> {
+	const request = sshRequest(options, io, {
+		env: given.has("env") && "the target names the env (it runs tools on that host)",
+		cwd: given.has("cwd") && "give the remote folder in the target instead (host:/path)",
+	});
+	if (!request) return undefined;
+	const confine = options.confine || options["confine-reads"];
+	return connectSsh(request, confine ? sshConfinePolicy(options["confine-reads"]) : undefined);
+}

@@ -11,14 +11,14 @@ import type { CliIO } from "../command/node-io.js";
 import type { ExecutionEnv } from "../contract/env.js";
 import { errorMessage } from "../contract/errors.js";
 import type { Theme } from "../contract/render.js";
-import { displayPath, formatDiagnostic } from "../extensions/node-event-lines.js";
+import { formatDiagnostic } from "../extensions/node-event-lines.js";
 import type { ExtensionHostReady } from "../extensions/node-host.js";
 import type { RecordingEnv } from "../harness/record.js";
 import type { InspectorServer } from "../inspector/node-server.js";
 import type { InspectorSession } from "../inspector/session.js";
 import { isLoopbackHostname } from "../mcp/loopback.js";
 import {
-	confinedLabel,
+	connectRemoteEnv,
 	type DevHost,
 	type DevHostFactory,
 	type DevHostOptions,
@@ -27,8 +27,10 @@ import {
 	loadTimeout,
 	startExtensionHost,
 	startHost,
+	whereToolsRun,
 } from "./_dev-host.js";
 import { followHostLog } from "./_host-log.js";
+import { SSH_HELP, sshWhere } from "./_ssh.js";
 
 /** Shortest token accepted from `--token` (the generated one has 48 hex digits). */
 const MIN_TOKEN_LENGTH = 16;
@@ -151,13 +153,16 @@ function recordedHost(host: DevHost, session: InspectorSession, close: () => Pro
 /**
  * The host `dev --ui` and `inspect` run: its env wrapped to record (for Save as fixture), the page
  * served over it, every batch run through the page's session. Its `close` closes the page first.
- * A `CommandError` when the host or the page cannot start (the host is closed then).
+ * A `CommandError` when the host or the page cannot start (the host is closed then). `pageCwd` is
+ * the folder the page shows paths against and saves fixtures under (the host's by default; this
+ * machine's when the tools run over SSH).
  */
 export async function startHostWithPage(
 	factory: DevHostFactory,
 	options: Omit<DevHostOptions, "wrapEnv">,
 	settings: InspectorSettings,
 	envKind: string,
+	pageCwd: string = options.cwd,
 ): Promise<{ host: DevHost; ready: ExtensionHostReady; server: InspectorServer }> {
 	const [{ recordingEnv }, { startInspector }, { InspectorSession }] = await Promise.all([
 		import("../harness/record.js"),
@@ -176,7 +181,7 @@ export async function startHostWithPage(
 		server = await startInspector({
 			host: inner,
 			session,
-			cwd: options.cwd,
+			cwd: pageCwd,
 			envKind,
 			extensionPaths: options.paths,
 			hostname: settings.hostname,
@@ -219,6 +224,8 @@ export const inspectCommand = defineCommand({
 		"requests with another Host or Origin are refused. Stops on Ctrl-C or SIGTERM.",
 		"Without paths only the built-in tools are loaded. toolsmith dev --ui starts the same page beside",
 		"the terminal prompt.",
+		...SSH_HELP,
+		"Over SSH, Save as fixture records the calls made on the remote host into a fixture on this machine.",
 	].join("\n"),
 	options: {
 		...hostOptions,
@@ -228,57 +235,77 @@ export const inspectCommand = defineCommand({
 	examples: [
 		"toolsmith inspect docs/examples",
 		"toolsmith inspect ./my-tool.ts --open",
+		"toolsmith inspect ./my-tool.ts --ssh me@buildbox:/srv/app",
 		"toolsmith dev docs/examples --ui",
 	],
-	async run({ options, positionals, io, theme }) {
+	async run({ options, positionals, io, theme, given }) {
 		const settings = inspectorSettings(options, io);
-		const cwd = resolve(io.cwd, options.cwd ?? ".");
 		const paths = positionals.map((p) => resolve(io.cwd, p));
-		const { host, ready, server } = await startHostWithPage(
-			startExtensionHost,
-			{
-				paths,
-				env: options.env === "memory" ? "memory" : "node",
-				cwd,
-				watch: options.watch,
-				confine: options.confine,
-				confineReads: options["confine-reads"],
-				...loadTimeout(options["load-timeout"]),
-				log: hostLogTo(io.stdout, theme),
-			},
-			settings,
-			options.env,
-		);
-		const hostLog = followHostLog(host, {
-			cwd: io.cwd,
-			theme,
-			print: (lines) => io.stdout.write(`${lines.join("\n")}\n`),
-		});
-		// Signals are handled before the address is printed: whoever reads it may stop us at once.
-		let stopping = false;
-		let resolveStopped!: () => void;
-		const stopped = new Promise<void>((r) => {
-			resolveStopped = r;
-		});
-		const stop = (reason: string) => {
-			if (stopping) return;
-			stopping = true;
-			io.stdout.write(`${theme.fg("muted", `toolsmith inspect · stopping (${reason})`)}\n`);
-			offInterrupt();
-			offTerminate?.();
-			hostLog.stop();
-			host.close().finally(resolveStopped);
-		};
-		const offInterrupt = io.onInterrupt(() => stop("SIGINT"));
-		const offTerminate = io.onTerminate?.(() => stop("SIGTERM"));
-		const tools = host.registry.snapshot().active.length;
-		io.stdout.write(
-			`${theme.bold("toolsmith inspect")} · ${tools} tool${tools === 1 ? "" : "s"} · ${options.env} env${confinedLabel(options.confine, options["confine-reads"])} · cwd ${displayPath(cwd, io.cwd)}\n`,
-		);
-		for (const diagnostic of ready.diagnostics) io.stdout.write(`${formatDiagnostic(diagnostic, io.cwd, theme)}\n`);
-		io.stdout.write(`${inspectorLine(server, theme)}\n`);
-		await openPageIfAsked(server, settings, io);
-		await stopped;
-		return EXIT_OK;
+		const timeout = loadTimeout(options["load-timeout"]);
+		// Connected before any extension loads: a bad host, key or folder ends the command here.
+		const remote = await connectRemoteEnv(options, given, io);
+		try {
+			const cwd = remote?.cwd ?? resolve(io.cwd, options.cwd ?? ".");
+			const { host, ready, server } = await startHostWithPage(
+				startExtensionHost,
+				{
+					paths,
+					env: options.env === "memory" ? "memory" : "node",
+					cwd,
+					watch: options.watch,
+					confine: options.confine,
+					confineReads: options["confine-reads"],
+					...(remote ? { connected: remote } : {}),
+					...timeout,
+					log: hostLogTo(io.stdout, theme),
+				},
+				settings,
+				remote ? `ssh ${sshWhere(remote)}` : options.env,
+				// Over SSH the page's own files (fixtures, eval scenarios) stay on this machine.
+				remote ? io.cwd : cwd,
+			);
+			const where = whereToolsRun(remote, options, cwd, io.cwd);
+			return await pageUntilStopped(host, ready, server, { io, theme, settings, where });
+		} finally {
+			await remote?.close();
+		}
 	},
 });
+
+/** Follow the host's log and print the header and the page's address; resolve once stopped. */
+async function pageUntilStopped(
+	host: DevHost,
+	ready: ExtensionHostReady,
+	server: InspectorServer,
+	{ io, theme, settings, where }: { io: CliIO; theme: Theme; settings: InspectorSettings; where: string },
+): Promise<number> {
+	const hostLog = followHostLog(host, {
+		cwd: io.cwd,
+		theme,
+		print: (lines) => io.stdout.write(`${lines.join("\n")}\n`),
+	});
+	// Signals are handled before the address is printed: whoever reads it may stop us at once.
+	let stopping = false;
+	let resolveStopped!: () => void;
+	const stopped = new Promise<void>((r) => {
+		resolveStopped = r;
+	});
+	const stop = (reason: string) => {
+		if (stopping) return;
+		stopping = true;
+		io.stdout.write(`${theme.fg("muted", `toolsmith inspect · stopping (${reason})`)}\n`);
+		offInterrupt();
+		offTerminate?.();
+		hostLog.stop();
+		host.close().finally(resolveStopped);
+	};
+	const offInterrupt = io.onInterrupt(() => stop("SIGINT"));
+	const offTerminate = io.onTerminate?.(() => stop("SIGTERM"));
+	const tools = host.registry.snapshot().active.length;
+	io.stdout.write(`${theme.bold("toolsmith inspect")} · ${tools} tool${tools === 1 ? "" : "s"} · ${where}\n`);
+	for (const diagnostic of ready.diagnostics) io.stdout.write(`${formatDiagnostic(diagnostic, io.cwd, theme)}\n`);
+	io.stdout.write(`${inspectorLine(server, theme)}\n`);
+	await openPageIfAsked(server, settings, io);
+	await stopped;
+	return EXIT_OK;
+}

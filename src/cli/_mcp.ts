@@ -12,6 +12,7 @@ import { displayPath, formatDiagnostic } from "../extensions/node-event-lines.js
 import { isLoopbackHostname } from "../mcp/loopback.js";
 import { confinedLabel, cwdPolicy, loadTimeout, loadTimeoutOption } from "./_dev-host.js";
 import { followHostLog } from "./_host-log.js";
+import { connectSsh, SSH_CONFINED, SSH_HELP, sshConfinePolicy, sshOptions, sshRequest, sshWhere } from "./_ssh.js";
 
 /** `--http` as given: `port`, `host:port` or `[ipv6]:port`. */
 export function parseListenAddress(text: string): { hostname: string; port: number } {
@@ -63,6 +64,8 @@ export const mcpCommand = defineCommand({
 		"seconds is closed.",
 		"Stops on SIGINT, SIGTERM or, over stdio, when stdin closes: calls in flight are aborted, the",
 		"extensions' session_shutdown handlers run, and stderr says why it stopped.",
+		...SSH_HELP,
+		"With --builtins and --ssh, give --no-confine for bash to run on the remote host.",
 	].join("\n"),
 	options: {
 		http: {
@@ -101,16 +104,20 @@ export const mcpCommand = defineCommand({
 		watch: { type: "boolean", default: true, description: "Reload extensions when their files change" },
 		name: { type: "string", valueName: "name", description: "Server name clients see (default: toolsmith)" },
 		...loadTimeoutOption,
+		...sshOptions,
 	},
 	positionals: [{ name: "paths", variadic: true, description: "Extension files or folders to serve" }],
 	examples: [
 		"toolsmith mcp ./tools",
 		"toolsmith mcp docs/examples --http 3000",
 		"toolsmith mcp --builtins --cwd ./project",
+		"toolsmith mcp --builtins --no-confine --ssh me@buildbox:/srv/app",
 		'claude mcp add my-tools -- npx -y --package toolsmith-sdk toolsmith mcp "$PWD/tools"',
 	],
 	async run({ options, positionals, io, given, errorTheme, version }) {
-		const cwd = resolve(io.cwd, options.cwd ?? ".");
+		const ssh = sshRequest(options, io, {
+			cwd: given.has("cwd") && "give the remote folder in the target instead (host:/path)",
+		});
 		const paths = positionals.map((p) => resolve(io.cwd, p));
 		if (paths.length === 0 && !options.builtins) {
 			throw new UsageError("give extension paths to serve, or --builtins for the built-in tools");
@@ -138,6 +145,9 @@ export const mcpCommand = defineCommand({
 		const confine = confineReads || (given.has("confine") ? options.confine : options.builtins);
 		const timeout = loadTimeout(options["load-timeout"]);
 		const say = (line: string) => io.stderr.write(`${line}\n`);
+		// Connected before any extension loads: a bad host, key or folder ends the command here.
+		const remote = ssh ? await connectSsh(ssh, confine ? sshConfinePolicy(confineReads) : undefined) : undefined;
+		const cwd = remote?.cwd ?? resolve(io.cwd, options.cwd ?? ".");
 
 		// Over stdio, stdout belongs to the protocol from here on, before any extension code runs.
 		const protocolOut = !listen ? (io.reserveStdout?.() ?? undefined) : undefined;
@@ -147,7 +157,10 @@ export const mcpCommand = defineCommand({
 			import("../env/node.js"),
 			import("../mcp/node-server.js"),
 		]);
-		const env = new NodeExecutionEnv({ cwd, ...(confine ? { policy: cwdPolicy(cwd, confineReads) } : {}) });
+		const env = remote ?? new NodeExecutionEnv({ cwd, ...(confine ? { policy: cwdPolicy(cwd, confineReads) } : {}) });
+		const closeEnv = async () => {
+			await remote?.close();
+		};
 		const host = createExtensionHost({
 			paths,
 			cwd,
@@ -164,6 +177,7 @@ export const mcpCommand = defineCommand({
 			ready = await host.ready;
 		} catch (error) {
 			await host.close();
+			await closeEnv();
 			throw new CommandError(`could not start the host: ${errorMessage(error)}`);
 		}
 		for (const diagnostic of ready.diagnostics) say(formatDiagnostic(diagnostic, io.cwd, errorTheme));
@@ -185,7 +199,9 @@ export const mcpCommand = defineCommand({
 		};
 		const active = host.registry.snapshot().active.length;
 		const count = `${active} tool${active === 1 ? "" : "s"}`;
-		const where = `cwd ${displayPath(cwd, io.cwd)}${confinedLabel(confine, confineReads)}`;
+		const where = remote
+			? `tools run on ${sshWhere(remote)}${confine ? SSH_CONFINED : ""}`
+			: `cwd ${displayPath(cwd, io.cwd)}${confinedLabel(confine, confineReads)}`;
 
 		let stop: () => Promise<void>;
 		let exitCode = EXIT_OK;
@@ -205,6 +221,7 @@ export const mcpCommand = defineCommand({
 					}
 					for (const off of unsubscribe) off();
 					await host.close();
+					await closeEnv();
 				})().finally(resolveStopped);
 			};
 			const offInterrupt = io.onInterrupt(() => shutdown("SIGINT"));
@@ -230,6 +247,7 @@ export const mcpCommand = defineCommand({
 			} catch (error) {
 				for (const off of unsubscribe) off();
 				await host.close();
+				await closeEnv();
 				throw new CommandError(`could not serve over HTTP: ${errorMessage(error)}`);
 			}
 			stop = () => endpoint.close();

@@ -2,9 +2,11 @@
  * Running a toolsmith extension inside the pi coding agent: `toPiExtension(extension)` is a pi
  * extension whose tools, handlers and commands are the toolsmith extension's, with the toolsmith
  * `ctx` (an env, UI, cwd, signal) built from pi's. Node-only (`toolsmith-sdk/node`): pi gives tools
- * no env, so each call gets a `NodeExecutionEnv` working in pi's `ctx.cwd`.
+ * no env, so each call gets a `NodeExecutionEnv` working in pi's `ctx.cwd`, or the env the options
+ * name (an `SshExecutionEnv`, to run the tools on another machine).
  */
 
+import type { ExecutionEnv } from "../contract/env.js";
 import { exposureOf, isToolCallable, isToolExposure } from "../contract/exposure.js";
 import type { Theme } from "../contract/render.js";
 import type { TSchema } from "../contract/schema.js";
@@ -161,6 +163,32 @@ export interface PiExtensionAPI {
 export interface ToPiExtensionOptions {
 	/** What `ctx.extension.path` says under pi (pi does not tell an extension its path). Default `"pi"`. */
 	readonly path?: string;
+	/**
+	 * The env the tools' `ctx.env` is. Default: a `NodeExecutionEnv` in pi's `ctx.cwd`, pi's own
+	 * disk and processes. Give one env (an `SshExecutionEnv`, so the tools run on another machine
+	 * while pi runs here) or a function of pi's `ctx.cwd` that makes one (called once per folder,
+	 * the env kept). `ctx.cwd` is then the env's `cwd`. The env stays yours to close: an SSH env's
+	 * connection ends with its `close()`, in a `session_shutdown` handler say.
+	 */
+	readonly env?: ExecutionEnv | ((cwd: string) => ExecutionEnv);
+}
+
+/** Which env a call gets, from pi's `ctx.cwd`. */
+type EnvFor = (cwd: string) => ExecutionEnv;
+
+/** The env option as a function of pi's `ctx.cwd`: the node env there, the one env, or the made one kept per folder. */
+function envResolver(option: ToPiExtensionOptions["env"]): EnvFor {
+	if (option === undefined) return envForCwd;
+	if (typeof option !== "function") return () => option;
+	const made = new Map<string, ExecutionEnv>();
+	return (cwd) => {
+		let env = made.get(cwd);
+		if (!env) {
+			env = option(cwd);
+			made.set(cwd, env);
+		}
+		return env;
+	};
 }
 
 function uiFrom(ui: PiContext["ui"]): ToolUI {
@@ -178,11 +206,12 @@ function uiFrom(ui: PiContext["ui"]): ToolUI {
 	};
 }
 
-function contextFrom(ctx: PiContext, path: string, signal?: AbortSignal): ExtensionContext {
+function contextFrom(ctx: PiContext, path: string, envFor: EnvFor, signal?: AbortSignal): ExtensionContext {
 	const callSignal = signal ?? ctx.signal;
+	const env = envFor(ctx.cwd);
 	return {
-		env: envForCwd(ctx.cwd),
-		cwd: ctx.cwd,
+		env,
+		cwd: envFor === envForCwd ? ctx.cwd : env.cwd,
 		hasUI: ctx.hasUI === true,
 		ui: uiFrom(ctx.ui),
 		extension: { path },
@@ -229,7 +258,7 @@ function component(draw: (width: number) => string[]): PiComponent {
 	return { render: draw, invalidate() {} };
 }
 
-function piTool(definition: ToolDefinition, path: string): PiToolDefinition {
+function piTool(definition: ToolDefinition, path: string, envFor: EnvFor): PiToolDefinition {
 	const tool: PiToolDefinition = {
 		name: definition.name,
 		label: definition.label,
@@ -256,7 +285,7 @@ function piTool(definition: ToolDefinition, path: string): PiToolDefinition {
 				params as never,
 				signal,
 				onUpdate as AgentToolUpdateCallback<unknown> | undefined,
-				contextFrom(ctx, path, signal),
+				contextFrom(ctx, path, envFor, signal),
 			),
 	};
 	Object.assign(tool, piRenderers(definition));
@@ -309,7 +338,9 @@ function stateStore(): ExtensionState {
  * agent loads the same tools.
  *
  * Under pi, every call gets a `ctx` whose `env` is a `NodeExecutionEnv` working in pi's `ctx.cwd`
- * (the real disk and processes, as pi's own tools), with pi's UI, `hasUI` and the call's signal.
+ * (the real disk and processes, as pi's own tools), with pi's UI, `hasUI` and the call's signal;
+ * `options.env` names another env, such as an `SshExecutionEnv` to run the tools on another
+ * machine (handlers and commands get it too; `ctx.cwd` is then its folder).
  * Renderers draw through toolsmith's renderer host into pi components, with pi's theme colors.
  * Tools without a `promptSnippet` get the description's first sentence, as under toolsmith.
  * `api.state` lasts as long as this module instance (pi's `/reload` starts it afresh);
@@ -319,23 +350,30 @@ function stateStore(): ExtensionState {
  * import { toPiExtension } from "toolsmith-sdk/node";
  * import extension from "./index.js";
  * export default toPiExtension(extension);
+ * @example
+ * // The same tools, run on a build box over SSH while pi runs here:
+ * import { SshExecutionEnv, toPiExtension } from "toolsmith-sdk/node";
+ * import extension from "./index.js";
+ * const env = new SshExecutionEnv({ destination: "me@buildbox", cwd: "/srv/app" });
+ * export default toPiExtension(extension, { env });
  */
 export function toPiExtension(
 	extension: ExtensionFactory,
 	options: ToPiExtensionOptions = {},
 ): (pi: PiExtensionAPI) => Promise<void> {
 	const path = options.path ?? "pi";
+	const envFor = envResolver(options.env);
 	const state = stateStore();
 	return async (pi) => {
 		const api: ExtensionAPI = {
 			registerTool(definition: ToolDefinition) {
-				pi.registerTool(piTool(definition, path));
+				pi.registerTool(piTool(definition, path, envFor));
 			},
 			unregisterTool(name) {
 				pi.setActiveTools(pi.getActiveTools().filter((active) => active !== name));
 			},
 			on(event, handler) {
-				const off = pi.on(event, (payload: never, ctx) => handler(payload, contextFrom(ctx, path)));
+				const off = pi.on(event, (payload: never, ctx) => handler(payload, contextFrom(ctx, path, envFor)));
 				// A release whose `on` returns nothing cannot remove a handler: the function does nothing there.
 				return typeof off === "function" ? () => void (off as () => unknown)() : () => {};
 			},
@@ -364,7 +402,7 @@ export function toPiExtension(
 			registerCommand(name, command) {
 				pi.registerCommand(name, {
 					...(command.description !== undefined ? { description: command.description } : {}),
-					handler: (args, ctx) => command.handler(args, contextFrom(ctx, path)),
+					handler: (args, ctx) => command.handler(args, contextFrom(ctx, path, envFor)),
 				});
 			},
 			registerFlag: (name, flag) => pi.registerFlag(name, flag),

@@ -78,29 +78,40 @@ describe("toolsmith CLI (child process)", () => {
 			When stdin is not a terminal, the same commands are read from it line by line and the command
 			exits at the end of input (exit code 1 if a line could not be run).
 			Without paths only the built-in tools are loaded.
+			--ssh runs the tools on another machine: their ctx.env reads, writes and runs commands there
+			over one multiplexed OpenSSH connection (your ssh config, agent and known hosts apply), while
+			the extensions themselves still load, and hot-reload, from this machine. The folder in the
+			target is where they work (default: the remote home). Confined (--confine), file paths are
+			checked on the remote host, and commands (bash) are refused: no sandbox runs there. A host that
+			cannot be reached, an unknown host key or a missing folder ends the command before anything
+			loads (exit code 1). See docs/env.md#ssh.
 
 			Arguments:
 			  paths  Extension files or folders to load
 
 			Options:
-			      --env <node|memory>  Run tools on the real disk and shell, or in an empty in-memory env (default: node)
-			      --cwd <dir>          Working folder the tools see (default: the current one)
-			      --watch, --no-watch  Reload extensions when their files change (on by default)
-			      --confine            Confine tools to the working folder: files outside it refused, bash in an OS sandbox
-			      --confine-reads      Confine bash's reads too: it sees only the working folder and the system folders (implies --confine)
-			      --load-timeout <ms>  Time each extension's module and default export may take to load (default 10000)
-			      --ui                 Also serve the web inspector (as toolsmith inspect does) beside the prompt
-			      --open               Open the page in the browser ($BROWSER, else the system's)
-			      --host <address>     Interface to serve the page on (default 127.0.0.1; any other needs --token)
-			      --port <port>        Port of the page (default: a free one)
-			      --token <token>      Session token the page's address carries (default: a random one; $TOOLSMITH_INSPECTOR_TOKEN), at least 16 characters
-			      --fixtures <dir>     Where Save as fixture writes (default: test/fixtures under --cwd)
-			  -h, --help               Show this help
+			      --env <node|memory>       Run tools on the real disk and shell, or in an empty in-memory env (default: node)
+			      --cwd <dir>               Working folder the tools see (default: the current one)
+			      --watch, --no-watch       Reload extensions when their files change (on by default)
+			      --confine                 Confine tools to the working folder: files outside it refused, bash in an OS sandbox
+			      --confine-reads           Confine bash's reads too: it sees only the working folder and the system folders (implies --confine)
+			      --load-timeout <ms>       Time each extension's module and default export may take to load (default 10000)
+			      --ssh <target>            Run the tools on another machine over SSH: user@host:/path, host:relative/path or ssh://user@host:port/path (extensions still load from this machine)
+			      --ssh-config <file>       With --ssh: the ssh config file to use (ssh -F; default: ~/.ssh/config)
+			      --ssh-option <Key=Value>  With --ssh: an ssh option (ssh -o Key=Value), e.g. ProxyJump=bastion (repeatable)
+			      --ui                      Also serve the web inspector (as toolsmith inspect does) beside the prompt
+			      --open                    Open the page in the browser ($BROWSER, else the system's)
+			      --host <address>          Interface to serve the page on (default 127.0.0.1; any other needs --token)
+			      --port <port>             Port of the page (default: a free one)
+			      --token <token>           Session token the page's address carries (default: a random one; $TOOLSMITH_INSPECTOR_TOKEN), at least 16 characters
+			      --fixtures <dir>          Where Save as fixture writes (default: test/fixtures under --cwd)
+			  -h, --help                    Show this help
 
 			Examples:
 			  toolsmith dev docs/examples
 			  toolsmith dev docs/examples --ui --open
 			  toolsmith dev ./my-tool.ts --env memory
+			  toolsmith dev docs/examples --ssh me@buildbox:/srv/app
 			  printf 'call hello {"name":"Ada"}\\n' | toolsmith dev docs/examples/hello.ts
 			"
 		`);

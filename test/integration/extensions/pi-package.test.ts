@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { Type } from "../../../src/contract/schema.js";
 import { defineTool, type ToolContext } from "../../../src/contract/tool.js";
+import { MemoryExecutionEnv } from "../../../src/env/memory.js";
 import type { ExtensionContext } from "../../../src/extensions/api.js";
 import { type PiExtensionAPI, toPiExtension } from "../../../src/extensions/node-pi-package.js";
 
@@ -75,6 +76,37 @@ describe("toPiExtension", () => {
 		await expect(tools[0]!.execute("c2", { path: "missing.txt" }, undefined, undefined, { cwd })).rejects.toThrow(
 			/missing\.txt/,
 		);
+	});
+
+	it("runs the tools on the env the options give, one env or one made per pi folder, ctx.cwd its folder", async () => {
+		const remote = new MemoryExecutionEnv({ cwd: "/remote", files: { "notes.txt": "a\nb\n" } });
+		const { pi, tools, handlers } = fakePi();
+		const seen: string[] = [];
+		await toPiExtension(
+			(api) => {
+				api.registerTool(lines);
+				api.on("session_start", (_event, ctx) => void seen.push(`${ctx.env.kind} ${ctx.cwd}`));
+			},
+			{ env: remote },
+		)(pi);
+		const result = await tools[0]!.execute("c1", { path: "notes.txt" }, undefined, undefined, { cwd });
+		expect(result).toEqual({ content: [{ type: "text", text: "2 lines" }], details: { count: 2, cwd: "/remote" } });
+		await handlers[0]![1]({} as never, { cwd });
+		expect(seen).toEqual(["memory /remote"]);
+
+		const made: string[] = [];
+		const perFolder = fakePi();
+		await toPiExtension((api) => api.registerTool(lines), {
+			env: (piCwd) => {
+				made.push(piCwd);
+				return new MemoryExecutionEnv({ cwd: `/mirror${piCwd}`, files: { "notes.txt": "x\n" } });
+			},
+		})(perFolder.pi);
+		for (const id of ["c1", "c2"]) {
+			const again = await perFolder.tools[0]!.execute(id, { path: "notes.txt" }, undefined, undefined, { cwd });
+			expect(again.details).toEqual({ count: 1, cwd: `/mirror${cwd}` });
+		}
+		expect(made).toEqual([cwd]);
 	});
 
 	it("draws renderers into components with pi's theme", async () => {
