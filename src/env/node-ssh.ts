@@ -319,10 +319,12 @@ export async function connectSshEnv(
 				info.ok || info.error.osCode !== "ECONNRESET" ? "no_folder" : "connection_lost",
 				destination,
 				info.ok
-					? `${cwd} on ${destination} is not a folder`
+					? `${cwd} on ${destination} is not a folder: give a folder to work in`
 					: info.error.osCode === "ECONNRESET"
 						? info.error.message
-						: `${cwd} on ${destination}: ${info.error.message}`,
+						: info.error.code === "not_found"
+							? `${cwd} does not exist on ${destination}: create it, or give a folder that exists`
+							: `Cannot use ${cwd} on ${destination}: ${info.error.message}`,
 			),
 		);
 	}
