@@ -124,8 +124,10 @@ export class SshExecutionEnv implements ExecutionEnv {
 
 	/**
 	 * The argv that runs `ssh` over this env's own connection (no handshake), ending with the
-	 * destination: append a remote command. For tools that need more than the env offers (rsync's
-	 * `-e`, port forwards are not allowed).
+	 * destination: append a remote command (`[...env.sshArgs(), "uptime"]`). Empty when the env's
+	 * options were refused. For what the env does not offer; the connection forwards nothing (no
+	 * agent, no X11, no ports). A program that adds the host itself (rsync's `-e`) takes every
+	 * element but the last.
 	 */
 	sshArgs(): readonly string[] {
 		return this.connection instanceof SshError ? [] : sessionArgs(this.connection);
