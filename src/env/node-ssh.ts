@@ -137,7 +137,7 @@ export class SshExecutionEnv implements ExecutionEnv {
 	async close(): Promise<void> {
 		if (this.closed || this.connection instanceof SshError) return;
 		this.closed = true;
-		await releaseConnection(this.connection);
+		await releaseConnection(this.connection, Math.max(0, this.options.lingerMs ?? 0));
 	}
 
 	async [Symbol.asyncDispose](): Promise<void> {

@@ -54,6 +54,13 @@ export interface SshExecutionEnvOptions {
 	readonly policy?: PathPolicy;
 	/** File operations run at the same time, each over its own session of the connection. Default 4. */
 	readonly parallel?: number;
+	/**
+	 * Milliseconds the connection stays open after the last env on it is closed, so that an env
+	 * made soon after for the same host (and the same ssh options) reuses it without a new
+	 * handshake. Default 0: closing the last env ends the connection at once. A lingering
+	 * connection does not keep the process alive.
+	 */
+	readonly lingerMs?: number;
 }
 
 /**

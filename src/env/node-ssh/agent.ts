@@ -1,6 +1,6 @@
 /**
  * The file helpers of an SSH env (Node only): a few long-lived sessions over the connection, each
- * running `AGENT_SCRIPT` (`_ssh-remote.ts`) and answering one request at a time. A request is a
+ * running `AGENT_SCRIPT` (`remote.ts`) and answering one request at a time. A request is a
  * function name and its arguments (and, for writes, a payload); the reply is the function's
  * output, or its error text, or `lost` when the session ended under it. Helpers start when first
  * needed, up to the pool's size, and a dead one is replaced by the next request.

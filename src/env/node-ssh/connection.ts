@@ -32,8 +32,10 @@ export interface SshConnection {
 	readonly controlPath: string;
 	readonly connectTimeoutMs: number;
 	master: Master | undefined;
-	/** Envs holding it; the last `release` ends the master. */
+	/** Envs holding it; the last `release` ends the master (at once, or after its linger). */
 	users: number;
+	/** Set while no env holds it but it stays open for the next one (`lingerMs`). */
+	linger: ReturnType<typeof setTimeout> | undefined;
 	/** Called with the error when a master that was up ends. */
 	readonly onLost: Set<(error: SshError) => void>;
 	closed: boolean;
@@ -112,19 +114,41 @@ export function acquireConnection(options: SshExecutionEnvOptions): SshConnectio
 			connectTimeoutMs: Math.max(1, options.connectTimeout ?? 15) * 1000 + 5000,
 			master: undefined,
 			users: 0,
+			linger: undefined,
 			onLost: new Set(),
 			closed: false,
 		};
 		connections.set(key, connection);
 	}
+	if (connection.linger !== undefined) clearTimeout(connection.linger);
+	connection.linger = undefined;
 	connection.users++;
 	return connection;
 }
 
-/** Let go of the connection; the last user ends its master and removes its socket folder. */
-export async function releaseConnection(connection: SshConnection): Promise<void> {
+/**
+ * Let go of the connection. The last user ends its master and removes its socket folder: at once,
+ * or, with `lingerMs`, that long after, unless another env takes the connection up before then
+ * (it then needs no handshake, and its helpers are already running). A lingering connection does
+ * not keep the process alive, and the process' exit ends it.
+ */
+export async function releaseConnection(connection: SshConnection, lingerMs = 0): Promise<void> {
 	connection.users = Math.max(0, connection.users - 1);
 	if (connection.users > 0 || connection.closed) return;
+	if (lingerMs > 0 && masterAlive(connection)) {
+		if (connection.linger !== undefined) clearTimeout(connection.linger);
+		connection.linger = setTimeout(() => {
+			connection.linger = undefined;
+			if (connection.users === 0) void closeConnection(connection);
+		}, lingerMs);
+		connection.linger.unref?.();
+		return;
+	}
+	await closeConnection(connection);
+}
+
+async function closeConnection(connection: SshConnection): Promise<void> {
+	if (connection.closed) return;
 	connection.closed = true;
 	connections.delete(connection.key);
 	await stopMaster(connection);

@@ -1,8 +1,9 @@
 /**
  * Running a command for SshExecutionEnv (Node only). Each command gets its own session over the
- * connection (so its output streams as it comes), running `EXEC_SCRIPT` (`_ssh-remote.ts`): the
+ * connection (so its output streams as it comes), running `EXEC_SCRIPT` (`remote.ts`): the
  * command's pid and exit code come back on stderr between markers carrying a random nonce, and are
- * taken out before the caller sees stderr. A timeout or an abort kills the remote tree through
+ * taken out before the caller sees stderr. A timeout counts from the command's start there (the
+ * pid marker), not from the session's. A timeout or an abort kills the remote tree through
  * another session (`KILL_SCRIPT`: TERM, the grace period, KILL) before the call settles. Output
  * follows the local env's rules: captured unless streamed, held back by a listener's promise (ssh
  * then stops reading, and the remote command blocks on its full pipe), and read for a short while
@@ -206,9 +207,12 @@ function supervise(
 	let exitCode: number | undefined;
 	let noFolder = false;
 	let onExitMarker: (() => void) | undefined;
+	let onStarted: (() => void) | undefined;
 	const markers = new MarkerFilter(nonce, (what, value) => {
-		if (what === "pid") pid = value;
-		else if (what === "nocwd") noFolder = true;
+		if (what === "pid") {
+			pid = value;
+			onStarted?.();
+		} else if (what === "nocwd") noFolder = true;
 		else if (what === "exit") {
 			exitCode = Number(value);
 			onExitMarker?.();
@@ -373,7 +377,17 @@ function supervise(
 			if (paused > 0) onUnpaused = () => finish(code);
 			else finish(code);
 		});
-		if (options.timeout !== undefined) cancelTimeout = setLongTimeout(options.timeout * 1000, () => kill("timeout"));
+		if (options.timeout !== undefined) {
+			// The command's time counts from its start on the remote host: a new session's login
+			// shell may take a while to start, which no local process pays. Until then the clock
+			// runs with the connect timeout added, so a session that never starts still times out.
+			const timeoutMs = options.timeout * 1000;
+			cancelTimeout = setLongTimeout(timeoutMs + context.connection.connectTimeoutMs, () => kill("timeout"));
+			onStarted = () => {
+				cancelTimeout?.();
+				cancelTimeout = setLongTimeout(timeoutMs, () => kill("timeout"));
+			};
+		}
 		options.signal?.addEventListener("abort", onAbort, { once: true });
 		if (options.signal?.aborted) onAbort();
 	});

@@ -1,6 +1,6 @@
 /**
  * The file operations of SshExecutionEnv (Node only): each checks its arguments here, sends one
- * request to a remote helper (`_ssh-agent.ts`) and turns the reply into the `Result` the local
+ * request to a remote helper (`agent.ts`) and turns the reply into the `Result` the local
  * envs give for the same case. The helper's errors are errno names or the utilities' messages in
  * the C locale; both map to the codes `NodeExecutionEnv` uses.
  */
@@ -189,9 +189,18 @@ export async function fileInfo(
 	return ok({
 		kind: kindOfMode(bits),
 		size: Number(size),
-		mtimeMs: Number(mtime) * 1000,
+		mtimeMs: millis(mtime ?? ""),
 		mode: bits & 0o7777,
 	});
+}
+
+/**
+ * `stat`'s `<seconds>.<nanoseconds>` as milliseconds, computed as Node computes `mtimeMs`
+ * (seconds × 1000 + nanoseconds / 10⁶), so a file reads the same here as through a local stat.
+ */
+function millis(stamp: string): number {
+	const [seconds = "0", fraction = ""] = stamp.split(".");
+	return Number(seconds) * 1000 + Number(fraction.padEnd(9, "0").slice(0, 9)) / 1e6;
 }
 
 export async function listDir(state: SshFilesState, path: string): Promise<Result<DirEntry[], FileError>> {

@@ -26,7 +26,8 @@ LC_ALL=C; export LC_ALL
 M=$(umask)
 T=$(mktemp -d "\${TMPDIR:-/tmp}/toolsmith-ssh.XXXXXXXX") || exit 1
 O=$T/o; E=$T/e; P=$T/p
-trap 'rm -rf "$T"' EXIT
+_n=
+trap 'rm -rf "$T"; [ -z "$_n" ] || rm -f -- "$_n"' EXIT
 trap 'exit 1' HUP INT TERM
 _r() {
   _i=$1; shift
@@ -41,7 +42,7 @@ _special() {
 }
 _p() { realpath -e -- "$1"; }
 _x() { [ -e "$1" ] || _e ENOENT; }
-_s() { if [ "$1" = 1 ]; then stat -L -c '%f %s %.3Y' -- "$2"; else stat -c '%f %s %.3Y' -- "$2"; fi; }
+_s() { if [ "$1" = 1 ]; then stat -L -c '%f %s %.9Y' -- "$2"; else stat -c '%f %s %.9Y' -- "$2"; fi; }
 _l() {
   if [ ! -d "$1" ]; then
     if [ -e "$1" ]; then _e ENOTDIR; else ls -d -- "$1" >/dev/null; _e ENOENT; fi
@@ -52,24 +53,41 @@ _l() {
 _c() { _special "$1" && return 1; cat -- "$1"; }
 _g() { _special "$1" && return 1; [ -d "$1" ] && { _e EISDIR; return 1; }; dd if="$1" bs=65536 iflag=skip_bytes,count_bytes skip="$2" count="$3" status=none; }
 _take() { head -c "$1" >"$P"; [ "$(wc -c <"$P")" -eq "$1" ] || _e EPIPE; }
+_mkp() {
+  [ -d "$1" ] && return 0
+  if [ -e "$1" ] || [ -L "$1" ]; then _e "$2"; return 1; fi
+  _u=$(dirname -- "$1")
+  while [ ! -e "$_u" ] && [ ! -L "$_u" ]; do _u=$(dirname -- "$_u"); done
+  [ -d "$_u" ] || { _e ENOTDIR; return 1; }
+  mkdir -p -- "$1"
+}
+_wt() {
+  _t=$1; _wn=0
+  while [ -L "$_t" ]; do
+    [ "$_wn" -lt 40 ] || { _e ELOOP; return 1; }
+    _wl=$(readlink -- "$_t") || return 1
+    case $_wl in /*) _t=$_wl ;; *) _t=$(dirname -- "$_t")/$_wl ;; esac
+    _wn=$((_wn + 1))
+  done
+}
 _w() {
   _take "$2" || return 1
-  _t=$1
-  if [ -L "$_t" ]; then _t=$(readlink -f -- "$_t") || { _e ENOENT; return 1; }; fi
+  _wt "$1" || return 1
   [ -d "$_t" ] && { _e EISDIR; return 1; }
   _special "$_t" && return 1
   _d=$(dirname -- "$_t")
-  [ -d "$_d" ] || mkdir -p -- "$_d" || return 1
-  _n=$(mktemp "$_d/.toolsmith-XXXXXXXX") || return 1
-  if cat "$P" >"$_n" && { if [ -e "$_t" ]; then chmod --reference="$_t" -- "$_n"; else chmod "$(printf %o $((0666 & ~$M)))" -- "$_n"; fi; } && mv -f -- "$_n" "$_t"; then return 0; fi
-  rm -f -- "$_n"; return 1
+  _mkp "$_d" ENOTDIR || return 1
+  _n=$(mktemp "$_d/.toolsmith-XXXXXXXX") || { _n=; return 1; }
+  if cat "$P" >"$_n" && { if [ -e "$_t" ]; then chmod --reference="$_t" -- "$_n"; else chmod "$(printf %o $((0666 & ~$M)))" -- "$_n"; fi; } && mv -f -- "$_n" "$_t"; then _n=; return 0; fi
+  rm -f -- "$_n"; _n=; return 1
 }
 _a() {
   _take "$2" || return 1
-  _special "$1" && return 1
-  _d=$(dirname -- "$1")
-  [ -d "$_d" ] || mkdir -p -- "$_d" || return 1
-  cat "$P" >>"$1"
+  _wt "$1" || return 1
+  [ -d "$_t" ] && { _e EISDIR; return 1; }
+  _special "$_t" && return 1
+  _mkp "$(dirname -- "$_t")" ENOTDIR || return 1
+  cat "$P" >>"$_t"
 }
 _m() { mv -f -T -- "$1" "$2"; }
 _d() {
@@ -77,11 +95,11 @@ _d() {
     if [ "$2" = 1 ]; then rm -rf -- "$1"; else rmdir -- "$1"; fi
   else rm -- "$1"; fi
 }
-_k() { if [ "$2" = 1 ]; then mkdir -p -- "$1"; else [ -d "$1" ] && [ ! -L "$1" ] || mkdir -- "$1"; fi; }
+_k() { if [ "$2" = 1 ]; then _mkp "$1" EEXIST; else [ -d "$1" ] && [ ! -L "$1" ] || mkdir -- "$1"; fi; }
 _tf() { [ -d "$1" ] || mkdir -p -- "$1" || return 1; mktemp -p "$1" --suffix="$3" "$2XXXXXXXXXXXXXXXX"; }
 _td() { [ -d "$1" ] || mkdir -p -- "$1" || return 1; mktemp -d -p "$1" "$2XXXXXXXXXXXXXXXX"; }
 _q() { printf '' | base64 -w0 >/dev/null 2>&1 || { echo "base64 -w0 (GNU coreutils)"; return; }
-  stat -c %f / >/dev/null 2>&1 || { echo "stat -c (GNU coreutils)"; return; }
+  stat -c '%f %.9Y' / >/dev/null 2>&1 || { echo "stat -c (GNU coreutils)"; return; }
   realpath -e / >/dev/null 2>&1 || { echo "realpath -e (GNU coreutils)"; return; }
   find / -maxdepth 0 -printf '' >/dev/null 2>&1 || { echo "find -printf (GNU findutils)"; return; }
   echo ok; }

@@ -161,6 +161,8 @@ export function makeSshFixture(sshd: Sshd): MakeFixture {
 			cwd,
 			tempDir: join(cwd, "..", "tmp"),
 			killGraceMs: 500,
+			// The next test's env reuses the connection: no handshake per test.
+			lingerMs: 2000,
 		});
 		return {
 			...local,
