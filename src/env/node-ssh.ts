@@ -102,10 +102,11 @@ export class SshExecutionEnv implements ExecutionEnv {
 			roots: undefined,
 			created: [],
 		};
-		// Envs naming the same host the same way queue their mutations together, whatever else
-		// their options say (two aliases of one host are two hosts here).
-		const host = JSON.stringify([this.destination, options.port ?? null, options.configFile ?? null]);
-		Object.defineProperty(this, Symbol.for("toolsmith.mutationScope"), { value: mutationScopeFor(host) });
+		// Envs reaching the same host queue their mutations together, however they spell it (an
+		// alias, user@address) and whatever else their options say: the host as `ssh -G` resolves it.
+		Object.defineProperty(this, Symbol.for("toolsmith.mutationScope"), {
+			value: mutationScopeFor(this.connection.host),
+		});
 	}
 
 	/** Connect now (the first call would otherwise): resolves once the remote side is ready, or says why not. */

@@ -7,7 +7,7 @@
  * new one. Its errors (unknown or changed host key, refused login, unreachable host) become an
  * `SshError` that says what to do.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -26,6 +26,11 @@ interface Master {
 export interface SshConnection {
 	readonly key: string;
 	readonly destination: string;
+	/**
+	 * The host as ssh resolves it (`hostname:port` from `ssh -G`): the same for every spelling of
+	 * one host (an alias, `user@address`), so envs that reach the same files share a mutation queue.
+	 */
+	readonly host: string;
 	/** `ssh` and the options every invocation gets (before `-S`). */
 	readonly baseArgs: readonly string[];
 	readonly controlDir: string;
@@ -108,6 +113,7 @@ export function acquireConnection(options: SshExecutionEnvOptions): SshConnectio
 		connection = {
 			key,
 			destination: options.destination,
+			host: resolvedHost(baseArgs, options.destination),
 			baseArgs,
 			controlDir,
 			controlPath: join(controlDir, "c"),
@@ -125,6 +131,34 @@ export function acquireConnection(options: SshExecutionEnvOptions): SshConnectio
 	connection.users++;
 	return connection;
 }
+
+/**
+ * `hostname:port` as ssh resolves `destination` with these options (`ssh -G`, which reads the
+ * config and connects nowhere), or the destination itself when that fails. Remembered per
+ * arguments: it runs once for each way of reaching a host.
+ */
+function resolvedHost(baseArgs: readonly string[], destination: string): string {
+	const key = JSON.stringify([...baseArgs, destination]);
+	let host = resolvedHosts.get(key);
+	if (host !== undefined) return host;
+	host = destination;
+	try {
+		const printed = execFileSync(baseArgs[0] as string, [...baseArgs.slice(1), "-G", "--", destination], {
+			encoding: "utf8",
+			stdio: ["ignore", "pipe", "ignore"],
+			timeout: 5000,
+		});
+		const name = /^hostname (.+)$/m.exec(printed)?.[1]?.trim();
+		const port = /^port (\d+)$/m.exec(printed)?.[1];
+		if (name) host = `${name.toLowerCase()}:${port ?? "22"}`;
+	} catch {
+		// No ssh to ask: the destination as given names the host.
+	}
+	resolvedHosts.set(key, host);
+	return host;
+}
+
+const resolvedHosts = new Map<string, string>();
 
 /**
  * Let go of the connection. The last user ends its master and removes its socket folder: at once,

@@ -10,7 +10,7 @@ import { err, type FileError, ok, type Result } from "../../contract/result.js";
 import { byName, mapFsError } from "../_node-fs.js";
 import { type CanonicalRoots, checkAccess, policyRootsLater, withCreated } from "../_path-policy.js";
 import { affixProblem, fileError, notRegularFileError, pathProblem, rangeProblem } from "../errors.js";
-import { dirname, resolvePath } from "../path.js";
+import { resolvePath } from "../path.js";
 import { type AgentPool, type AgentReply, request } from "./agent.js";
 import type { SshConnection } from "./connection.js";
 
@@ -140,20 +140,14 @@ function policyRoots(state: SshFilesState, policy: PathPolicy): Promise<Canonica
 	return state.roots;
 }
 
-/** The canonical form of `absolute`, or of its deepest existing ancestor with the rest appended. */
+/**
+ * The canonical form of `absolute`, whether it exists or not, as the Node env's policy sees it:
+ * every symlink resolved (a dangling one followed to where it points, so a write through it is
+ * checked where it lands) and the missing rest appended (`realpath -m`, one request).
+ */
 async function canonicalForPolicy(state: SshFilesState, absolute: string): Promise<Result<string, FileError>> {
-	const rest: string[] = [];
-	let current = absolute;
-	for (;;) {
-		const real = await call(state, current, "_p", [current]);
-		if (real.ok) {
-			const base = lineOf(real.value);
-			return ok(rest.length === 0 ? base : resolvePath(base, rest.join("/")));
-		}
-		if (real.error.code !== "not_found" || current === "/") return real;
-		rest.unshift(current.slice(current.lastIndexOf("/") + 1));
-		current = dirname(current);
-	}
+	const real = await call(state, absolute, "_pm", [absolute]);
+	return real.ok ? ok(lineOf(real.value)) : real;
 }
 
 function lineOf(data: Buffer): string {

@@ -41,6 +41,7 @@ _special() {
   return 1
 }
 _p() { realpath -e -- "$1"; }
+_pm() { realpath -m -- "$1"; }
 _x() { [ -e "$1" ] || _e ENOENT; }
 _s() { if [ "$1" = 1 ]; then stat -L -c '%f %s %.9Y' -- "$2"; else stat -c '%f %s %.9Y' -- "$2"; fi; }
 _l() {

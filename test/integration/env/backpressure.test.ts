@@ -1,15 +1,18 @@
 /**
- * Backpressure through the exec listeners, against both envs: a listener that returns a promise
+ * Backpressure through the exec listeners, against every env: a listener that returns a promise
  * holds back further chunks of its stream until the promise settles (see ExecOptions.onStdout).
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import type { ScriptedCommand } from "../../../src/env/memory.js";
-import { bothEnvs, type Fixture, type FixtureSpec } from "./_fixtures.js";
+import { allEnvs, type Fixture, type FixtureSpec, stopSharedSshd } from "./_fixtures.js";
 
 const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
 
-/** About 2.4 MB: far more than a pipe and a stream buffer hold together. */
-const LINES = 350_000;
+/**
+ * About 6.9 MB: far more than a pipe and a stream buffer hold together, and than an SSH channel
+ * holds on its way (its window is 2 MB).
+ */
+const LINES = 1_000_000;
 const big = `seq 1 ${LINES}; echo tail >&2; exit 3`;
 const expected = Array.from({ length: LINES }, (_, i) => `${i + 1}\n`).join("");
 
@@ -25,7 +28,10 @@ const bigScript: ScriptedCommand = {
 
 const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-describe.each(bothEnvs)("exec backpressure: %s", (_name, make) => {
+const envs = await allEnvs();
+afterAll(stopSharedSshd);
+
+describe.each(envs)("exec backpressure: %s", (_name, make) => {
 	let fixture: Fixture | undefined;
 	const setup = async (spec: FixtureSpec = {}) => {
 		fixture = await make(spec);
@@ -55,8 +61,9 @@ describe.each(bothEnvs)("exec backpressure: %s", (_name, make) => {
 			.finally(() => {
 				done = true;
 			});
-		// Give the producer every chance to run ahead; it must be held back instead.
-		for (let i = 0; i < 20 && release === undefined; i++) await settle(10);
+		// Wait for the first chunk (a remote session takes a while to start), then give the
+		// producer every chance to run ahead; it must be held back instead.
+		for (let i = 0; i < 500 && release === undefined; i++) await settle(10);
 		await settle(200);
 		expect(release).toBeDefined();
 		expect(chunks).toHaveLength(1);

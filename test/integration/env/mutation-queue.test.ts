@@ -1,16 +1,19 @@
 /**
- * withFileMutationQueue on both envs: one queue per canonical file, whatever the spelling.
+ * withFileMutationQueue on every env: one queue per canonical file, whatever the spelling.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { withFileMutationQueue } from "../../../src/env/mutation-queue.js";
-import { bothEnvs, type Fixture } from "./_fixtures.js";
+import { allEnvs, type Fixture, stopSharedSshd } from "./_fixtures.js";
 
 /** Yield to the event loop a few times, long enough for an unqueued mutation to interleave. */
 async function busy(): Promise<void> {
 	for (let i = 0; i < 3; i++) await new Promise((resolve) => setTimeout(resolve, 1));
 }
 
-describe.each(bothEnvs)("withFileMutationQueue on %s", (_name, make) => {
+const envs = await allEnvs();
+afterAll(stopSharedSshd);
+
+describe.each(envs)("withFileMutationQueue on %s", (_name, make) => {
 	let fixture: Fixture | undefined;
 	afterEach(async () => {
 		await fixture?.cleanup();

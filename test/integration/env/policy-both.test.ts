@@ -1,4 +1,7 @@
-/** The path policy, one test body against NodeExecutionEnv (a real temp folder) and MemoryExecutionEnv. */
+/**
+ * The path policy, one test body against NodeExecutionEnv (a real temp folder), MemoryExecutionEnv
+ * and SshExecutionEnv (the same kind of temp folder over a loopback sshd, where one can start).
+ */
 import { existsSync, promises as fs, realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -6,7 +9,9 @@ import { afterAll, describe, expect, it } from "vitest";
 import type { ExecutionEnv, PathPolicy } from "../../../src/contract/env.js";
 import { MemoryExecutionEnv } from "../../../src/env/memory.js";
 import { NodeExecutionEnv } from "../../../src/env/node.js";
+import { SshExecutionEnv } from "../../../src/env/node-ssh.js";
 import { stripAtPrefix } from "../../../src/tools/_paths.js";
+import { sharedSshdStart, stopSharedSshd } from "./_fixtures.js";
 
 /** A folder `base` holding `project/` (the cwd, with inside.txt, link → ../outside) and `outside/secret.txt`. */
 interface Fixture {
@@ -17,20 +22,29 @@ interface Fixture {
 }
 
 const cleanups: string[] = [];
+const envs: SshExecutionEnv[] = [];
 afterAll(async () => {
+	for (const env of envs) await env.close();
+	await stopSharedSshd();
 	for (const dir of cleanups) await fs.rm(dir, { recursive: true, force: true });
 });
 
+/** `project/` (the cwd, with inside.txt and links) and `outside/secret.txt` in a new temp folder. */
+async function makeBase(): Promise<string> {
+	const base = realpathSync(await fs.mkdtemp(join(tmpdir(), "toolsmith-policy-both-")));
+	cleanups.push(base);
+	await fs.mkdir(join(base, "project"));
+	await fs.mkdir(join(base, "outside"));
+	await fs.writeFile(join(base, "outside/secret.txt"), "secret");
+	await fs.writeFile(join(base, "project/inside.txt"), "inside");
+	await fs.symlink("../outside", join(base, "project/link"));
+	await fs.symlink("../outside/new.txt", join(base, "project/dangling"));
+	return base;
+}
+
 const factories: Record<string, (policy: (base: string) => PathPolicy) => Promise<Fixture>> = {
 	node: async (policy) => {
-		const base = realpathSync(await fs.mkdtemp(join(tmpdir(), "toolsmith-policy-both-")));
-		cleanups.push(base);
-		await fs.mkdir(join(base, "project"));
-		await fs.mkdir(join(base, "outside"));
-		await fs.writeFile(join(base, "outside/secret.txt"), "secret");
-		await fs.writeFile(join(base, "project/inside.txt"), "inside");
-		await fs.symlink("../outside", join(base, "project/link"));
-		await fs.symlink("../outside/new.txt", join(base, "project/dangling"));
+		const base = await makeBase();
 		const env = new NodeExecutionEnv({ cwd: join(base, "project"), policy: policy(base) });
 		return { env, base, present: async (path) => existsSync(path) };
 	},
@@ -45,6 +59,23 @@ const factories: Record<string, (policy: (base: string) => PathPolicy) => Promis
 		return { env, base, present: async (path) => path in env.snapshot({ under: "/" }) };
 	},
 };
+
+const sshd = (await sharedSshdStart()).sshd;
+if (sshd)
+	factories.ssh = async (policy) => {
+		// The remote host is this machine: the temp folder is the remote folder too.
+		const base = await makeBase();
+		const env = new SshExecutionEnv({
+			destination: sshd.host,
+			configFile: sshd.configFile,
+			cwd: join(base, "project"),
+			tempDir: join(base, "tmp"),
+			policy: policy(base),
+		});
+		envs.push(env);
+		return { env, base, present: async (path) => existsSync(path) };
+	};
+else console.warn("SSH env policy tests skipped: no loopback sshd here");
 
 describe.each(Object.keys(factories))("path policy on the %s env", (kind) => {
 	const make = factories[kind]!;
