@@ -28,7 +28,7 @@ T=$(mktemp -d "\${TMPDIR:-/tmp}/toolsmith-ssh.XXXXXXXX") || exit 1
 O=$T/o; E=$T/e; P=$T/p
 _n=
 trap 'rm -rf "$T"; [ -z "$_n" ] || rm -f -- "$_n"' EXIT
-trap 'exit 1' HUP INT TERM
+trap 'exit 1' HUP INT TERM PIPE
 _r() {
   _i=$1; shift
   if "$@" >"$O" 2>"$E"; then printf '%s ok ' "$_i"; base64 -w0 <"$O"
