@@ -8,7 +8,7 @@
 import type { ChildProcess } from "node:child_process";
 import { spawn } from "node:child_process";
 import { SshError } from "../ssh-types.js";
-import { connectError, ensureMaster, masterLost, type SshConnection, sessionArgs } from "./connection.js";
+import { ensureMaster, masterAlive, masterLost, type SshConnection, sessionArgs } from "./connection.js";
 import { AGENT_SCRIPT, shellQuote } from "./remote.js";
 
 /** What the remote host has, as its first helper found it. */
@@ -57,9 +57,9 @@ export function agentPool(connection: SshConnection, size: number): AgentPool {
 	return pool;
 }
 
-/** Connect (when not connected) and learn what the host has. */
+/** Connect (when not connected: also after a lost connection) and learn what the host has. */
 export async function remoteCaps(pool: AgentPool): Promise<RemoteCaps | SshError> {
-	if (pool.caps) return pool.caps;
+	if (pool.caps && masterAlive(pool.connection)) return pool.caps;
 	const agent = await acquire(pool);
 	if (agent instanceof SshError) return agent;
 	release(pool, agent);
@@ -234,15 +234,22 @@ function startAgent(pool: AgentPool): Agent {
 	const ended = () => {
 		if (agent.dead) return;
 		agent.dead = true;
+		const said = stderr.trim() ? ` (${stderr.trim().split("\n").pop()})` : "";
+		// Helpers start over a live master, so a session that ends (ssh's 255, or a signal) lost
+		// the connection, started or not; one whose remote shell gave up is the host's doing.
 		const lost =
 			masterLost(pool.connection) ??
-			(ready
+			(ready || child.exitCode === 255 || child.signalCode !== null
 				? new SshError(
 						"connection_lost",
 						pool.connection.destination,
-						`The session to ${pool.connection.destination} ended${stderr.trim() ? ` (${stderr.trim().split("\n").pop()})` : ""}; the next call reconnects`,
+						`The session to ${pool.connection.destination} ended${said}; the next call reconnects`,
 					)
-				: connectError(pool.connection.destination, stderr, child.exitCode));
+				: new SshError(
+						"unsupported_host",
+						pool.connection.destination,
+						`The env's helper could not start on ${pool.connection.destination}${said || ` (exit code ${child.exitCode})`}: the remote login shell must run \`sh -c\` commands`,
+					));
 		readyResolve(lost);
 		agent.current?.(lost);
 		// A busy helper is removed when its request lets go of it.

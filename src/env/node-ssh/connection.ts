@@ -320,7 +320,7 @@ function lastLine(text: string): string {
 }
 
 /** The error of a master that could not connect, from what ssh printed. */
-export function connectError(destination: string, stderr: string, exitCode: number | null): SshError {
+function connectError(destination: string, stderr: string, exitCode: number | null): SshError {
 	const said = stderr.trim();
 	const classify = (): [SshErrorCode, string] => {
 		if (/REMOTE HOST IDENTIFICATION HAS CHANGED|Host key for .* has changed/i.test(said))

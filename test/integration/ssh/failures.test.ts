@@ -33,6 +33,7 @@ function sshEnv(options: Partial<SshExecutionEnvOptions> = {}): SshExecutionEnv 
 		cwd: root,
 		tempDir: join(root, ".tmp"),
 		killGraceMs: 300,
+		lingerMs: 2000,
 		...options,
 	});
 	envs.push(env);
