@@ -1,6 +1,8 @@
 /**
- * NodeExecutionEnv.writeFile is atomic against a crash: a writer killed with SIGKILL at any moment
- * leaves the old content or a complete new one, never a torn mix.
+ * writeFile is atomic against a crash: a writer killed with SIGKILL at any moment leaves the old
+ * content or a complete new one, never a torn mix. Through NodeExecutionEnv, and through
+ * SshExecutionEnv over a loopback sshd (the writer dies with its ssh clients, cutting the payload
+ * or the remote helper anywhere on the way).
  */
 import { spawn } from "node:child_process";
 import { promises as fs } from "node:fs";
@@ -8,16 +10,26 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { sharedSshdStart, stopSharedSshd } from "./_fixtures.js";
 
 const jitiCli = join(createRequire(import.meta.url).resolve("jiti/package.json"), "..", "lib", "jiti-cli.mjs");
 const writer = fileURLToPath(new URL("./_atomic-writer.ts", import.meta.url));
 const SIZE = 8 * 1024 * 1024;
 
+const sshd = (await sharedSshdStart()).sshd;
+afterAll(stopSharedSshd);
+if (!sshd) console.warn("SSH env atomic-write test skipped: no loopback sshd here");
+/** The writer's arguments after the file and size, per env. */
+const writers: [string, string[]][] = [["node", []]];
+if (sshd) writers.push(["ssh", ["ssh", sshd.host, sshd.configFile]]);
+
 /** Start the writer, kill it `delayMs` after it announced that it starts writing, wait for it to end. */
-function killWriterAfter(file: string, delayMs: number): Promise<string> {
+function killWriterAfter(file: string, delayMs: number, envArgs: readonly string[]): Promise<string> {
 	return new Promise((resolve, reject) => {
-		const child = spawn(process.execPath, [jitiCli, writer, file, String(SIZE)], { stdio: ["ignore", "pipe", "pipe"] });
+		const child = spawn(process.execPath, [jitiCli, writer, file, String(SIZE), ...envArgs], {
+			stdio: ["ignore", "pipe", "pipe"],
+		});
 		let stderr = "";
 		child.stderr.on("data", (chunk) => (stderr += chunk));
 		child.stdout.once("data", () => setTimeout(() => child.kill("SIGKILL"), delayMs));
@@ -29,7 +41,7 @@ function killWriterAfter(file: string, delayMs: number): Promise<string> {
 	});
 }
 
-describe("NodeExecutionEnv atomic writes", () => {
+describe.each(writers)("atomic writes: %s", (_name, envArgs) => {
 	let root: string | undefined;
 	afterEach(async () => {
 		if (root) await fs.rm(root, { recursive: true, force: true });
@@ -40,7 +52,7 @@ describe("NodeExecutionEnv atomic writes", () => {
 		const file = join(root, "big.bin");
 		for (const delayMs of [0, 3, 10, 25, 60, 120]) {
 			await fs.writeFile(file, Buffer.alloc(SIZE, 0x41));
-			await killWriterAfter(file, delayMs);
+			await killWriterAfter(file, delayMs, envArgs);
 			const content = await fs.readFile(file);
 			expect(content.byteLength).toBe(SIZE);
 			const first = content[0]!;
