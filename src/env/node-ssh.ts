@@ -4,9 +4,10 @@
  * (`toolsmith-sdk/node`).
  *
  * The front: it settles its options into a state record and hands each method to the step file
- * that does it. One multiplexed connection per host (`_ssh-connection.ts`); file operations go
- * to a few long-lived remote helpers over it (`_ssh-agent.ts`, `_ssh-files.ts`), so each costs a
- * request on an open session; every command gets a session of its own (`_ssh-exec.ts`).
+ * that does it. One multiplexed connection per host (`node-ssh/connection.ts`); file operations
+ * go to a few long-lived remote helpers over it (`node-ssh/agent.ts`, `node-ssh/files.ts`), so
+ * each costs a request on an open session; every command gets a session of its own
+ * (`node-ssh/exec.ts`).
  */
 import type {
 	DirEntry,

@@ -5,7 +5,8 @@
  * handshake. The master is watched: when it ends (the network dropped, sshd was restarted, the
  * user killed it), whatever ran over it fails with `connection_lost` and the next call starts a
  * new one. Its errors (unknown or changed host key, refused login, unreachable host) become an
- * `SshError` that says what to do.
+ * `SshError` that says what to do. The last env to let go ends it, at once or after `lingerMs`
+ * (an env made meanwhile takes it up again).
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, rmSync, statSync } from "node:fs";

@@ -14,8 +14,11 @@
  *   one sshd started, and would run ~/.bashrc a second time (the login shell ran it already, and
  *   the command inherits what it exported).
  *
- * Assumes a POSIX shell and GNU coreutils (`stat -c`, `realpath -e`, `base64 -w0`, `dd
- * iflag=skip_bytes`, `mktemp -p`), checked when the helper starts. Errors the helper finds itself
+ * Assumes a POSIX shell and GNU coreutils (`stat -c` with `%.9Y`, `realpath -e` and `-m`,
+ * `base64 -w0`, `dd iflag=skip_bytes`, `mktemp -p`), checked when the helper starts. Writes and
+ * appends land where the path's symlink chain ends (as in the Node env), and parent folders are
+ * made with `ENOTDIR` when a file stands in the way; a helper killed mid-write removes its temp
+ * file. Errors the helper finds itself
  * are written as errno names (`ENOENT`); the rest are the utilities' own messages in the C
  * locale, which the env maps to error codes.
  */
