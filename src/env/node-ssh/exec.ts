@@ -81,7 +81,7 @@ export async function runRemoteCommand(
 		);
 	if (context.withoutSandbox === "warn")
 		warning =
-			"toolsmith: warning: this command runs unconfined on the remote host (no sandbox there); the path policy covers file operations only";
+			"toolsmith: warning: this command ran unconfined: the remote host has no sandbox (the path policy covers file operations only)";
 	const caps = await remoteCaps(context.pool);
 	if (caps instanceof Error) return err(execError(lostOrSpawn(caps.code), command, caps.message));
 	const shell = context.shell ?? (caps.bash || "sh");

@@ -1,11 +1,18 @@
-/** The path policy and the shell sandbox of NodeExecutionEnv, on a real temp folder. */
+/**
+ * The path policy and the shell sandbox of NodeExecutionEnv, on a real temp folder. The file
+ * operations' cases run against SshExecutionEnv too (the same folder over a loopback sshd, where
+ * one can start), as does the refusal of commands without a sandbox.
+ */
 import { execFileSync } from "node:child_process";
 import { existsSync, promises as fs, realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import type { ExecutionEnv } from "../../../src/contract/env.js";
 import { NodeExecutionEnv } from "../../../src/env/node.js";
+import { SshExecutionEnv } from "../../../src/env/node-ssh.js";
 import { stripAtPrefix } from "../../../src/tools/_paths.js";
+import { sharedSshdStart, stopSharedSshd } from "./_fixtures.js";
 
 let base: string;
 let cwd: string;
@@ -33,12 +40,40 @@ function within<T>(promise: Promise<T>, ms: number): Promise<T> {
 	return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }
 
+/** Makes an env on a folder of this machine, with its options (Node's sandbox ignored by ssh). */
+type MakeEnv = (options: ConstructorParameters<typeof NodeExecutionEnv>[0] & { cwd: string }) => ExecutionEnv;
+
+const sshEnvs: SshExecutionEnv[] = [];
+afterEach(async () => {
+	for (const env of sshEnvs.splice(0)) await env.close();
+});
+afterAll(stopSharedSshd);
+const sshd = (await sharedSshdStart()).sshd;
+if (!sshd) console.warn("SSH env policy tests skipped: no loopback sshd here");
+const makers: [string, MakeEnv][] = [["node", (options) => new NodeExecutionEnv(options)]];
+if (sshd)
+	makers.push([
+		"ssh",
+		({ cwd: folder, policy, tempDir }) => {
+			const env = new SshExecutionEnv({
+				destination: sshd.host,
+				configFile: sshd.configFile,
+				cwd: folder,
+				lingerMs: 2000,
+				...(policy ? { policy } : {}),
+				...(tempDir ? { tempDir } : {}),
+			});
+			sshEnvs.push(env);
+			return env;
+		},
+	]);
+
 const confined = (options: Partial<ConstructorParameters<typeof NodeExecutionEnv>[0]> = {}) =>
 	new NodeExecutionEnv({ cwd, policy: { read: [cwd] }, ...options });
 
-describe("path policy", () => {
+describe.each(makers)("path policy on files: %s", (_name, make) => {
 	it("is off by default: an env without a policy reads outside its cwd", async () => {
-		const env = new NodeExecutionEnv({ cwd });
+		const env = make({ cwd });
 		expect((await env.readTextFile("../outside/secret.txt")).ok).toBe(true);
 	});
 
@@ -48,7 +83,7 @@ describe("path policy", () => {
 		["an @-prefixed absolute path", () => `@${join(outside, "secret.txt")}`],
 		["a deep ..", "../../../../../../../../etc/passwd"],
 	])("refuses reading through %s, naming the root", async (_what, path) => {
-		const env = confined();
+		const env = make({ cwd, policy: { read: [cwd] } });
 		const raw = typeof path === "function" ? path() : path;
 		const result = await env.readTextFile(stripAtPrefix(raw));
 		expect(result.ok).toBe(false);
@@ -59,7 +94,7 @@ describe("path policy", () => {
 
 	it("refuses a symlink inside the root that points outside, for reading, listing and writing", async () => {
 		await fs.symlink(outside, join(cwd, "link"));
-		const env = confined();
+		const env = make({ cwd, policy: { read: [cwd] } });
 		for (const result of [
 			await env.readTextFile("link/secret.txt"),
 			await env.listDir("link"),
@@ -76,13 +111,13 @@ describe("path policy", () => {
 
 	it("refuses a dangling symlink whose target lies outside", async () => {
 		await fs.symlink(join(outside, "created.txt"), join(cwd, "dangling"));
-		const result = await confined().writeFile("dangling", "x");
+		const result = await make({ cwd, policy: { read: [cwd] } }).writeFile("dangling", "x");
 		expect(result.ok).toBe(false);
 		expect(existsSync(join(outside, "created.txt"))).toBe(false);
 	});
 
 	it("refuses writing outside and creates nothing, while reading and writing inside work", async () => {
-		const env = confined();
+		const env = make({ cwd, policy: { read: [cwd] } });
 		for (const result of [
 			await env.writeFile("../outside.txt", "x"),
 			await env.appendFile("../outside.txt", "x"),
@@ -103,7 +138,7 @@ describe("path policy", () => {
 	});
 
 	it("checks write roots apart from read roots", async () => {
-		const env = new NodeExecutionEnv({ cwd, policy: { read: [base], write: [cwd] } });
+		const env = make({ cwd, policy: { read: [base], write: [cwd] } });
 		expect((await env.readTextFile("../outside/secret.txt")).ok).toBe(true);
 		const write = await env.writeFile("../outside/secret.txt", "x");
 		expect(write.ok).toBe(false);
@@ -112,7 +147,7 @@ describe("path policy", () => {
 
 	it("resolves symlinks in the roots themselves", async () => {
 		await fs.symlink(cwd, join(base, "alias"));
-		const env = new NodeExecutionEnv({ cwd: join(base, "alias"), policy: { read: ["."] } });
+		const env = make({ cwd: join(base, "alias"), policy: { read: ["."] } });
 		expect((await env.readTextFile("inside.txt")).ok).toBe(true);
 		expect((await env.readTextFile(join(cwd, "inside.txt"))).ok).toBe(true);
 	});
@@ -120,7 +155,7 @@ describe("path policy", () => {
 	it("refuses appendFile to a FIFO inside the root at once, naming it, directly and through a link", async () => {
 		execFileSync("mkfifo", [join(cwd, "pipe")]);
 		await fs.symlink(join(cwd, "pipe"), join(cwd, "pipe-link"));
-		const env = confined();
+		const env = make({ cwd, policy: { read: [cwd] } });
 		for (const path of ["pipe", "pipe-link"]) {
 			const started = Date.now();
 			const result = await within(env.appendFile(path, "x"), 1000);
@@ -133,6 +168,15 @@ describe("path policy", () => {
 		expect((await fs.lstat(join(cwd, "pipe"))).isFIFO()).toBe(true);
 	});
 
+	it("keeps the env's temp folder usable (bash spills its output there)", async () => {
+		const env = make({ cwd, tempDir: join(base, "tmp"), policy: { read: [cwd] } });
+		const temp = await env.createTempFile();
+		expect(temp.ok).toBe(true);
+		if (temp.ok) expect((await env.writeFile(temp.value, "spill")).ok).toBe(true);
+	});
+});
+
+describe("path policy (Node)", () => {
 	it("refuses appendFile at once when a FIFO replaces the file after its metadata was read", async () => {
 		const target = join(cwd, "log.txt");
 		await fs.writeFile(target, "log");
@@ -159,13 +203,6 @@ describe("path policy", () => {
 			spy.mockRestore();
 		}
 		expect((await fs.lstat(target)).isFIFO()).toBe(true);
-	});
-
-	it("keeps the env's temp folder usable (bash spills its output there)", async () => {
-		const env = new NodeExecutionEnv({ cwd, tempDir: join(base, "tmp"), policy: { read: [cwd] } });
-		const temp = await env.createTempFile();
-		expect(temp.ok).toBe(true);
-		if (temp.ok) expect((await env.writeFile(temp.value, "spill")).ok).toBe(true);
 	});
 });
 
@@ -267,9 +304,9 @@ describe.skipIf(!bwrap)("shell sandbox (bubblewrap; skipped where bwrap is missi
 	});
 });
 
-describe("without a sandbox", () => {
+describe.each(makers)("without a sandbox: %s", (_name, make) => {
 	it("refuses exec by default, saying why and what to do", async () => {
-		const result = await confined({ sandbox: "off" }).exec("echo x > ../outside.txt");
+		const result = await make({ cwd, sandbox: "off", policy: { read: [cwd] } }).exec("echo x > ../outside.txt");
 		expect(result.ok).toBe(false);
 		if (!result.ok) {
 			expect(result.error.code).toBe("spawn_error");
@@ -279,7 +316,7 @@ describe("without a sandbox", () => {
 	});
 
 	it('runs unconfined with a warning in the result under withoutSandbox: "warn"', async () => {
-		const env = new NodeExecutionEnv({ cwd, sandbox: "off", policy: { read: [cwd], withoutSandbox: "warn" } });
+		const env = make({ cwd, sandbox: "off", policy: { read: [cwd], withoutSandbox: "warn" } });
 		const result = await env.exec("echo hi");
 		expect(result.ok && result.value.stdout).toBe("hi\n");
 		expect(result.ok && result.value.warning).toMatch(/ran unconfined/);
