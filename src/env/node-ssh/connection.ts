@@ -289,6 +289,14 @@ function startMaster(connection: SshConnection): Master {
 		exitHookSet = true;
 		process.once("exit", () => {
 			for (const live of liveMasters) live.kill("SIGTERM");
+			// Connections never released (or lingering) leave no socket folder behind.
+			for (const open of connections.values()) {
+				try {
+					rmSync(open.controlDir, { recursive: true, force: true });
+				} catch {
+					// Leaving a folder behind is no reason to fail the exit.
+				}
+			}
 		});
 	}
 	liveMasters.add(child);

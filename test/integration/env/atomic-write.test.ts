@@ -8,7 +8,7 @@ import { spawn } from "node:child_process";
 import { promises as fs } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { sharedSshdStart, stopSharedSshd } from "./_fixtures.js";
@@ -27,8 +27,10 @@ if (sshd) writers.push(["ssh", ["ssh", sshd.host, sshd.configFile]]);
 /** Start the writer, kill it `delayMs` after it announced that it starts writing, wait for it to end. */
 function killWriterAfter(file: string, delayMs: number, envArgs: readonly string[]): Promise<string> {
 	return new Promise((resolve, reject) => {
+		// Its temp folder is the test's: what a killed writer leaves (an SSH control socket) goes with it.
 		const child = spawn(process.execPath, [jitiCli, writer, file, String(SIZE), ...envArgs], {
 			stdio: ["ignore", "pipe", "pipe"],
+			env: { ...process.env, TMPDIR: dirname(file) },
 		});
 		let stderr = "";
 		child.stderr.on("data", (chunk) => (stderr += chunk));
