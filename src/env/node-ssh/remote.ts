@@ -18,9 +18,8 @@
  * `base64 -w0`, `dd iflag=skip_bytes`, `mktemp -p`), checked when the helper starts. Writes and
  * appends land where the path's symlink chain ends (as in the Node env), and parent folders are
  * made with `ENOTDIR` when a file stands in the way; a helper killed mid-write removes its temp
- * file. Errors the helper finds itself
- * are written as errno names (`ENOENT`); the rest are the utilities' own messages in the C
- * locale, which the env maps to error codes.
+ * file. Errors the helper finds itself are written as errno names (`ENOENT`); the rest are the
+ * utilities' own messages in the C locale, which the env maps to error codes.
  */
 
 /** The helper's functions and its read loop. */
