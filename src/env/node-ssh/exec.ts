@@ -208,10 +208,13 @@ function supervise(
 	let noFolder = false;
 	let onExitMarker: (() => void) | undefined;
 	let onStarted: (() => void) | undefined;
+	/** Set while a kill waits for the pid marker. */
+	let onPid: (() => void) | undefined;
 	const markers = new MarkerFilter(nonce, (what, value) => {
 		if (what === "pid") {
 			pid = value;
 			onStarted?.();
+			onPid?.();
 		} else if (what === "nocwd") noFolder = true;
 		else if (what === "exit") {
 			exitCode = Number(value);
@@ -333,9 +336,21 @@ function supervise(
 				});
 			};
 			if (pid === undefined) {
-				// Not started yet: ending the session ends the wrapper before it starts the command.
-				leave();
-				return finish(null);
+				// The pid may still be on its way (stdout and stderr are separate streams: the command's
+				// first output can come first), or the wrapper is about to start the command, which
+				// ending the session would not stop. Wait for the marker a moment, then kill the tree;
+				// a session that ends meanwhile, or stays silent, is left.
+				onPid = () => {
+					onPid = undefined;
+					void killRemote(context, pid as string).then(done);
+				};
+				later(AFTER_KILL_MS, () => {
+					if (!onPid) return;
+					onPid = undefined;
+					leave();
+					finish(null);
+				});
+				return;
 			}
 			void killRemote(context, pid).then(done);
 		};
@@ -373,7 +388,14 @@ function supervise(
 		});
 		child.once("close", (code) => {
 			closed = true;
-			if (killedFor) return;
+			if (killedFor) {
+				// Ended before its pid came: nothing is left to kill.
+				if (onPid) {
+					onPid = undefined;
+					finish(null);
+				}
+				return;
+			}
 			if (paused > 0) onUnpaused = () => finish(code);
 			else finish(code);
 		});

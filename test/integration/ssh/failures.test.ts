@@ -6,7 +6,7 @@
  * process tree. The file starts its own sshd: dropping its connections touches no other file.
  */
 import { execFileSync } from "node:child_process";
-import { chmodSync, promises as fs, readFileSync, realpathSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, promises as fs, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -270,6 +270,22 @@ describe.skipIf(!started.sshd)("SSH env failures", () => {
 				const pid = Number(printed.trim());
 				expect(pid).toBeGreaterThan(0);
 				expect(osProcessGone(pid)).toBe(true);
+			}
+		});
+
+		it("kills what a command started when the abort comes before its pid did", async () => {
+			const env = sshEnv();
+			expect((await env.connect()).ok).toBe(true);
+			for (const delayMs of [0, 40, 80]) {
+				const file = join(root, `early-abort-${delayMs}`);
+				const controller = new AbortController();
+				const running = env.exec(`sleep 30 & echo $! > ${file}; wait`, { signal: controller.signal });
+				setTimeout(() => controller.abort(), delayMs);
+				expect((await running).ok ? "ok" : "failed").toBe("failed");
+				// Whatever started (the login may have been too far along to stop) is gone.
+				await settle(300);
+				const printed = existsSync(file) ? readFileSync(file, "utf8").trim() : "";
+				if (printed !== "") expect(osProcessGone(Number(printed))).toBe(true);
 			}
 		});
 
