@@ -1,7 +1,10 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { withFileMutationQueue } from "../../../src/env/mutation-queue.js";
 import { createEditTool, type EditToolDetails, prepareEditArguments } from "../../../src/tools/edit.js";
-import { bothEnvs, type FixtureFiles, type ToolFixture, textOf } from "./_env.js";
+import { allToolEnvs, bothEnvs, type FixtureFiles, stopToolEnvs, type ToolFixture, textOf } from "./_env.js";
+
+const envs = await allToolEnvs();
+afterAll(stopToolEnvs);
 
 const edit = createEditTool();
 type Edits = { oldText: string; newText: string }[];
@@ -35,7 +38,7 @@ describe("prepareEditArguments", () => {
 	});
 });
 
-describe.each(bothEnvs)("edit on %s", (_name, make) => {
+describe.each(envs)("edit on %s", (_name, make) => {
 	let fx: ToolFixture;
 	const setup = async (spec: FixtureFiles) => {
 		fx = await make(spec);
