@@ -229,8 +229,8 @@ describe.skipIf(!sshd)("SSH search: names that are not valid UTF-8", () => {
 });
 
 describe.skipIf(!sshd)("SSH search: a dropped connection", () => {
-	// Skipped for now: after a drop the env's helpers answer the next few calls (up to the pool's
-	// size) with the stale "connection was lost" error, the walker's as much as rg's.
+	// Skipped for now: after a drop, each idle helper session is still taken for alive and fails
+	// one more call with "connection was lost" (up to the pool's size), the walker's as much as rg's.
 	it.skip("fails the search in flight or not at all, and the next search works", async () => {
 		const root = await makeTree();
 		const env = new SshExecutionEnv({ destination: sshd?.host ?? "", configFile: sshd?.configFile ?? "", cwd: root });
