@@ -174,8 +174,10 @@ describe.each(envs)("edit on %s", (_name, make) => {
 
 	it("an abort while waiting for the file leaves it untouched", async () => {
 		await setup({ files: { "a.txt": "one\ntwo\n" } });
-		let release!: () => void;
+		let release: (() => void) | undefined;
 		const held = withFileMutationQueue(fx.env, fx.path("a.txt"), () => new Promise<void>((r) => (release = r)));
+		// The file is held once the queue runs the holder (at once in memory, after a request over SSH).
+		while (!release) await new Promise((r) => setTimeout(r, 5));
 		const controller = new AbortController();
 		const pending = call("a.txt", [{ oldText: "one", newText: "1" }], controller.signal);
 		await new Promise((r) => setTimeout(r, 10));
