@@ -4,6 +4,7 @@
  * the same result through all three (ignore files, hidden names, globs, limits, context, binary
  * files, names that are not UTF-8, which send the fast path back to the walker).
  */
+import { execFileSync } from "node:child_process";
 import { promises as fs, realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -12,6 +13,7 @@ import type { FindFilesRequest, SearchTextRequest } from "../../../src/contract/
 import { findFdBinary } from "../../../src/env/_node-find.js";
 import { findRgBinary } from "../../../src/env/_node-grep.js";
 import { NodeExecutionEnv } from "../../../src/env/node.js";
+import { remoteProgram } from "../../../src/env/node-ssh/run.js";
 import { searchRemote } from "../../../src/env/node-ssh/search.js";
 import { SshExecutionEnv } from "../../../src/env/node-ssh.js";
 import { sharedSshdStart, stopSharedSshd } from "../env/_fixtures.js";
@@ -187,6 +189,46 @@ describe.skipIf(!sshd)("SSH search: fast path, walker and Node env agree", () =>
 			const found = await env.findFiles({ path: ".", pattern: "**", limit: 10 }, { signal: controller.signal });
 			const searched = await env.searchText({ path: ".", pattern: "hello", limit: 10 }, { signal: controller.signal });
 			expect([found.ok || found.error.code, searched.ok || searched.error.code]).toEqual(["aborted", "aborted"]);
+		}
+	});
+});
+
+describe.skipIf(!sshd)("SSH search: an abort while the remote program runs", () => {
+	it.skipIf(!hasRg)("settles at once as aborted and kills the program on the remote host", async () => {
+		const root = await makeTree();
+		const env = new SshExecutionEnv({ destination: sshd?.host ?? "", configFile: sshd?.configFile ?? "", cwd: root });
+		// rg stands in for a long one: a program that runs until it is killed.
+		const marker = `sleep ${30 + Math.floor(Math.random() * 1000) / 1000}`;
+		const running = () => execFileSync("ps", ["-eo", "args"], { encoding: "utf8" }).split("\n").includes(marker);
+		const listArgs = vi.fn();
+		const program = vi.spyOn(searchRemote, "program").mockImplementation((connection) => {
+			const sh = remoteProgram(connection, "/bin/sh");
+			return {
+				name: sh.name,
+				list: (args, options, onPath) => {
+					listArgs(args);
+					return sh.list(["-c", `exec ${marker}`], options, onPath);
+				},
+			};
+		});
+		try {
+			const controller = new AbortController();
+			const pending = env.searchText({ path: ".", pattern: "hello", limit: 10 }, { signal: controller.signal });
+			const deadline = Date.now() + 10_000;
+			while (!running() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+			expect(running()).toBe(true);
+			const abortedAt = performance.now();
+			controller.abort();
+			const result = await pending;
+			expect(performance.now() - abortedAt).toBeLessThan(500);
+			expect(result.ok || result.error.code).toBe("aborted");
+			expect(listArgs).toHaveBeenCalledOnce();
+			while (running() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+			expect(running()).toBe(false);
+		} finally {
+			program.mockRestore();
+			await env.close();
+			await fs.rm(root, { recursive: true, force: true });
 		}
 	});
 });
