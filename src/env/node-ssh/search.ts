@@ -51,9 +51,15 @@ async function remoteBinary(context: SshSearchContext, which: "fd" | "rg"): Prom
 	let verdict = known.get(file);
 	if (!verdict) {
 		// The helper runs it: a line on an open session, not a session of its own.
-		verdict = agentRequest(pool, file, ["--version"]).then(
-			(reply) => reply !== "aborted" && reply.ok === true && VERSIONS[which].test(reply.data.toString("utf8")),
-		);
+		const versions = known;
+		verdict = agentRequest(pool, file, ["--version"]).then((reply) => {
+			if (reply === "aborted" || reply.ok === "lost") {
+				// Not an answer: this search walks, and the next one asks again.
+				versions.delete(file);
+				return false;
+			}
+			return reply.ok === true && VERSIONS[which].test(reply.data.toString("utf8"));
+		});
 		known.set(file, verdict);
 	}
 	return (await verdict) ? searchRemote.program(connection, file) : undefined;
