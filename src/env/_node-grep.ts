@@ -3,16 +3,25 @@
  * the walker would pick (its flags make it honour the same ignore files) and lists those with a
  * match; they are then matched line by line as the walker matches them. Never downloaded: without
  * `rg`, or for a pattern where ripgrep's Rust regex could match differently from JavaScript's, the
- * caller walks instead.
+ * caller walks instead. The SSH env runs the same steps with the remote host's `rg` (a
+ * `PathProgram` of its own) and its own reader.
  */
 
-import type { SearchTextRequest, SearchTextResult } from "../contract/env.js";
+import type { FileSystem, SearchTextRequest, SearchTextResult, SignalOptions } from "../contract/env.js";
 import { err, type FileError, ok, type Result } from "../contract/result.js";
-import { findExecutable, listPaths, reportsVersion } from "./_node-process.js";
+import { findExecutable, type PathProgram, reportsVersion } from "./_node-process.js";
 import { comparePaths } from "./_walk.js";
 import { fileError } from "./errors.js";
 import type { GlobMatcher } from "./glob.js";
-import { MatchCollector, matchFiles, type PreparedSearch, type SearchReader, searchResult } from "./grep.js";
+import {
+	MatchCollector,
+	matchFiles,
+	type PreparedSearch,
+	prepareSearch,
+	type SearchReader,
+	searchResult,
+	searchWithWalker,
+} from "./grep.js";
 
 let rgPromise: Promise<string | undefined> | undefined;
 
@@ -78,7 +87,7 @@ export function rgAgrees(request: SearchTextRequest): boolean {
  * memory holds at most twice `keep` of them.
  */
 async function filesWithMatches(
-	rg: string,
+	rg: PathProgram,
 	root: string,
 	request: SearchTextRequest,
 	glob: GlobMatcher | undefined,
@@ -112,7 +121,7 @@ async function filesWithMatches(
 			more = true;
 		}
 	};
-	const run = await listPaths(rg, args, { cwd: root, signal }, (path, utf8) => {
+	const run = await rg.list(args, { cwd: root, signal }, (path, utf8) => {
 		if (!utf8) notUtf8 = true;
 		if (notUtf8) return;
 		if (glob && !glob.matches(path)) return;
@@ -121,10 +130,12 @@ async function filesWithMatches(
 		if (kept.length >= 2 * keep) trim();
 	});
 	if (!run.ok)
-		return err(run.why === "aborted" ? fileError("aborted", root) : fileError("io_error", root, run.message));
+		return err(
+			run.why === "aborted" ? fileError("aborted", root) : fileError("io_error", root, run.message, run.osCode),
+		);
 	// Exit 2 also follows unreadable files or folders, which the walker skips silently too.
 	if (run.code !== 0 && run.code !== 1 && !(run.code === 2 && !/regex parse error/.test(run.stderr))) {
-		return err(fileError("io_error", root, `${rg} exited with code ${run.code}: ${run.stderr.trim()}`));
+		return err(fileError("io_error", root, `${rg.name} exited with code ${run.code}: ${run.stderr.trim()}`));
 	}
 	if (notUtf8) return ok("not-utf8");
 	trim();
@@ -141,7 +152,7 @@ async function filesWithMatches(
  * such names, then gives the result.
  */
 export async function searchWithRg(
-	rg: string,
+	rg: PathProgram,
 	prepared: PreparedSearch,
 	request: SearchTextRequest,
 	reader: SearchReader,
@@ -167,4 +178,23 @@ export async function searchWithRg(
 		keep *= 2;
 	}
 	return ok(searchResult(collector, 0));
+}
+
+/**
+ * `searchText` through `rg` (for a request `rgAgrees` with): the request checked as the walker
+ * checks it, then `searchWithRg` reading with `makeReader`'s reader, and the walker over `fs`
+ * (with the same reader) when rg lists a name that is not valid UTF-8.
+ */
+export async function searchThroughRg(
+	fs: FileSystem,
+	rg: PathProgram,
+	request: SearchTextRequest,
+	options: SignalOptions,
+	makeReader: (prepared: PreparedSearch) => SearchReader,
+): Promise<Result<SearchTextResult, FileError>> {
+	const prepared = await prepareSearch(fs, request);
+	if (!prepared.ok) return prepared;
+	const found = await searchWithRg(rg, prepared.value, request, makeReader(prepared.value), options.signal);
+	if (found.ok && found.value === "not-utf8") return searchWithWalker(fs, request, options, makeReader);
+	return found as Result<SearchTextResult, FileError>;
 }

@@ -1,6 +1,7 @@
 /**
  * Process helpers for NodeExecutionEnv: finding programs on PATH (the shell, rg, fd), running rg
- * or fd for the paths they list, and telling whether any process of a group is still alive.
+ * or fd for the paths they list (here, or through a `PathProgram` elsewhere), and telling whether
+ * any process of a group is still alive.
  * Node-only.
  */
 import { isUtf8 } from "node:buffer";
@@ -58,21 +59,82 @@ export type ListedPaths =
 	| { readonly ok: true; readonly code: number | null; readonly stderr: string }
 	| {
 			readonly ok: false;
-			/** `aborted` once `signal` fired (the program is killed), `spawn` when it could not start. */
+			/** `aborted` once `signal` fired (the program is killed), `spawn` when it could not start or run. */
 			readonly why: "aborted" | "spawn";
 			readonly message: string;
+			/** The system's name for the failure, when there is one (`ECONNRESET` for a lost connection). */
+			readonly osCode?: string;
 	  };
+
+/** What a run of a listing program is given besides its arguments. */
+export interface ListOptions {
+	/** The folder it runs in. */
+	readonly cwd?: string;
+	readonly signal: AbortSignal | undefined;
+}
+
+/**
+ * A program that lists paths (rg, fd), wherever it runs: on this machine (`localProgram`) or on
+ * another one. `list` hands each NUL-terminated path it prints to `onPath` as `listPaths` does,
+ * with the home config pointed away; resolves when it ends or `signal` fires; never rejects.
+ */
+export interface PathProgram {
+	/** How messages name it (its path). */
+	readonly name: string;
+	list(
+		args: readonly string[],
+		options: ListOptions,
+		onPath: (path: string, utf8: boolean) => void,
+	): Promise<ListedPaths>;
+}
+
+/** `file` on this machine as a `PathProgram`. */
+export function localProgram(file: string): PathProgram {
+	return { name: file, list: (args, options, onPath) => listPaths(file, args, options, onPath) };
+}
+
+/**
+ * A reader of a program's stdout cut at NUL bytes: each path goes to `onPath` as text without a
+ * leading `./` (empty ones skipped), with whether its bytes are valid UTF-8 (when not, the text
+ * has U+FFFD in their place and names no file). Call `end` once the output ended.
+ */
+export function nulSeparatedPaths(onPath: (path: string, utf8: boolean) => void): {
+	push(chunk: Buffer): void;
+	end(): void;
+} {
+	let pending: Buffer = Buffer.alloc(0);
+	const take = (bytes: Buffer) => {
+		let path = bytes.toString("utf8");
+		if (path.startsWith("./")) path = path.slice(2);
+		if (path !== "") onPath(path, isUtf8(bytes));
+	};
+	return {
+		push(chunk) {
+			const data = pending.length > 0 ? Buffer.concat([pending, chunk]) : chunk;
+			let start = 0;
+			for (let nul = data.indexOf(0, start); nul >= 0; nul = data.indexOf(0, start)) {
+				take(data.subarray(start, nul));
+				start = nul + 1;
+			}
+			// A copy: the chunk's buffer may be reused.
+			pending = Buffer.from(data.subarray(start));
+		},
+		end() {
+			if (pending.length > 0) take(pending);
+			pending = Buffer.alloc(0);
+		},
+	};
+}
 
 /**
  * Run `file` (rg, fd) with `args`, handing each NUL-terminated path it prints on stdout to
- * `onPath` as text without a leading `./` (empty ones skipped), with whether its bytes are valid
- * UTF-8 (when not, the text has U+FFFD in their place and names no file). With the home config pointed away
- * (`withoutHomeConfig`). Resolves when the program ends or `signal` fires; never rejects.
+ * `onPath` (`nulSeparatedPaths`). With the home config pointed away (`withoutHomeConfig`).
+ * Resolves when the program ends or `signal` fires; never rejects.
  */
 export function listPaths(
 	file: string,
 	args: readonly string[],
-	options: { readonly cwd?: string; readonly signal: AbortSignal | undefined },
+	options: ListOptions,
 	onPath: (path: string, utf8: boolean) => void,
 ): Promise<ListedPaths> {
 	const { signal } = options;
@@ -81,7 +143,7 @@ export function listPaths(
 	delete env.RIPGREP_CONFIG_PATH;
 	return new Promise((resolve) => {
 		const child = spawn(file, args, { cwd: options.cwd, stdio: ["ignore", "pipe", "pipe"], env });
-		let pending: Buffer = Buffer.alloc(0);
+		const paths = nulSeparatedPaths(onPath);
 		let stderr = "";
 		let done = false;
 		const finish = (result: ListedPaths) => {
@@ -93,21 +155,8 @@ export function listPaths(
 		};
 		const onAbort = () => finish({ ok: false, why: "aborted", message: "aborted" });
 		signal?.addEventListener("abort", onAbort, { once: true });
-		const take = (bytes: Buffer) => {
-			let path = bytes.toString("utf8");
-			if (path.startsWith("./")) path = path.slice(2);
-			if (path !== "") onPath(path, isUtf8(bytes));
-		};
 		child.stdout.on("data", (chunk: Buffer) => {
-			if (done) return;
-			const data = pending.length > 0 ? Buffer.concat([pending, chunk]) : chunk;
-			let start = 0;
-			for (let nul = data.indexOf(0, start); nul >= 0; nul = data.indexOf(0, start)) {
-				take(data.subarray(start, nul));
-				start = nul + 1;
-			}
-			// A copy: the chunk's buffer may be reused.
-			pending = Buffer.from(data.subarray(start));
+			if (!done) paths.push(chunk);
 		});
 		child.stderr.on("data", (chunk: Buffer) => {
 			if (stderr.length < 4096) stderr += chunk.toString("utf8");
@@ -117,7 +166,7 @@ export function listPaths(
 		);
 		child.on("close", (code) => {
 			if (done) return;
-			if (pending.length > 0) take(pending);
+			paths.end();
 			finish({ ok: true, code, stderr });
 		});
 	});

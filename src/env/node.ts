@@ -28,17 +28,18 @@ import { describeValue, errorMessage } from "../contract/errors.js";
 import { type ExecutionError, err, type FileError, type Result } from "../contract/result.js";
 import { confineCommand } from "./_node-confine.js";
 import { runCommand } from "./_node-exec.js";
-import { findFdBinary, findWithFd } from "./_node-find.js";
-import { findRgBinary, rgAgrees, searchWithRg } from "./_node-grep.js";
+import { findFdBinary, findThroughFd } from "./_node-find.js";
+import { findRgBinary, rgAgrees, searchThroughRg } from "./_node-grep.js";
 import { NodePathGuard, unconfinedAccess } from "./_node-path-policy.js";
+import { localProgram } from "./_node-process.js";
 import { canonicalPath, fileInfo, listDir, readBinaryFile, readRange, readTextFile } from "./_node-read.js";
 import { workerSearchReader } from "./_node-search-workers.js";
 import { absoluteIn, type NodeEnvState } from "./_node-state.js";
 import { createDir, createTempDir, createTempFile, remove, rename } from "./_node-tree.js";
 import { appendFile, writeFile } from "./_node-write.js";
 import { execError } from "./errors.js";
-import { findWithWalker, prepareFind } from "./find.js";
-import { type PreparedSearch, prepareSearch, searchWithWalker } from "./grep.js";
+import { findWithWalker } from "./find.js";
+import { type PreparedSearch, searchWithWalker } from "./grep.js";
 
 /** Options for `NodeExecutionEnv`: its working folder, shell, environment variables and temp folder. */
 export interface NodeExecutionEnvOptions {
@@ -219,11 +220,7 @@ export class NodeExecutionEnv implements ExecutionEnv {
 	async findFiles(request: FindFilesRequest, options: SignalOptions = {}): Promise<Result<FindFilesResult, FileError>> {
 		const fd = this.state.searchBinaries && this.state.access.policy === undefined ? await findFdBinary() : undefined;
 		if (fd === undefined) return findWithWalker(this, request, options);
-		const prepared = await prepareFind(this, request);
-		if (!prepared.ok) return prepared;
-		const found = await findWithFd(fd, prepared.value.root, prepared.value.matcher, request, options.signal);
-		if (found.ok && found.value === "not-utf8") return findWithWalker(this, request, options);
-		return found as Result<FindFilesResult, FileError>;
+		return findThroughFd(this, localProgram(fd), request, options);
 	}
 
 	/**
@@ -239,10 +236,6 @@ export class NodeExecutionEnv implements ExecutionEnv {
 		const reader = (prepared: PreparedSearch) => workerSearchReader(prepared.regex, prepared.filter);
 		const rg = this.state.searchBinaries && rgAgrees(request) ? await findRgBinary() : undefined;
 		if (rg === undefined) return searchWithWalker(this, request, options, reader);
-		const prepared = await prepareSearch(this, request);
-		if (!prepared.ok) return prepared;
-		const found = await searchWithRg(rg, prepared.value, request, reader(prepared.value), options.signal);
-		if (found.ok && found.value === "not-utf8") return searchWithWalker(this, request, options, reader);
-		return found as Result<SearchTextResult, FileError>;
+		return searchThroughRg(this, localProgram(rg), request, options, reader);
 	}
 }

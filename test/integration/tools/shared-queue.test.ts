@@ -1,19 +1,26 @@
 /**
  * Edits through several NodeExecutionEnv instances on one folder share one mutation queue per
- * real file (process-wide), so none is lost; hard-linked files keep their links.
+ * real file (process-wide), so none is lost; hard-linked files keep their links. The same holds
+ * for SshExecutionEnv instances on one host (over a loopback sshd, where one can start).
  */
 import { promises as fs } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ExecutionEnv } from "../../../src/contract/env.js";
 import { MemoryExecutionEnv } from "../../../src/env/memory.js";
 import { NodeExecutionEnv } from "../../../src/env/node.js";
+import { SshExecutionEnv } from "../../../src/env/node-ssh.js";
 import { createEditTool as compatCreateEditTool } from "../../../src/extensions/node-compat/pi-coding-agent.js";
 import { RecordingEnv } from "../../../src/harness/record.js";
 import { createEditTool } from "../../../src/tools/edit.js";
 import { createWriteTool } from "../../../src/tools/write.js";
 import { contextFor } from "../../unit/tools/_env.js";
+import { sharedSshdStart, stopSharedSshd } from "../env/_fixtures.js";
+
+const { sshd, reason } = await sharedSshdStart();
+if (!sshd) console.warn(`SSH env tests skipped: ${reason}`);
+afterAll(stopSharedSshd);
 
 const edit = createEditTool();
 const write = createWriteTool();
@@ -32,8 +39,11 @@ async function concurrentEdits(envCount: number, path: string): Promise<void> {
 	);
 }
 
-/** 50 concurrent edits of a.txt (one line each), spread over `envs` in turn; none may be lost. */
-async function editsThrough(envs: readonly ExecutionEnv[], path: string): Promise<void> {
+/**
+ * 50 concurrent edits of a.txt (one line each), spread over `envs` in turn, the i-th through
+ * `path` (or `path(i)`); none may be lost.
+ */
+async function editsThrough(envs: readonly ExecutionEnv[], path: string | ((i: number) => string)): Promise<void> {
 	const envCount = envs.length;
 	const lines = Array.from({ length: 50 }, (_, i) => `line ${i} old`);
 	await fs.writeFile(join(root, "a.txt"), `${lines.join("\n")}\n`);
@@ -41,7 +51,7 @@ async function editsThrough(envs: readonly ExecutionEnv[], path: string): Promis
 		lines.map((line, i) =>
 			edit.execute(
 				`c${i}`,
-				{ path, edits: [{ oldText: line, newText: `line ${i} new` }] },
+				{ path: typeof path === "string" ? path : path(i), edits: [{ oldText: line, newText: `line ${i} new` }] },
 				undefined,
 				undefined,
 				ctxOf(envs[i % envCount]!),
@@ -77,6 +87,20 @@ describe("one mutation queue per real file, process-wide", () => {
 			),
 		);
 		expect(await fs.readFile(join(root, "a.txt"), "utf8")).toBe(`${lines.map((_, i) => `line ${i} new`).join("\n")}\n`);
+		expect((await fs.lstat(join(root, "alias.txt"))).isSymbolicLink()).toBe(true);
+	});
+});
+
+describe.skipIf(!sshd)("one mutation queue per remote file and host", () => {
+	it("loses no edit of 50 concurrent ones through 2 SshExecutionEnv instances, half through a symlinked alias", async () => {
+		await fs.symlink("a.txt", join(root, "alias.txt"));
+		const options = { destination: sshd?.host ?? "", configFile: sshd?.configFile ?? "", cwd: root };
+		const envs = [new SshExecutionEnv(options), new SshExecutionEnv({ ...options, searchBinaries: false })];
+		try {
+			await editsThrough(envs, (i) => (i % 2 ? "alias.txt" : join(root, "a.txt")));
+		} finally {
+			for (const env of envs) await env.close();
+		}
 		expect((await fs.lstat(join(root, "alias.txt"))).isSymbolicLink()).toBe(true);
 	});
 });

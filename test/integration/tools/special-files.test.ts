@@ -1,20 +1,23 @@
 /**
  * read, edit and write refuse FIFOs, devices and sockets from their metadata, at once: nothing
  * blocks on a FIFO and nothing reads an endless device into memory. One body runs on the real
- * disk (mkfifo, a link to /dev/zero) and on a memory env modeling the same special files.
+ * disk (mkfifo, a link to /dev/zero), on the same kind of folder over SSH (where a loopback sshd
+ * can start) and on a memory env modeling the same special files.
  */
 import { execFileSync } from "node:child_process";
 import { promises as fs, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import type { ExecutionEnv } from "../../../src/contract/env.js";
 import { MemoryExecutionEnv } from "../../../src/env/memory.js";
 import { NodeExecutionEnv } from "../../../src/env/node.js";
+import { SshExecutionEnv } from "../../../src/env/node-ssh.js";
 import { createEditTool } from "../../../src/tools/edit.js";
 import { createReadTool } from "../../../src/tools/read.js";
 import { createWriteTool } from "../../../src/tools/write.js";
 import { contextFor } from "../../unit/tools/_env.js";
+import { sharedSshdStart, stopSharedSshd } from "../env/_fixtures.js";
 
 const read = createReadTool();
 const edit = createEditTool();
@@ -60,16 +63,44 @@ interface SpecialFixture {
 	cleanup(): Promise<void>;
 }
 
+/** A temp folder holding a FIFO (`pipe`) and a link to /dev/zero (`zero`). */
+async function specialTree(): Promise<string> {
+	const root = await fs.realpath(await fs.mkdtemp(join(tmpdir(), "toolsmith-special-")));
+	execFileSync("mkfifo", [join(root, "pipe")]);
+	await fs.symlink("/dev/zero", join(root, "zero"));
+	return root;
+}
+
+const { sshd, reason } = await sharedSshdStart();
+if (!sshd) console.warn(`SSH env tests skipped: ${reason}`);
+afterAll(stopSharedSshd);
+
 const envs: [string, () => Promise<SpecialFixture>][] = [
 	[
 		"node",
 		async () => {
-			const root = await fs.realpath(await fs.mkdtemp(join(tmpdir(), "toolsmith-special-")));
-			execFileSync("mkfifo", [join(root, "pipe")]);
-			await fs.symlink("/dev/zero", join(root, "zero"));
+			const root = await specialTree();
 			return { env: new NodeExecutionEnv({ cwd: root }), cleanup: () => fs.rm(root, { recursive: true, force: true }) };
 		},
 	],
+	...(sshd
+		? [
+				[
+					"ssh",
+					async () => {
+						const root = await specialTree();
+						const env = new SshExecutionEnv({ destination: sshd.host, configFile: sshd.configFile, cwd: root });
+						return {
+							env,
+							cleanup: async () => {
+								await env.close();
+								await fs.rm(root, { recursive: true, force: true });
+							},
+						};
+					},
+				] as [string, () => Promise<SpecialFixture>],
+			]
+		: []),
 	[
 		"memory",
 		async () => ({

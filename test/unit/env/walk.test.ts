@@ -1,16 +1,20 @@
 /**
  * The walker: ignore-file semantics checked against git itself on real files, and the walk's
- * order, hidden names, symlinks and abort on both envs with one test body.
+ * order, hidden names, symlinks and abort on every env (SSH where a loopback sshd can start) with
+ * one test body.
  */
 import { execFileSync } from "node:child_process";
 import { promises as fs } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import type { FileSystem } from "../../../src/contract/env.js";
 import { compareNames, comparePaths, type WalkOptions, walk } from "../../../src/env/_walk.js";
 import { NodeExecutionEnv } from "../../../src/env/node.js";
-import { bothEnvs, type ToolFixture } from "../tools/_env.js";
+import { allToolEnvs, stopToolEnvs, type ToolFixture } from "../tools/_env.js";
+
+const envs = await allToolEnvs();
+afterAll(stopToolEnvs);
 
 async function paths(env: FileSystem, root: string, options?: WalkOptions): Promise<string[]> {
 	const out: string[] = [];
@@ -199,7 +203,7 @@ describe("walk: a folder re-included by a file that takes precedence", () => {
 	});
 });
 
-describe.each(bothEnvs)("walk on the %s env", (_name, makeFixture) => {
+describe.each(envs)("walk on the %s env", (_name, makeFixture) => {
 	let fixture: ToolFixture | undefined;
 	afterEach(async () => {
 		await fixture?.cleanup();

@@ -1,6 +1,7 @@
 /**
- * The same starting files in both envs, so each behavior test runs on the real disk (a temp
- * folder) and in memory, plus a `ctx` for calling tools directly.
+ * The same starting files in each env, so each behavior test runs on the real disk (a temp
+ * folder), in memory and (with `allToolEnvs`, where a loopback sshd can start) over SSH on the
+ * same kind of temp folder, plus a `ctx` for calling tools directly.
  */
 import { promises as fs } from "node:fs";
 import { tmpdir } from "node:os";
@@ -9,9 +10,12 @@ import type { ExecutionEnv } from "../../../src/contract/env.js";
 import type { ToolContext } from "../../../src/contract/tool.js";
 import { MemoryExecutionEnv, type ScriptedCommand } from "../../../src/env/memory.js";
 import { NodeExecutionEnv } from "../../../src/env/node.js";
+import { SshExecutionEnv } from "../../../src/env/node-ssh.js";
+import { sharedSshdStart, stopSharedSshd } from "../../integration/env/_fixtures.js";
+import type { Sshd } from "../../integration/ssh/_sshd.js";
 
 export interface ToolFixture {
-	readonly kind: "node" | "memory";
+	readonly kind: "node" | "memory" | "ssh";
 	readonly env: ExecutionEnv;
 	readonly ctx: ToolContext;
 	/** Absolute path of a path relative to the cwd. */
@@ -28,7 +32,7 @@ export interface FixtureFiles {
 	/** Link path → target relative to the link's folder. */
 	readonly symlinks?: Readonly<Record<string, string>>;
 	readonly dirs?: readonly string[];
-	/** Only for the memory env (Node runs real commands). */
+	/** Only for the memory env (Node and SSH run real commands). */
 	readonly commands?: readonly ScriptedCommand[];
 }
 
@@ -45,7 +49,7 @@ export function contextFor(env: ExecutionEnv): ToolContext {
 }
 
 async function fixtureFrom(
-	kind: "node" | "memory",
+	kind: ToolFixture["kind"],
 	env: ExecutionEnv,
 	cleanup: () => Promise<void>,
 ): Promise<ToolFixture> {
@@ -66,7 +70,7 @@ async function fixtureFrom(
 	};
 }
 
-export async function nodeFixture(spec: FixtureFiles = {}): Promise<ToolFixture> {
+async function diskTree(spec: FixtureFiles): Promise<{ root: string; cwd: string }> {
 	const root = await fs.realpath(await fs.mkdtemp(join(tmpdir(), "toolsmith-tools-")));
 	const cwd = join(root, "project");
 	await fs.mkdir(cwd);
@@ -76,8 +80,33 @@ export async function nodeFixture(spec: FixtureFiles = {}): Promise<ToolFixture>
 		await fs.writeFile(join(cwd, path), content);
 	}
 	for (const [link, target] of Object.entries(spec.symlinks ?? {})) await fs.symlink(target, join(cwd, link));
+	return { root, cwd };
+}
+
+export async function nodeFixture(spec: FixtureFiles = {}): Promise<ToolFixture> {
+	const { root, cwd } = await diskTree(spec);
 	const env = new NodeExecutionEnv({ cwd, tempDir: root });
 	return fixtureFrom("node", env, () => fs.rm(root, { recursive: true, force: true }));
+}
+
+/** An env held open for the test file, so the fixtures' envs share one connection and its helpers. */
+let sshKeeper: SshExecutionEnv | undefined;
+
+/** The SSH env over `sshd` on a fresh temp folder of this machine (the remote host is this machine). */
+export function sshFixture(sshd: Sshd): (spec?: FixtureFiles) => Promise<ToolFixture> {
+	return async (spec = {}) => {
+		if (!sshKeeper) {
+			sshKeeper = new SshExecutionEnv({ destination: sshd.host, configFile: sshd.configFile, cwd: "/" });
+			const connected = await sshKeeper.connect();
+			if (!connected.ok) throw connected.error;
+		}
+		const { root, cwd } = await diskTree(spec);
+		const env = new SshExecutionEnv({ destination: sshd.host, configFile: sshd.configFile, cwd, tempDir: root });
+		return fixtureFrom("ssh", env, async () => {
+			await env.close();
+			await fs.rm(root, { recursive: true, force: true });
+		});
+	};
 }
 
 export async function memoryFixture(spec: FixtureFiles = {}): Promise<ToolFixture> {
@@ -92,10 +121,25 @@ export async function memoryFixture(spec: FixtureFiles = {}): Promise<ToolFixtur
 	return fixtureFrom("memory", env, async () => undefined);
 }
 
-export const bothEnvs: [string, (spec?: FixtureFiles) => Promise<ToolFixture>][] = [
+export type MakeToolFixture = (spec?: FixtureFiles) => Promise<ToolFixture>;
+
+export const bothEnvs: [string, MakeToolFixture][] = [
 	["node", nodeFixture],
 	["memory", memoryFixture],
 ];
+
+/**
+ * Node, memory, and SSH where a loopback sshd can start (the reason is printed where it cannot).
+ * A test file using it ends them after its tests: `afterAll(stopToolEnvs)`.
+ */
+export async function allToolEnvs(): Promise<[string, MakeToolFixture][]> {
+	const started = await sharedSshdStart();
+	if (!started.sshd) {
+		console.warn(`SSH env tests skipped: ${started.reason}`);
+		return bothEnvs;
+	}
+	return [...bothEnvs, ["ssh", sshFixture(started.sshd)]];
+}
 
 /** Text blocks of a result, joined. */
 export function textOf(result: { content: readonly { type: string; text?: string }[] }): string {
@@ -103,4 +147,11 @@ export function textOf(result: { content: readonly { type: string; text?: string
 		.filter((c) => c.type === "text")
 		.map((c) => c.text ?? "")
 		.join("\n");
+}
+
+/** Close the SSH connection the fixtures shared and stop the loopback sshd. */
+export async function stopToolEnvs(): Promise<void> {
+	await sshKeeper?.close();
+	sshKeeper = undefined;
+	await stopSharedSshd();
 }

@@ -1,7 +1,10 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { withFileMutationQueue } from "../../../src/env/mutation-queue.js";
 import { createEditTool, type EditToolDetails, prepareEditArguments } from "../../../src/tools/edit.js";
-import { bothEnvs, type FixtureFiles, type ToolFixture, textOf } from "./_env.js";
+import { allToolEnvs, bothEnvs, type FixtureFiles, stopToolEnvs, type ToolFixture, textOf } from "./_env.js";
+
+const envs = await allToolEnvs();
+afterAll(stopToolEnvs);
 
 const edit = createEditTool();
 type Edits = { oldText: string; newText: string }[];
@@ -35,7 +38,7 @@ describe("prepareEditArguments", () => {
 	});
 });
 
-describe.each(bothEnvs)("edit on %s", (_name, make) => {
+describe.each(envs)("edit on %s", (_name, make) => {
 	let fx: ToolFixture;
 	const setup = async (spec: FixtureFiles) => {
 		fx = await make(spec);
@@ -171,8 +174,10 @@ describe.each(bothEnvs)("edit on %s", (_name, make) => {
 
 	it("an abort while waiting for the file leaves it untouched", async () => {
 		await setup({ files: { "a.txt": "one\ntwo\n" } });
-		let release!: () => void;
+		let release: (() => void) | undefined;
 		const held = withFileMutationQueue(fx.env, fx.path("a.txt"), () => new Promise<void>((r) => (release = r)));
+		// The file is held once the queue runs the holder (at once in memory, after a request over SSH).
+		while (!release) await new Promise((r) => setTimeout(r, 5));
 		const controller = new AbortController();
 		const pending = call("a.txt", [{ oldText: "one", newText: "1" }], controller.signal);
 		await new Promise((r) => setTimeout(r, 10));

@@ -1,18 +1,21 @@
 import { promises as fs } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import type { ExecutionEnv } from "../../../src/contract/env.js";
 import { findFdBinary } from "../../../src/env/_node-find.js";
 import { compileGlob } from "../../../src/env/glob.js";
 import { MemoryExecutionEnv } from "../../../src/env/memory.js";
 import { NodeExecutionEnv } from "../../../src/env/node.js";
 import { createFindTool, type FindToolDetails } from "../../../src/tools/find.js";
-import { bothEnvs, contextFor, type FixtureFiles, type ToolFixture, textOf } from "./_env.js";
+import { allToolEnvs, contextFor, type FixtureFiles, stopToolEnvs, type ToolFixture, textOf } from "./_env.js";
+
+const envs = await allToolEnvs();
+afterAll(stopToolEnvs);
 
 const find = createFindTool();
 
-describe.each(bothEnvs)("find on %s", (_name, make) => {
+describe.each(envs)("find on %s", (_name, make) => {
 	let fx: ToolFixture;
 	const setup = async (spec: FixtureFiles = {}) => {
 		fx = await make(spec);

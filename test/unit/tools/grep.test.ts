@@ -1,11 +1,14 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { plainTheme } from "../../../src/render/theme.js";
 import { createGrepTool, type GrepToolParams } from "../../../src/tools/grep.js";
-import { bothEnvs, type FixtureFiles, type ToolFixture, textOf } from "./_env.js";
+import { allToolEnvs, type FixtureFiles, stopToolEnvs, type ToolFixture, textOf } from "./_env.js";
+
+const envs = await allToolEnvs();
+afterAll(stopToolEnvs);
 
 const grep = createGrepTool();
 
-describe.each(bothEnvs)("grep on %s", (_name, make) => {
+describe.each(envs)("grep on %s", (_name, make) => {
 	let fx: ToolFixture;
 	const setup = async (spec: FixtureFiles = {}) => {
 		fx = await make(spec);

@@ -1,11 +1,14 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { plainTheme } from "../../../src/render/theme.js";
 import { createLsTool, type LsToolDetails } from "../../../src/tools/ls.js";
-import { bothEnvs, type FixtureFiles, type ToolFixture, textOf } from "./_env.js";
+import { allToolEnvs, type FixtureFiles, stopToolEnvs, type ToolFixture, textOf } from "./_env.js";
+
+const envs = await allToolEnvs();
+afterAll(stopToolEnvs);
 
 const ls = createLsTool();
 
-describe.each(bothEnvs)("ls on %s", (_name, make) => {
+describe.each(envs)("ls on %s", (_name, make) => {
 	let fx: ToolFixture;
 	const setup = async (spec: FixtureFiles = {}) => {
 		fx = await make(spec);

@@ -1,6 +1,9 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { createReadTool, type ReadToolDetails } from "../../../src/tools/read.js";
-import { bothEnvs, type FixtureFiles, type ToolFixture, textOf } from "./_env.js";
+import { allToolEnvs, type FixtureFiles, stopToolEnvs, type ToolFixture, textOf } from "./_env.js";
+
+const envs = await allToolEnvs();
+afterAll(stopToolEnvs);
 
 const read = createReadTool();
 
@@ -31,7 +34,7 @@ const images: Record<string, { bytes: Uint8Array; mime: string }> = {
 	},
 };
 
-describe.each(bothEnvs)("read on %s", (_name, make) => {
+describe.each(envs)("read on %s", (_name, make) => {
 	let fx: ToolFixture;
 	const setup = async (spec: FixtureFiles) => {
 		fx = await make(spec);

@@ -3,11 +3,19 @@
  * backtrack, very long lines and literal punctuation. Each must give a result or a clear error in
  * bounded time and memory, the same on every env and on both Node paths (fast path and walker).
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { NodeExecutionEnv } from "../../../src/env/node.js";
 import { createFindTool } from "../../../src/tools/find.js";
 import { createGrepTool, type GrepToolParams } from "../../../src/tools/grep.js";
-import { bothEnvs, contextFor, type FixtureFiles, nodeFixture, type ToolFixture, textOf } from "./_env.js";
+import {
+	allToolEnvs,
+	contextFor,
+	type FixtureFiles,
+	nodeFixture,
+	stopToolEnvs,
+	type ToolFixture,
+	textOf,
+} from "./_env.js";
 
 const grep = createGrepTool();
 const find = createFindTool();
@@ -24,9 +32,10 @@ async function nodeWalkerFixture(spec: FixtureFiles = {}): Promise<ToolFixture> 
 }
 
 const envs: [string, (spec?: FixtureFiles) => Promise<ToolFixture>][] = [
-	...bothEnvs,
+	...(await allToolEnvs()),
 	["node without rg and fd", nodeWalkerFixture],
 ];
+afterAll(stopToolEnvs);
 
 describe.each(envs)("search limits on %s", (_name, make) => {
 	let fx: ToolFixture;

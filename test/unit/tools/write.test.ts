@@ -1,10 +1,13 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { createWriteTool, type WriteToolDetails } from "../../../src/tools/write.js";
-import { bothEnvs, type FixtureFiles, type ToolFixture, textOf } from "./_env.js";
+import { allToolEnvs, type FixtureFiles, stopToolEnvs, type ToolFixture, textOf } from "./_env.js";
+
+const envs = await allToolEnvs();
+afterAll(stopToolEnvs);
 
 const write = createWriteTool();
 
-describe.each(bothEnvs)("write on %s", (_name, make) => {
+describe.each(envs)("write on %s", (_name, make) => {
 	let fx: ToolFixture;
 	const setup = async (spec: FixtureFiles = {}) => {
 		fx = await make(spec);
