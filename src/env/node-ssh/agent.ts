@@ -180,6 +180,14 @@ function release(pool: AgentPool, agent: Agent): void {
 	}
 }
 
+/** End an idle helper now (its session is killed; its exit finds it dead already). */
+function retire(pool: AgentPool, agent: Agent): void {
+	if (agent.dead || agent.busy) return;
+	agent.dead = true;
+	agent.child.kill("SIGTERM");
+	removeAgent(pool, agent);
+}
+
 function removeAgent(pool: AgentPool, agent: Agent): void {
 	const index = pool.agents.indexOf(agent);
 	if (index < 0) return;
@@ -254,6 +262,10 @@ function startAgent(pool: AgentPool): Agent {
 		agent.current?.(lost);
 		// A busy helper is removed when its request lets go of it.
 		if (!agent.busy) removeAgent(pool, agent);
+		// The idle helpers share its connection: a lost one has taken them along, even if their
+		// own sessions have not noticed yet. End them, so the next call starts over instead of
+		// failing on each of them in turn.
+		if (lost.code === "connection_lost") for (const other of [...pool.agents]) if (!other.busy) retire(pool, other);
 	};
 	child.once("exit", ended);
 	child.once("error", (error) => {

@@ -128,10 +128,21 @@ type Outcome =
 	| { ok: true; value: Omit<ExecResult, "durationMs"> }
 	| { ok: false; code: "timeout" | "aborted" | "spawn_error" | "connection_lost"; detail: string };
 
-/** Pulls the wrapper's markers (`\x1e<nonce>:<what>:<value>\n`) out of stderr as it streams. */
-class MarkerFilter {
+/**
+ * What ssh prints first when sshd refuses one more session on the connection (its `MaxSessions`)
+ * and ssh opens a connection of its own instead: the command still runs, so the notice is dropped.
+ */
+const SESSION_REFUSED = Buffer.from("mux_client_request_session: ");
+
+/**
+ * Pulls the wrapper's markers (`\x1e<nonce>:<what>:<value>\n`) out of stderr as it streams, and
+ * ssh's notice of a refused session from its start.
+ */
+export class MarkerFilter {
 	private readonly prefix: Buffer;
 	private held = Buffer.alloc(0);
+	/** The first bytes of the stream, until they are known not to be ssh's notice. */
+	private leading: Buffer | undefined = Buffer.alloc(0);
 
 	constructor(
 		nonce: string,
@@ -142,6 +153,20 @@ class MarkerFilter {
 
 	/** `chunk` without its markers (bytes that may start a marker are held until they can be told apart). */
 	push(chunk: Buffer): Buffer {
+		if (this.leading) {
+			const first = Buffer.concat([this.leading, chunk]);
+			const compared = Math.min(first.length, SESSION_REFUSED.length);
+			const newline = first.indexOf(10);
+			if (!first.subarray(0, compared).equals(SESSION_REFUSED.subarray(0, compared))) this.leading = undefined;
+			else if (newline < 0) {
+				this.leading = first;
+				return Buffer.alloc(0);
+			} else {
+				this.leading = undefined;
+				return this.push(first.subarray(newline + 1));
+			}
+			chunk = first;
+		}
 		let data = this.held.length > 0 ? Buffer.concat([this.held, chunk]) : chunk;
 		this.held = Buffer.alloc(0);
 		const out: Buffer[] = [];
@@ -173,7 +198,8 @@ class MarkerFilter {
 
 	/** What is held when the stream ends (it was not a marker after all). */
 	flush(): Buffer {
-		const rest = this.held;
+		const rest = this.leading ? Buffer.concat([this.leading, this.held]) : this.held;
+		this.leading = undefined;
 		this.held = Buffer.alloc(0);
 		return rest;
 	}

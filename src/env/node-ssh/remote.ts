@@ -12,7 +12,8 @@
  *   can be signalled), and reports the pid and the exit code on stderr between markers that carry
  *   a random nonce. It raises SHLVL first: bash takes a shell at level 1 with SSH_CLIENT set for
  *   one sshd started, and would run ~/.bashrc a second time (the login shell ran it already, and
- *   the command inherits what it exported).
+ *   the command inherits what it exported). Its \`wait\` keeps quiet: dash reports a waited job
+ *   that a signal ended ("Terminated") on stderr, which is not the command's output.
  *
  * Assumes a POSIX shell and GNU coreutils (`stat -c` with `%.9Y`, `realpath -e` and `-m`,
  * `base64 -w0`, `dd iflag=skip_bytes`, `mktemp -p`), checked when the helper starts. Writes and
@@ -124,7 +125,7 @@ cd -- "$d" 2>/dev/null || { printf '\\036%s:nocwd:0\\n' "$n" >&2; exit 0; }
 if [ "$g" = 1 ]; then setsid env "$@" "$s" -c "$c" </dev/null & else env "$@" "$s" -c "$c" </dev/null & fi
 p=$!
 printf '\\036%s:pid:%s\\n' "$n" "$p" >&2
-wait "$p"; st=$?
+wait "$p" 2>/dev/null; st=$?
 printf '\\036%s:exit:%s\\n' "$n" "$st" >&2
 exit "$st"
 `;
@@ -132,7 +133,9 @@ exit "$st"
 /**
  * Kill a command's tree: TERM to its process group (it was started with `setsid` where the host
  * has it) and to every descendant `ps` shows, up to the grace period (in 50 ms ticks) for them to
- * go, then KILL, then up to two seconds more. Arguments: the pid, the ticks.
+ * go, then KILL, then up to two seconds more. Arguments: the pid, the ticks. The group is
+ * signalled through the \`kill\` program (\`env kill\`): dash's built-in takes neither \`--\` nor a
+ * negative pid.
  */
 export const KILL_SCRIPT = `
 p=$1; n=$2
@@ -144,8 +147,8 @@ tree() {
   done
   echo $all
 }
-alive() { kill -0 -- "-$p" 2>/dev/null || kill -0 $(tree) 2>/dev/null; }
-signal() { pids=$(tree); kill -s "$1" -- "-$p" 2>/dev/null; kill -s "$1" $pids 2>/dev/null; }
+alive() { env kill -0 -- "-$p" 2>/dev/null || kill -0 $(tree) 2>/dev/null; }
+signal() { pids=$(tree); env kill -s "$1" -- "-$p" 2>/dev/null; kill -s "$1" $pids 2>/dev/null; }
 signal TERM
 i=0; while [ "$i" -lt "$n" ] && alive; do sleep 0.05; i=$((i + 1)); done
 alive && signal KILL
