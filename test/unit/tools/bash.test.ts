@@ -77,7 +77,7 @@ const scripted: ScriptedCommand[] = [
 	{ match: "sleep 0.2; echo done", chunks: [{ stream: "stdout", data: "done\n", delayMs: 200 }] },
 ];
 
-describe.each(envs)("bash on %s", (name, make) => {
+describe.each(envs)("bash on %s", (_name, make) => {
 	let fx: ToolFixture;
 	afterEach(async () => fx?.cleanup());
 	const run = async (
