@@ -4,9 +4,10 @@ import { constants as osConstants } from "node:os";
 import type { ExecOptions, ExecResult } from "../contract/env.js";
 import { describeValue, errorMessage } from "../contract/errors.js";
 import { type ExecutionError, type ExecutionErrorCode, err, ok, type Result } from "../contract/result.js";
+import { pumpOutput } from "./_node-exec-output.js";
 import { defaultShell, groupAlive, signalGroup } from "./_node-process.js";
 import { setLongTimeout } from "./_timer.js";
-import { commandProblem, execError, isThenable, osCodeOf, pathProblem, quoted, timeoutProblem } from "./errors.js";
+import { commandProblem, execError, osCodeOf, pathProblem, quoted, timeoutProblem } from "./errors.js";
 import { resolvePath } from "./path.js";
 
 /** What a command takes from its NodeExecutionEnv, passed in explicitly. */
@@ -136,83 +137,7 @@ function supervise(
 	| { ok: true; value: Omit<ExecResult, "durationMs"> }
 	| { ok: false; error: { code: ExecutionErrorCode; detail: string } }
 > {
-	const capture = options.captureOutput ?? (options.onStdout === undefined && options.onStderr === undefined);
-	const decoders = {
-		stdout: new TextDecoder("utf-8", { ignoreBOM: true }),
-		stderr: new TextDecoder("utf-8", { ignoreBOM: true }),
-	};
-	const captured = { stdout: "", stderr: "" };
-	let lastOutputAt = Date.now();
-	/** Streams paused until their listener's promise settles (backpressure, see ExecOptions). */
-	let paused = 0;
-	/** Set once the tree is being killed or waiting has stopped: output must flow again. */
-	let unpausable = false;
-	/** Called when no stream is held anymore (the close handler waits for it). */
-	let onUnpaused: (() => void) | undefined;
-	const releasers: (() => void)[] = [];
-	const listen = (stream: "stdout" | "stderr") => {
-		const listener = stream === "stdout" ? options.onStdout : options.onStderr;
-		const source = child[stream];
-		if (!source) return;
-		/** The pending promise holding this stream back, if any. */
-		let holder: object | undefined;
-		/**
-		 * Chunks that arrived while held. Pausing stops the flow, but Node resumes a child's
-		 * streams itself once the child exits; such chunks wait here, in order, and the stream
-		 * is paused again at once, so this holds at most a chunk per unwanted resume.
-		 */
-		const waiting: Uint8Array[] = [];
-		const deliver = (chunk: Uint8Array) => {
-			let returned: unknown;
-			try {
-				returned = listener?.(chunk);
-				if (!isThenable(returned)) return;
-			} catch {
-				// A listener's failure must not change the command's outcome (see ExecOptions).
-				return;
-			}
-			const token = {};
-			// Caught here as well: a rejection is swallowed like a throw, never left unhandled.
-			const release = () => {
-				if (holder === token) resume();
-			};
-			Promise.resolve(returned).then(release, release);
-			if (unpausable) return;
-			holder = token;
-			paused++;
-			// The pipe fills up while paused and the writer blocks: memory stays bounded.
-			source.pause();
-		};
-		const resume = () => {
-			if (holder === undefined) return;
-			holder = undefined;
-			paused--;
-			// Time spent held back is not silence: the drain after exit starts counting anew.
-			lastOutputAt = Date.now();
-			while (holder === undefined && waiting.length > 0) deliver(waiting.shift() as Uint8Array);
-			if (holder !== undefined) return;
-			if (!source.destroyed) source.resume();
-			if (paused === 0) onUnpaused?.();
-		};
-		releasers.push(resume);
-		source.on("data", (buffer: Buffer) => {
-			lastOutputAt = Date.now();
-			const chunk = new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
-			if (capture) captured[stream] += decoders[stream].decode(chunk, { stream: true });
-			if (holder === undefined) return deliver(chunk);
-			waiting.push(chunk);
-			source.pause();
-		});
-		// A destroyed or broken pipe must not become an unhandled 'error' event.
-		source.on("error", () => undefined);
-	};
-	/** Stop honoring backpressure: deliver what waits and let every stream flow. */
-	const releaseAll = () => {
-		unpausable = true;
-		for (const release of releasers) release();
-	};
-	listen("stdout");
-	listen("stderr");
+	const output = pumpOutput(child, options);
 
 	return new Promise((resolve) => {
 		const pid = child.pid;
@@ -237,12 +162,10 @@ function supervise(
 				resolve({ ok: false, error: { code: killedFor, detail: "" } });
 				return;
 			}
-			for (const stream of ["stdout", "stderr"] as const) {
-				if (capture) captured[stream] += decoders[stream].decode();
-			}
+			output.endCapture();
 			const signo = exit?.signal ? (osConstants.signals[exit.signal] ?? 0) : 0;
 			const exitCode = exit?.code ?? 128 + signo;
-			resolve({ ok: true, value: { exitCode, stdout: captured.stdout, stderr: captured.stderr } });
+			resolve({ ok: true, value: { exitCode, stdout: output.captured.stdout, stderr: output.captured.stderr } });
 		};
 		// Once killing, settle when the shell closed and no process of its group can run anymore.
 		const settleWhenGone = (deadline: number) => {
@@ -258,11 +181,11 @@ function supervise(
 		};
 		const kill = (reason: "timeout" | "aborted") => {
 			// After the shell exited, a timeout only stops waiting for a listener holding output back.
-			if (exit && !killedFor) releaseAll();
+			if (exit && !killedFor) output.releaseAll();
 			if (settled || killedFor || exit) return;
 			killedFor = reason;
 			// A paused pipe never reaches its end, so 'close' would wait for the kill deadline.
-			releaseAll();
+			output.releaseAll();
 			if (pid !== undefined) signalGroup(pid, "SIGTERM");
 			later(killGraceMs, () => {
 				if (pid !== undefined && !settled) signalGroup(pid, "SIGKILL");
@@ -285,12 +208,12 @@ function supervise(
 		const drain = (exitedAt: number) => {
 			if (settled || closed) return;
 			const now = Date.now();
-			if (paused > 0) {
+			if (output.paused > 0) {
 				// The caller holds output back: waiting for it is neither silence nor drain time.
 				later(DRAIN_IDLE_MS, () => drain(exitedAt + (Date.now() - now)));
 				return;
 			}
-			const quietFor = now - lastOutputAt;
+			const quietFor = now - output.lastOutputAt;
 			if (quietFor >= DRAIN_IDLE_MS || now - exitedAt >= DRAIN_MAX_MS) return stopDraining();
 			later(Math.min(DRAIN_IDLE_MS - quietFor, DRAIN_MAX_MS - (now - exitedAt)) + 1, () => drain(exitedAt));
 		};
@@ -305,7 +228,7 @@ function supervise(
 			exit = { code, signal };
 			if (killedFor) return;
 			const exitedAt = Date.now();
-			lastOutputAt = Math.max(lastOutputAt, exitedAt);
+			output.lastOutputAt = Math.max(output.lastOutputAt, exitedAt);
 			later(DRAIN_IDLE_MS, () => drain(exitedAt));
 		});
 		child.once("close", () => {
@@ -313,7 +236,7 @@ function supervise(
 			// A shell that never started reports through 'error' instead.
 			if (killedFor || pid === undefined) return;
 			// A stream can end while its last chunks still wait for a listener's promise.
-			if (paused > 0) onUnpaused = finish;
+			if (output.paused > 0) output.onUnpaused = finish;
 			else finish();
 		});
 		// A long timeout (past the 24.8 days one timer holds) must wait, not fire at once.

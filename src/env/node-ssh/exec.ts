@@ -14,8 +14,9 @@ import { randomBytes } from "node:crypto";
 import type { ExecOptions, ExecResult } from "../../contract/env.js";
 import { describeValue } from "../../contract/errors.js";
 import { type ExecutionError, err, ok, type Result } from "../../contract/result.js";
+import { pumpOutput } from "../_node-exec-output.js";
 import { setLongTimeout } from "../_timer.js";
-import { commandProblem, execError, isThenable, pathProblem, quoted, timeoutProblem } from "../errors.js";
+import { commandProblem, execError, pathProblem, quoted, timeoutProblem } from "../errors.js";
 import { resolvePath } from "../path.js";
 import { type AgentPool, remoteCaps } from "./agent.js";
 import { ensureMaster, masterAlive, masterLost, type SshConnection, sessionArgs } from "./connection.js";
@@ -222,13 +223,6 @@ function supervise(
 	options: ExecOptions,
 	context: SshCommandContext,
 ): Promise<Outcome> {
-	const capture = options.captureOutput ?? (options.onStdout === undefined && options.onStderr === undefined);
-	const decoders = {
-		stdout: new TextDecoder("utf-8", { ignoreBOM: true }),
-		stderr: new TextDecoder("utf-8", { ignoreBOM: true }),
-	};
-	const captured = { stdout: "", stderr: "" };
-	let lastOutputAt = Date.now();
 	let pid: string | undefined;
 	let exitCode: number | undefined;
 	let noFolder = false;
@@ -247,64 +241,7 @@ function supervise(
 			onExitMarker?.();
 		}
 	});
-	let paused = 0;
-	let unpausable = false;
-	let onUnpaused: (() => void) | undefined;
-	const releasers: (() => void)[] = [];
-	const listen = (stream: "stdout" | "stderr") => {
-		const listener = stream === "stdout" ? options.onStdout : options.onStderr;
-		const source = child[stream];
-		if (!source) return;
-		let holder: object | undefined;
-		const waiting: Uint8Array[] = [];
-		const deliver = (chunk: Uint8Array) => {
-			let returned: unknown;
-			try {
-				returned = listener?.(chunk);
-				if (!isThenable(returned)) return;
-			} catch {
-				return;
-			}
-			const token = {};
-			const release = () => {
-				if (holder === token) resume();
-			};
-			Promise.resolve(returned).then(release, release);
-			if (unpausable) return;
-			holder = token;
-			paused++;
-			source.pause();
-		};
-		const resume = () => {
-			if (holder === undefined) return;
-			holder = undefined;
-			paused--;
-			lastOutputAt = Date.now();
-			while (holder === undefined && waiting.length > 0) deliver(waiting.shift() as Uint8Array);
-			if (holder !== undefined) return;
-			if (!source.destroyed) source.resume();
-			if (paused === 0) onUnpaused?.();
-		};
-		releasers.push(resume);
-		const take = (buffer: Buffer) => {
-			if (buffer.length === 0) return;
-			lastOutputAt = Date.now();
-			const chunk = new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
-			if (capture) captured[stream] += decoders[stream].decode(chunk, { stream: true });
-			if (holder === undefined) return deliver(chunk);
-			waiting.push(chunk);
-			source.pause();
-		};
-		source.on("data", (buffer: Buffer) => take(stream === "stderr" ? markers.push(buffer) : buffer));
-		if (stream === "stderr") source.on("end", () => take(markers.flush()));
-		source.on("error", () => undefined);
-	};
-	const releaseAll = () => {
-		unpausable = true;
-		for (const release of releasers) release();
-	};
-	listen("stdout");
-	listen("stderr");
+	const output = pumpOutput(child, options, markers);
 
 	return new Promise((resolve) => {
 		let killedFor: "timeout" | "aborted" | undefined;
@@ -343,17 +280,17 @@ function supervise(
 						detail: `${lost?.message ?? `The connection to ${context.connection.destination} was lost`}. The command may still be running there${pid ? ` (pid ${pid})` : ""}`,
 					});
 			}
-			for (const stream of ["stdout", "stderr"] as const) if (capture) captured[stream] += decoders[stream].decode();
+			output.endCapture();
 			resolve({
 				ok: true,
-				value: { exitCode: exitCode ?? sshExit ?? 255, stdout: captured.stdout, stderr: captured.stderr },
+				value: { exitCode: exitCode ?? sshExit ?? 255, stdout: output.captured.stdout, stderr: output.captured.stderr },
 			});
 		};
 		const kill = (reason: "timeout" | "aborted") => {
-			if (exitCode !== undefined && !killedFor) releaseAll();
+			if (exitCode !== undefined && !killedFor) output.releaseAll();
 			if (settled || killedFor || exitCode !== undefined) return;
 			killedFor = reason;
-			releaseAll();
+			output.releaseAll();
 			const done = () => {
 				if (closed) return finish(null);
 				later(AFTER_KILL_MS, () => {
@@ -389,11 +326,11 @@ function supervise(
 		const drain = (exitedAt: number) => {
 			if (settled || closed) return;
 			const now = Date.now();
-			if (paused > 0) {
+			if (output.paused > 0) {
 				later(DRAIN_IDLE_MS, () => drain(exitedAt + (Date.now() - now)));
 				return;
 			}
-			const quietFor = now - lastOutputAt;
+			const quietFor = now - output.lastOutputAt;
 			if (quietFor >= DRAIN_IDLE_MS || now - exitedAt >= DRAIN_MAX_MS) {
 				leave();
 				return finish(exitCode ?? null);
@@ -403,7 +340,7 @@ function supervise(
 		onExitMarker = () => {
 			if (killedFor) return;
 			const exitedAt = Date.now();
-			lastOutputAt = Math.max(lastOutputAt, exitedAt);
+			output.lastOutputAt = Math.max(output.lastOutputAt, exitedAt);
 			later(DRAIN_IDLE_MS, () => drain(exitedAt));
 		};
 		child.once("error", (error) => {
@@ -422,7 +359,7 @@ function supervise(
 				}
 				return;
 			}
-			if (paused > 0) onUnpaused = () => finish(code);
+			if (output.paused > 0) output.onUnpaused = () => finish(code);
 			else finish(code);
 		});
 		if (options.timeout !== undefined) {
