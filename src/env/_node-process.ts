@@ -5,7 +5,7 @@
  * Node-only.
  */
 import { isUtf8 } from "node:buffer";
-import { spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { promises as fs, constants as fsConstants, readdirSync, readFileSync } from "node:fs";
 import { delimiter } from "node:path";
 
@@ -141,8 +141,32 @@ export function listPaths(
 	if (signal?.aborted) return Promise.resolve({ ok: false, why: "aborted", message: "aborted" });
 	const env = withoutHomeConfig();
 	delete env.RIPGREP_CONFIG_PATH;
+	const child = spawn(file, args, { cwd: options.cwd, stdio: ["ignore", "pipe", "pipe"], env });
+	return collectPaths(child, signal, onPath, {
+		failed: (error) => ({ ok: false, why: "spawn", message: `could not run ${file}: ${error.message}` }),
+	});
+}
+
+/** What `collectPaths` makes of a child that could not start, and of its end. */
+export interface CollectOutcomes {
+	/** The result for a child that could not be started. */
+	readonly failed: (error: Error) => ListedPaths;
+	/** The result for a child that ended with `code`, when it is not the plain `{ ok: true }` one. */
+	readonly closed?: (code: number | null, stderr: string) => ListedPaths | undefined;
+}
+
+/**
+ * Hand each NUL-terminated path `child` prints on stdout to `onPath` (`nulSeparatedPaths`) until
+ * it ends, keeping the start of its stderr; once `signal` fires, kill it and settle as aborted.
+ * Never rejects.
+ */
+export function collectPaths(
+	child: ChildProcess,
+	signal: AbortSignal | undefined,
+	onPath: (path: string, utf8: boolean) => void,
+	outcomes: CollectOutcomes,
+): Promise<ListedPaths> {
 	return new Promise((resolve) => {
-		const child = spawn(file, args, { cwd: options.cwd, stdio: ["ignore", "pipe", "pipe"], env });
 		const paths = nulSeparatedPaths(onPath);
 		let stderr = "";
 		let done = false;
@@ -155,17 +179,18 @@ export function listPaths(
 		};
 		const onAbort = () => finish({ ok: false, why: "aborted", message: "aborted" });
 		signal?.addEventListener("abort", onAbort, { once: true });
-		child.stdout.on("data", (chunk: Buffer) => {
+		child.stdin?.on("error", () => {});
+		child.stdout?.on("data", (chunk: Buffer) => {
 			if (!done) paths.push(chunk);
 		});
-		child.stderr.on("data", (chunk: Buffer) => {
+		child.stderr?.on("data", (chunk: Buffer) => {
 			if (stderr.length < 4096) stderr += chunk.toString("utf8");
 		});
-		child.on("error", (error) =>
-			finish({ ok: false, why: "spawn", message: `could not run ${file}: ${error.message}` }),
-		);
+		child.on("error", (error) => finish(outcomes.failed(error)));
 		child.on("close", (code) => {
 			if (done) return;
+			const special = outcomes.closed?.(code, stderr);
+			if (special) return finish(special);
 			paths.end();
 			finish({ ok: true, code, stderr });
 		});

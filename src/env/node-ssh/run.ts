@@ -5,7 +5,7 @@
  * An abort ends the local ssh; the remote side sees its stdin close and kills the program.
  */
 import { spawn } from "node:child_process";
-import { type ListedPaths, nulSeparatedPaths, type PathProgram } from "../_node-process.js";
+import { collectPaths, type ListedPaths, type PathProgram } from "../_node-process.js";
 import { ensureMaster, masterLost, type SshConnection, sessionArgs } from "./connection.js";
 import { shellQuote } from "./remote.js";
 
@@ -47,46 +47,25 @@ async function listRemotePaths(
 	if (signal?.aborted) return aborted;
 	const command = ["sh", "-c", RUN_SCRIPT, "sh", options.cwd ?? "", file, ...args].map(shellQuote).join(" ");
 	const ssh = sessionArgs(connection);
-	return new Promise((resolve) => {
-		const child = spawn(ssh[0] as string, [...ssh.slice(1), "--", command], { stdio: ["pipe", "pipe", "pipe"] });
-		const paths = nulSeparatedPaths(onPath);
-		let stderr = "";
-		let done = false;
-		const finish = (result: ListedPaths) => {
-			if (done) return;
-			done = true;
-			signal?.removeEventListener("abort", onAbort);
-			child.kill();
-			resolve(result);
-		};
-		const onAbort = () => finish(aborted);
-		signal?.addEventListener("abort", onAbort, { once: true });
-		child.stdin.on("error", () => {});
-		child.stdout.on("data", (chunk: Buffer) => {
-			if (!done) paths.push(chunk);
-		});
-		child.stderr.on("data", (chunk: Buffer) => {
-			if (stderr.length < 4096) stderr += chunk.toString("utf8");
-		});
-		child.on("error", (error) =>
-			finish({ ok: false, why: "spawn", message: `could not run ssh: ${error.message}`, osCode: "ECONNRESET" }),
-		);
-		child.on("close", (code) => {
-			if (done) return;
-			if (code === 255) {
-				// ssh's own failure (neither rg nor fd exits with 255): the session or the connection ended.
-				const lost = masterLost(connection)?.message;
-				const why = stderr.trim().split("\n").pop() || "the session ended";
-				finish({
-					ok: false,
-					why: "spawn",
-					message: lost ?? `The session to ${connection.destination} running ${file} failed (${why})`,
-					osCode: "ECONNRESET",
-				});
-				return;
-			}
-			paths.end();
-			finish({ ok: true, code, stderr });
-		});
+	const child = spawn(ssh[0] as string, [...ssh.slice(1), "--", command], { stdio: ["pipe", "pipe", "pipe"] });
+	return collectPaths(child, signal, onPath, {
+		failed: (error) => ({
+			ok: false,
+			why: "spawn",
+			message: `could not run ssh: ${error.message}`,
+			osCode: "ECONNRESET",
+		}),
+		// ssh's own failure (neither rg nor fd exits with 255): the session or the connection ended.
+		closed: (code, stderr) => {
+			if (code !== 255) return undefined;
+			const why = stderr.trim().split("\n").pop() || "the session ended";
+			return {
+				ok: false,
+				why: "spawn",
+				message:
+					masterLost(connection)?.message ?? `The session to ${connection.destination} running ${file} failed (${why})`,
+				osCode: "ECONNRESET",
+			};
+		},
 	});
 }
