@@ -7,7 +7,6 @@
  */
 import { execFileSync } from "node:child_process";
 import { chmodSync, existsSync, promises as fs, readFileSync, realpathSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -16,7 +15,7 @@ import { mutationScopeOf, withFileMutationQueue } from "../../../src/env/mutatio
 import { NodeExecutionEnv } from "../../../src/env/node.js";
 import { connectSshEnv, SshError, SshExecutionEnv, type SshExecutionEnvOptions } from "../../../src/env/node-ssh.js";
 import { osProcessGone } from "../env/_fixtures.js";
-import { type Sshd, startSshd } from "./_sshd.js";
+import { freePort, type Sshd, startSshd } from "./_sshd.js";
 
 const started = await startSshd();
 if (!started.sshd) console.warn(`SSH env failure tests skipped: ${started.reason}`);
@@ -45,18 +44,6 @@ function configWith(name: string, change: (text: string) => string): string {
 	const path = join(root, `${name}.ssh_config`);
 	writeFileSync(path, change(readFileSync(sshd.configFile, "utf8")));
 	return path;
-}
-
-function freePort(): Promise<number> {
-	return new Promise((resolve, reject) => {
-		const server = createServer();
-		server.once("error", reject);
-		server.listen(0, "127.0.0.1", () => {
-			const address = server.address();
-			const port = typeof address === "object" && address ? address.port : 0;
-			server.close(() => resolve(port));
-		});
-	});
 }
 
 const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
