@@ -200,3 +200,33 @@ export async function connectRemoteEnv(
 	const confine = options.confine || options["confine-reads"];
 	return connectSsh(request, confine ? sshConfinePolicy(options["confine-reads"]) : undefined);
 }
+
+/**
+ * The host `dev` and `inspect` ask for, from their shared options: the extensions at `paths`, the
+ * env `--env` names (or the one `--ssh` connected) working in `cwd`, confined as asked.
+ */
+export function devHostOptions(
+	options: {
+		readonly env: string;
+		readonly watch: boolean;
+		readonly confine: boolean;
+		readonly "confine-reads": boolean;
+	},
+	paths: readonly string[],
+	cwd: string,
+	remote: ExecutionEnv | undefined,
+	timeout: { readonly loadTimeoutMs?: number },
+	log: ExtensionHostOptions["log"],
+): DevHostOptions {
+	return {
+		paths,
+		env: options.env === "memory" ? "memory" : "node",
+		cwd,
+		watch: options.watch,
+		confine: options.confine,
+		confineReads: options["confine-reads"],
+		...(remote ? { connected: remote } : {}),
+		...timeout,
+		...(log ? { log } : {}),
+	};
+}

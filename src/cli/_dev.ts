@@ -18,6 +18,7 @@ import {
 	connectRemoteEnv,
 	type DevHost,
 	type DevHostFactory,
+	devHostOptions,
 	hostLogTo,
 	hostOptions,
 	loadTimeout,
@@ -107,17 +108,7 @@ export function createDevCommand(factory: DevHostFactory = startExtensionHost) {
 			const remote = await connectRemoteEnv(options, given, io);
 			try {
 				const cwd = remote?.cwd ?? resolve(io.cwd, options.cwd ?? ".");
-				const hostRequest = {
-					paths,
-					env: options.env === "memory" ? ("memory" as const) : ("node" as const),
-					cwd,
-					watch: options.watch,
-					confine: options.confine,
-					confineReads: options["confine-reads"],
-					...(remote ? { connected: remote } : {}),
-					...timeout,
-					log: hostLogTo(io.stdout, theme),
-				};
+				const hostRequest = devHostOptions(options, paths, cwd, remote, timeout, hostLogTo(io.stdout, theme));
 				const where = whereToolsRun(remote, options, cwd, io.cwd);
 				let started: { host: DevHost; ready: ExtensionHostReady; server?: InspectorServer };
 				if (settings) {

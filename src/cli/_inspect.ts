@@ -22,6 +22,7 @@ import {
 	type DevHost,
 	type DevHostFactory,
 	type DevHostOptions,
+	devHostOptions,
 	hostLogTo,
 	hostOptions,
 	loadTimeout,
@@ -248,17 +249,7 @@ export const inspectCommand = defineCommand({
 			const cwd = remote?.cwd ?? resolve(io.cwd, options.cwd ?? ".");
 			const { host, ready, server } = await startHostWithPage(
 				startExtensionHost,
-				{
-					paths,
-					env: options.env === "memory" ? "memory" : "node",
-					cwd,
-					watch: options.watch,
-					confine: options.confine,
-					confineReads: options["confine-reads"],
-					...(remote ? { connected: remote } : {}),
-					...timeout,
-					log: hostLogTo(io.stdout, theme),
-				},
+				devHostOptions(options, paths, cwd, remote, timeout, hostLogTo(io.stdout, theme)),
 				settings,
 				remote ? `ssh ${sshWhere(remote)}` : options.env,
 				// Over SSH the page's own files (fixtures, eval scenarios) stay on this machine.
