@@ -2,13 +2,12 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { constants as osConstants } from "node:os";
 import type { ExecOptions, ExecResult } from "../contract/env.js";
-import { describeValue, errorMessage } from "../contract/errors.js";
+import { errorMessage } from "../contract/errors.js";
 import { type ExecutionError, type ExecutionErrorCode, err, ok, type Result } from "../contract/result.js";
 import { pumpOutput } from "./_node-exec-output.js";
 import { defaultShell, groupAlive, signalGroup } from "./_node-process.js";
 import { setLongTimeout } from "./_timer.js";
-import { commandProblem, execError, osCodeOf, pathProblem, quoted, timeoutProblem } from "./errors.js";
-import { resolvePath } from "./path.js";
+import { commandFolder, execError, osCodeOf } from "./errors.js";
 
 /** What a command takes from its NodeExecutionEnv, passed in explicitly. */
 export interface CommandContext {
@@ -55,19 +54,9 @@ export async function runCommand(
 	context: CommandContext,
 ): Promise<Result<ExecResult, ExecutionError>> {
 	const startedAt = performance.now();
-	const problem = commandProblem(command) ?? timeoutProblem(options.timeout);
-	if (problem) return err(execError("invalid_argument", describeValue(command), problem));
-	if (options.signal?.aborted) return err(execError("aborted", command, "Command aborted before it started"));
-	let cwd = context.cwd;
-	if (options.cwd !== undefined) {
-		const cwdProblem = pathProblem(options.cwd);
-		if (cwdProblem) {
-			return err(
-				execError("invalid_argument", command, `Invalid working folder ${quoted(options.cwd)} (${cwdProblem})`),
-			);
-		}
-		cwd = resolvePath(context.cwd, options.cwd);
-	}
+	const folder = commandFolder(command, options, context.cwd);
+	if (!folder.ok) return folder;
+	const cwd = folder.value;
 	if (!(await context.isFolder(cwd))) {
 		return err(execError("spawn_error", command, `Working folder ${cwd} does not exist or is not a folder`));
 	}

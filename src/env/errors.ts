@@ -2,11 +2,21 @@
  * One wording for file errors across both envs, so a tool's error text (and the tests that check
  * it) does not depend on which env it ran on.
  */
-import { describeValue } from "../contract/errors.js";
+import { describeValue, quoted } from "../contract/errors.js";
 
 export { quoted } from "../contract/errors.js";
 
-import { ExecutionError, type ExecutionErrorCode, FileError, type FileErrorCode } from "../contract/result.js";
+import type { ExecOptions } from "../contract/env.js";
+import {
+	ExecutionError,
+	type ExecutionErrorCode,
+	err,
+	FileError,
+	type FileErrorCode,
+	ok,
+	type Result,
+} from "../contract/result.js";
+import { resolvePath } from "./path.js";
 
 const HINTS: Record<FileErrorCode, string> = {
 	not_found: "no such file or folder",
@@ -135,4 +145,20 @@ export function osCodeOf(error: unknown): string | undefined {
 		// a thrown value whose `code` getter or proxy trap throws (an operations callback's)
 		return undefined;
 	}
+}
+
+/**
+ * What `exec` checks before it starts anything, on every env that runs real commands: the command
+ * and the timeout usable, the signal not aborted already, and the working folder (`options.cwd`
+ * resolved against `cwd`) a usable path. Resolves to that folder.
+ */
+export function commandFolder(command: string, options: ExecOptions, cwd: string): Result<string, ExecutionError> {
+	const problem = commandProblem(command) ?? timeoutProblem(options.timeout);
+	if (problem) return err(execError("invalid_argument", describeValue(command), problem));
+	if (options.signal?.aborted) return err(execError("aborted", command, "Command aborted before it started"));
+	if (options.cwd === undefined) return ok(cwd);
+	const cwdProblem = pathProblem(options.cwd);
+	if (cwdProblem)
+		return err(execError("invalid_argument", command, `Invalid working folder ${quoted(options.cwd)} (${cwdProblem})`));
+	return ok(resolvePath(cwd, options.cwd));
 }

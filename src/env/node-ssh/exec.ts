@@ -12,11 +12,10 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import type { ExecOptions, ExecResult } from "../../contract/env.js";
-import { describeValue } from "../../contract/errors.js";
 import { type ExecutionError, err, ok, type Result } from "../../contract/result.js";
 import { pumpOutput } from "../_node-exec-output.js";
 import { setLongTimeout } from "../_timer.js";
-import { commandProblem, execError, pathProblem, quoted, timeoutProblem } from "../errors.js";
+import { commandFolder, execError, quoted } from "../errors.js";
 import { resolvePath } from "../path.js";
 import { type AgentPool, remoteCaps } from "./agent.js";
 import { ensureMaster, masterAlive, masterLost, type SshConnection, sessionArgs } from "./connection.js";
@@ -50,18 +49,9 @@ export async function runRemoteCommand(
 	context: SshCommandContext,
 ): Promise<Result<ExecResult, ExecutionError>> {
 	const startedAt = performance.now();
-	const problem = commandProblem(command) ?? timeoutProblem(options.timeout);
-	if (problem) return err(execError("invalid_argument", describeValue(command), problem));
-	if (options.signal?.aborted) return err(execError("aborted", command, "Command aborted before it started"));
-	let cwd = context.cwd;
-	if (options.cwd !== undefined) {
-		const cwdProblem = pathProblem(options.cwd);
-		if (cwdProblem)
-			return err(
-				execError("invalid_argument", command, `Invalid working folder ${quoted(options.cwd)} (${cwdProblem})`),
-			);
-		cwd = resolvePath(context.cwd, options.cwd);
-	}
+	const folder = commandFolder(command, options, context.cwd);
+	if (!folder.ok) return folder;
+	const cwd = folder.value;
 	const envArgs: string[] = [];
 	for (const [name, value] of Object.entries({ ...context.baseEnv, ...options.env })) {
 		if (!NAME.test(name))
