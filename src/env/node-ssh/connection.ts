@@ -14,6 +14,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { notifyListeners } from "../../shared/listeners.js";
 import { SshError, type SshErrorCode, type SshExecutionEnvOptions } from "../ssh-types.js";
+import { KILL_SCRIPT, shellQuote } from "./remote.js";
 
 /** A live master: its process, its socket and what ended it. */
 interface Master {
@@ -44,6 +45,11 @@ export interface SshConnection {
 	linger: ReturnType<typeof setTimeout> | undefined;
 	/** Called with the error when a master that was up ends. */
 	readonly onLost: Set<(error: SshError) => void>;
+	/**
+	 * Commands that were running when the connection dropped (their pid and wrapper's nonce):
+	 * killed over the next master, as an abort would have killed them.
+	 */
+	readonly orphans: { readonly pid: string; readonly nonce: string; readonly graceMs: number }[];
 	closed: boolean;
 }
 
@@ -123,6 +129,7 @@ export function acquireConnection(options: SshExecutionEnvOptions): SshConnectio
 			users: 0,
 			linger: undefined,
 			onLost: new Set(),
+			orphans: [],
 			closed: false,
 		};
 		connections.set(key, connection);
@@ -256,7 +263,10 @@ function startMaster(connection: SshConnection): Master {
 		ready: (async () => {
 			const deadline = performance.now() + connection.connectTimeoutMs;
 			for (let wait = 2; ; wait = Math.min(wait * 2, 25)) {
-				if (socketReady(connection.controlPath)) return undefined;
+				if (socketReady(connection.controlPath)) {
+					killOrphans(connection);
+					return undefined;
+				}
 				if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) {
 					await exited;
 					return connectError(connection.destination, stderr, child.exitCode);
@@ -361,3 +371,18 @@ function connectError(destination: string, stderr: string, exitCode: number | nu
 /** Masters still running: ended when the process exits, so none outlives it. */
 const liveMasters = new Set<ChildProcess>();
 let exitHookSet = false;
+
+/**
+ * Kill, over the (new) master, the commands a lost session or connection left running (each in a session of
+ * its own, not waited for). The kill script checks that the pid is still the command's (its parent
+ * the wrapper with the same nonce), so a pid used again meanwhile is left alone.
+ */
+export function killOrphans(connection: SshConnection): void {
+	for (const orphan of connection.orphans.splice(0)) {
+		const args = sessionArgs(connection);
+		const ticks = Math.max(1, Math.ceil(orphan.graceMs / 50));
+		const remote = `sh -c ${shellQuote(KILL_SCRIPT)} sh ${[orphan.pid, String(ticks), orphan.nonce].map(shellQuote).join(" ")}`;
+		const child = spawn(args[0] as string, [...args.slice(1), "--", remote], { stdio: "ignore" });
+		child.once("error", () => {});
+	}
+}

@@ -18,7 +18,7 @@ import { setLongTimeout } from "../_timer.js";
 import { commandFolder, execError, quoted } from "../errors.js";
 import { resolvePath } from "../path.js";
 import { type AgentPool, remoteCaps } from "./agent.js";
-import { ensureMaster, masterAlive, masterLost, type SshConnection, sessionArgs } from "./connection.js";
+import { ensureMaster, killOrphans, masterAlive, masterLost, type SshConnection, sessionArgs } from "./connection.js";
 import { EXEC_SCRIPT, KILL_SCRIPT, shellQuote } from "./remote.js";
 
 /** What a command takes from its SshExecutionEnv. */
@@ -263,12 +263,17 @@ function supervise(
 				});
 			if (exitCode === undefined) {
 				const lost = masterLost(context.connection);
-				if (lost || sshExit === 255 || !masterAlive(context.connection))
+				if (lost || sshExit === 255 || !masterAlive(context.connection)) {
+					// Killed once the next connection is up, as an abort would have killed it.
+					if (pid !== undefined) context.connection.orphans.push({ pid, nonce, graceMs: context.killGraceMs });
+					// Only this session ended: the connection can kill it now.
+					if (masterAlive(context.connection)) killOrphans(context.connection);
 					return resolve({
 						ok: false,
 						code: "connection_lost",
-						detail: `${lost?.message ?? `The connection to ${context.connection.destination} was lost`}. The command may still be running there${pid ? ` (pid ${pid})` : ""}`,
+						detail: `${lost?.message ?? `The connection to ${context.connection.destination} was lost`}. The command may still be running there${pid ? ` (pid ${pid}); it is killed once the env reconnects` : ""}`,
 					});
+				}
 			}
 			output.endCapture();
 			resolve({

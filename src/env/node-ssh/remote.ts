@@ -133,12 +133,20 @@ exit "$st"
 /**
  * Kill a command's tree: TERM to its process group (it was started with `setsid` where the host
  * has it) and to every descendant `ps` shows, up to the grace period (in 50 ms ticks) for them to
- * go, then KILL, then up to two seconds more. Arguments: the pid, the ticks. The group is
+ * go, then KILL, then up to two seconds more. Arguments: the pid, the ticks, and (for a command
+ * left running when its connection dropped, killed after the next connect) the wrapper's nonce:
+ * the pid is then signalled only while its parent is still the wrapper that carries that nonce,
+ * read from /proc (without /proc, nothing is killed), so a pid used again by now is left alone. The group is
  * signalled through the \`kill\` program (\`env kill\`): dash's built-in takes neither \`--\` nor a
  * negative pid.
  */
 export const KILL_SCRIPT = `
-p=$1; n=$2
+p=$1; n=$2; w=$3
+if [ -n "$w" ]; then
+  s=$(cat "/proc/$p/stat" 2>/dev/null) || exit 0
+  s=\${s##*) }; set -- $s
+  tr '\\0' ' ' <"/proc/$2/cmdline" 2>/dev/null | grep -qF -- "$w" || exit 0
+fi
 tree() {
   all=$p; cur=$p
   while [ -n "$cur" ]; do

@@ -73,6 +73,32 @@ describe.skipIf(!started.sshd)("SSH env failures", () => {
 			expect(await env.exec("echo again")).toMatchObject({ ok: true, value: { exitCode: 0, stdout: "again\n" } });
 		});
 
+		it("kills, once it reconnects, the command the dropped connection left running", async () => {
+			const env = sshEnv();
+			let childPid = 0;
+			let dropped = false;
+			const running = env.exec("sleep 30 & echo $!; wait", {
+				onStdout: (chunk) => {
+					childPid = Number(new TextDecoder().decode(chunk).trim());
+				},
+			});
+			// The pid marker comes on stderr, separately: give it time to arrive before the drop.
+			for (let waited = 0; childPid === 0 && waited < 5000; waited += 20) await settle(20);
+			await settle(300);
+			expect(osProcessGone(childPid)).toBe(false);
+			sshd.dropConnections();
+			dropped = true;
+			const result = await running;
+			expect(dropped).toBe(true);
+			expect(result.ok ? "ok" : result.error.code).toBe("connection_lost");
+			if (!result.ok) expect(result.error.message).toMatch(/killed once the env reconnects/);
+			// The drop alone leaves the command running on the host.
+			expect(osProcessGone(childPid)).toBe(false);
+			expect(await env.exec("echo again")).toMatchObject({ ok: true, value: { stdout: "again\n" } });
+			for (let waited = 0; !osProcessGone(childPid) && waited < 5000; waited += 50) await settle(50);
+			expect(osProcessGone(childPid)).toBe(true);
+		});
+
 		it("fails a file operation in flight with io_error ECONNRESET, and the next one reconnects", async () => {
 			const env = sshEnv();
 			await fs.writeFile(join(root, "big.bin"), Buffer.alloc(32 * 1024 * 1024, 0x61));
