@@ -24,6 +24,7 @@ import type {
 import { describeValue, errorMessage } from "../contract/errors.js";
 import { type ExecutionError, err, FileError, ok, type Result } from "../contract/result.js";
 import { execError } from "./errors.js";
+import { setMutationScope } from "./mutation-queue.js";
 import { type AgentPool, agentPool, remoteCaps } from "./node-ssh/agent.js";
 import { acquireConnection, releaseConnection, type SshConnection, sessionArgs } from "./node-ssh/connection.js";
 import { runRemoteCommand } from "./node-ssh/exec.js";
@@ -105,9 +106,7 @@ export class SshExecutionEnv implements ExecutionEnv {
 		};
 		// Envs reaching the same host queue their mutations together, however they spell it (an
 		// alias, user@address) and whatever else their options say: the host as `ssh -G` resolves it.
-		Object.defineProperty(this, Symbol.for("toolsmith.mutationScope"), {
-			value: mutationScopeFor(this.connection.host),
-		});
+		setMutationScope(this, mutationScopeFor(this.connection.host));
 	}
 
 	/** Connect now (the first call would otherwise): resolves once the remote side is ready, or says why not. */

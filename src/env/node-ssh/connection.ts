@@ -373,16 +373,27 @@ const liveMasters = new Set<ChildProcess>();
 let exitHookSet = false;
 
 /**
- * Kill, over the (new) master, the commands a lost session or connection left running (each in a session of
- * its own, not waited for). The kill script checks that the pid is still the command's (its parent
- * the wrapper with the same nonce), so a pid used again meanwhile is left alone.
+ * Kill the remote tree of `pid` (`KILL_SCRIPT`: TERM, `graceMs`, KILL) in a session of its own;
+ * resolves once that session ends. With `nonce`, only while the pid's parent is still the wrapper
+ * carrying it.
+ */
+export function killRemoteTree(connection: SshConnection, pid: string, graceMs: number, nonce?: string): Promise<void> {
+	const args = sessionArgs(connection);
+	const words = [pid, String(Math.max(1, Math.ceil(graceMs / 50))), ...(nonce !== undefined ? [nonce] : [])];
+	const remote = `sh -c ${shellQuote(KILL_SCRIPT)} sh ${words.map(shellQuote).join(" ")}`;
+	return new Promise((resolve) => {
+		const child = spawn(args[0] as string, [...args.slice(1), "--", remote], { stdio: "ignore" });
+		child.once("error", () => resolve());
+		child.once("exit", () => resolve());
+	});
+}
+
+/**
+ * Kill, over the (new) master, the commands a lost session or connection left running (not waited
+ * for). The kill script checks that each pid is still the command's (its parent the wrapper with the
+ * same nonce), so a pid used again meanwhile is left alone.
  */
 export function killOrphans(connection: SshConnection): void {
-	for (const orphan of connection.orphans.splice(0)) {
-		const args = sessionArgs(connection);
-		const ticks = Math.max(1, Math.ceil(orphan.graceMs / 50));
-		const remote = `sh -c ${shellQuote(KILL_SCRIPT)} sh ${[orphan.pid, String(ticks), orphan.nonce].map(shellQuote).join(" ")}`;
-		const child = spawn(args[0] as string, [...args.slice(1), "--", remote], { stdio: "ignore" });
-		child.once("error", () => {});
-	}
+	for (const orphan of connection.orphans.splice(0))
+		void killRemoteTree(connection, orphan.pid, orphan.graceMs, orphan.nonce);
 }

@@ -18,8 +18,16 @@ import { setLongTimeout } from "../_timer.js";
 import { commandFolder, execError, quoted } from "../errors.js";
 import { resolvePath } from "../path.js";
 import { type AgentPool, remoteCaps } from "./agent.js";
-import { ensureMaster, killOrphans, masterAlive, masterLost, type SshConnection, sessionArgs } from "./connection.js";
-import { EXEC_SCRIPT, KILL_SCRIPT, shellQuote } from "./remote.js";
+import {
+	ensureMaster,
+	killOrphans,
+	killRemoteTree,
+	masterAlive,
+	masterLost,
+	type SshConnection,
+	sessionArgs,
+} from "./connection.js";
+import { EXEC_SCRIPT, shellQuote } from "./remote.js";
 
 /** What a command takes from its SshExecutionEnv. */
 export interface SshCommandContext {
@@ -196,17 +204,6 @@ export class MarkerFilter {
 	}
 }
 
-/** Run the remote kill script for `pid` over a new session; resolves once it ends. */
-function killRemote(context: SshCommandContext, pid: string): Promise<void> {
-	const args = sessionArgs(context.connection);
-	const remote = `sh -c ${shellQuote(KILL_SCRIPT)} sh ${shellQuote(pid)} ${Math.max(1, Math.ceil(context.killGraceMs / 50))}`;
-	return new Promise((resolve) => {
-		const child = spawn(args[0] as string, [...args.slice(1), "--", remote], { stdio: "ignore" });
-		child.once("error", () => resolve());
-		child.once("exit", () => resolve());
-	});
-}
-
 function supervise(
 	child: ChildProcess,
 	nonce: string,
@@ -300,7 +297,7 @@ function supervise(
 				// a session that ends meanwhile, or stays silent, is left.
 				onPid = () => {
 					onPid = undefined;
-					void killRemote(context, pid as string).then(done);
+					void killRemoteTree(context.connection, pid as string, context.killGraceMs).then(done);
 				};
 				later(AFTER_KILL_MS, () => {
 					if (!onPid) return;
@@ -310,7 +307,7 @@ function supervise(
 				});
 				return;
 			}
-			void killRemote(context, pid).then(done);
+			void killRemoteTree(context.connection, pid, context.killGraceMs).then(done);
 		};
 		const onAbort = () => {
 			if (exitCode !== undefined) {
