@@ -123,8 +123,9 @@ function parseReply(line: string | SshError, id: number): AgentReply {
 }
 
 /**
- * The request line: `_r <id> <fn> <args>`, each argument one single-quoted word. An argument with
- * a line break (which would end the line early) is rebuilt on the remote side by `printf %b`.
+ * The request line: `_r <id> <fn> <args>`, the function (or a program's path) and each argument one
+ * single-quoted word. An argument with a line break (which would end the line early) is rebuilt on
+ * the remote side by `printf %b`.
  */
 function requestLine(id: number, fn: string, args: readonly string[]): string {
 	let prefix = "";
@@ -134,7 +135,7 @@ function requestLine(id: number, fn: string, args: readonly string[]): string {
 		prefix += `_v${index}=$(printf '%bx' ${shellQuote(escaped)}); _v${index}=\${_v${index}%x}; `;
 		return `"$_v${index}"`;
 	});
-	return `${prefix}_r ${id} ${fn} ${words.join(" ")}`;
+	return `${prefix}_r ${id} ${shellQuote(fn)} ${words.join(" ")}`;
 }
 
 /** A free live helper: an idle one, a new one while the pool has room, or the next one freed. */
