@@ -181,12 +181,52 @@ export interface PathPolicy {
 	 * with `spawn_error`; `"warn"` runs it unconfined and says so in `ExecResult.warning` and stderr.
 	 */
 	readonly withoutSandbox?: "refuse" | "warn";
+	/**
+	 * How much a sandboxed command may take of the machine: processes, memory and its private
+	 * temporary folders (see `SandboxLimits` for the defaults). Linux only; where each is enforced
+	 * and how is in docs/security.md.
+	 */
+	readonly limits?: SandboxLimits;
+}
+
+/**
+ * Resource limits of commands run in the shell sandbox (Linux). A command that reaches one gets
+ * the kernel's refusal (a fork or an allocation fails, a process is killed for memory, a write
+ * finds no space) and, where toolsmith can tell, a `LimitReached` in its result. `Infinity` lifts
+ * a limit.
+ */
+export interface SandboxLimits {
+	/** Most processes and threads the command may have at once, all together. Default 2048. */
+	readonly processes?: number;
+	/**
+	 * Most memory in bytes: of the whole command (its tmpfs files included) where cgroups hold it,
+	 * of each process otherwise. Default: half of the machine's memory.
+	 */
+	readonly memoryBytes?: number;
+	/**
+	 * Size in bytes of each private tmpfs the sandbox gives the command: `/tmp`, `/dev/shm` and,
+	 * under `confineReads`, the empty HOME. Default 1 GiB.
+	 */
+	readonly tmpBytes?: number;
+}
+
+/** A sandbox limit a command reached, as far as toolsmith could tell (see `SandboxLimits`). */
+export interface LimitReached {
+	readonly limit: "processes" | "memory" | "tmp";
+	/** The limit: a count of processes, or bytes. */
+	readonly value: number;
+	/** For `tmp`: the folder that filled up (`/tmp`, `/dev/shm` or the private HOME). */
+	readonly path?: string;
+	/** What happened and how to raise the limit, for the model and the user (also the last line of stderr). */
+	readonly message: string;
 }
 
 /** How a command ended: its exit code, the output if it was captured, and how long it ran. */
 export interface ExecResult {
 	/** Set when the command ran without the confinement its env's policy asks for (see `PathPolicy.withoutSandbox`). */
 	readonly warning?: string;
+	/** The sandbox limits the command reached (see `PathPolicy.limits`); absent when none was. */
+	readonly limitsReached?: readonly LimitReached[];
 	/** The exit code; a process ended by a signal reports `128 + signal number`. */
 	readonly exitCode: number;
 	/** Buffered stdout (empty unless output was captured). */

@@ -1,7 +1,7 @@
 /** Running a command for NodeExecutionEnv (Node only): spawn, stream, capture, time out, abort, kill its group. */
 import { type ChildProcess, spawn } from "node:child_process";
 import { constants as osConstants } from "node:os";
-import type { ExecOptions, ExecResult } from "../contract/env.js";
+import type { ExecOptions, ExecResult, LimitReached } from "../contract/env.js";
 import { errorMessage } from "../contract/errors.js";
 import { type ExecutionError, type ExecutionErrorCode, err, ok, type Result } from "../contract/result.js";
 import { pumpOutput } from "./_node-exec-output.js";
@@ -36,6 +36,13 @@ export interface ConfinedCommand {
 	readonly fd3?: Uint8Array;
 	/** Set when the command runs unconfined although the policy asks for a sandbox. */
 	readonly warning?: string;
+	/** Whether the program writes what it saw of the sandbox's limits on file descriptor 4. */
+	readonly reports?: boolean;
+	/**
+	 * Called once when the command has ended, however it ended, with what the program wrote on
+	 * descriptor 4: releases what the command held and says which limits it reached.
+	 */
+	readonly settle?: (reports: string) => Promise<readonly LimitReached[]>;
 }
 
 /** After the shell exits, how long output may stay silent before we stop waiting for it to close. */
@@ -79,13 +86,16 @@ export async function runCommand(
 		}
 	}
 	let child: ChildProcess;
+	const stdio: ("ignore" | "pipe")[] = ["ignore", "pipe", "pipe"];
+	if (program.fd3 || program.reports) stdio.push(program.fd3 ? "pipe" : "ignore");
+	if (program.reports) stdio.push("pipe");
 	try {
 		child = spawn(program.file, [...program.args], {
 			cwd,
 			env: variables,
 			// Its own process group, so the whole tree can be signaled at once.
 			detached: true,
-			stdio: program.fd3 ? ["ignore", "pipe", "pipe", "pipe"] : ["ignore", "pipe", "pipe"],
+			stdio,
 			windowsHide: true,
 		});
 		// A spawn that failed (EMFILE, say) has no stdio: it reports through its 'error' event.
@@ -96,10 +106,13 @@ export async function runCommand(
 			extra.end(program.fd3);
 		}
 	} catch (error) {
+		await program.settle?.("").catch(() => []);
 		const code = osCodeOf(error)?.startsWith("ERR_INVALID_ARG") ? "invalid_argument" : "spawn_error";
 		return err(execError(code, command, `Could not start ${shell}: ${errorMessage(error)}`));
 	}
+	const reports = program.reports ? readReports(child) : undefined;
 	const outcome = await supervise(child, options, context.killGraceMs);
+	const reached = program.settle ? await program.settle((await reports) ?? "").catch(() => []) : [];
 	const durationMs = performance.now() - startedAt;
 	if (!outcome.ok) {
 		const what =
@@ -111,10 +124,50 @@ export async function runCommand(
 		return err(execError(outcome.error.code, command, what));
 	}
 	const warning = program.warning;
+	if (reached.length > 0) {
+		// Said last on stderr, where the model reads why the command failed.
+		const text = reached.map((limit) => `${limit.message}\n`).join("");
+		const tail = outcome.value.stderr === "" || outcome.value.stderr.endsWith("\n") ? "" : "\n";
+		try {
+			await options.onStderr?.(new TextEncoder().encode(tail + text));
+		} catch {
+			// A listener's failure must not change the command's outcome.
+		}
+		const stderr =
+			options.captureOutput === false && outcome.value.stderr === "" ? "" : outcome.value.stderr + tail + text;
+		return ok({ ...outcome.value, stderr, durationMs, limitsReached: reached });
+	}
 	if (warning === undefined) return ok({ ...outcome.value, durationMs });
 	const stderr =
 		outcome.value.stderr === "" && options.captureOutput === false ? "" : `${warning}\n${outcome.value.stderr}`;
 	return ok({ ...outcome.value, stderr, durationMs, warning });
+}
+
+/** Most of descriptor 4 kept: a few short lines are expected. */
+const MAX_REPORT_CHARS = 4096;
+
+/**
+ * What the program writes on descriptor 4 until it closes (its last writer is the sandbox's own
+ * script, gone when the program exits), or what came within `DRAIN_MAX_MS` of asking.
+ */
+function readReports(child: ChildProcess): Promise<string> {
+	const stream = child.stdio[4];
+	if (!stream || !("setEncoding" in stream)) return Promise.resolve("");
+	return new Promise((resolve) => {
+		let text = "";
+		stream.setEncoding("utf8");
+		stream.on("data", (chunk: string) => {
+			if (text.length < MAX_REPORT_CHARS) text += chunk.slice(0, MAX_REPORT_CHARS - text.length);
+		});
+		stream.on("error", () => resolve(text));
+		stream.on("close", () => resolve(text));
+		child.once("exit", () => {
+			setTimeout(() => {
+				stream.destroy();
+				resolve(text);
+			}, DRAIN_MAX_MS).unref();
+		});
+	});
 }
 
 /** Stream, capture, time out, abort, and settle only once the process (tree) is gone. */

@@ -10,6 +10,9 @@ import { spawn } from "node:child_process";
 import { existsSync, promises as fs, constants as fsConstants, lstatSync, readlinkSync, realpathSync } from "node:fs";
 import { dirname } from "node:path";
 import { err, ok, type Result } from "../contract/result.js";
+import { JOIN_SCRIPT } from "./_node-cgroup.js";
+import { seccompFilter } from "./_node-seccomp.js";
+import { DEFAULT_PROCESSES, DEFAULT_TMP_BYTES, limitScript, type ResolvedLimits } from "./node-limits.js";
 
 /** What the sandbox is given: canonical roots, the switches of the policy, the working folder. */
 export interface SandboxSpec {
@@ -24,6 +27,10 @@ export interface SandboxSpec {
 	readonly cwd: string;
 	/** The command's HOME: under `confineReads`, an empty private folder unless a root covers it. */
 	readonly home?: string;
+	/** The resource limits the command runs under; absent: none. */
+	readonly limits?: ResolvedLimits;
+	/** `cgroup.procs` files of the command's own control groups, which it joins before the sandbox starts. */
+	readonly cgroupProcs?: readonly string[];
 }
 
 /** The program and arguments that run `<shell> -c <command>` inside the sandbox. */
@@ -32,11 +39,15 @@ export interface SandboxedCommand {
 	readonly args: readonly string[];
 	/** Bytes the program reads on file descriptor 3 before it starts the command (bubblewrap's seccomp filter). */
 	readonly fd3?: Uint8Array;
+	/** Whether the program writes what it saw of the limits on file descriptor 4 (see `limitScript`). */
+	readonly reports?: boolean;
 }
 
 /** A way to wrap a shell command in a sandbox on this machine. */
 export interface Sandbox {
 	readonly name: string;
+	/** What this bubblewrap can do (absent for other sandboxes). */
+	readonly features?: BwrapFeatures;
 	/** The wrapped command, or why this sandbox cannot give what `spec` asks for here. */
 	wrap(shell: string, command: string, spec: SandboxSpec): Result<SandboxedCommand, string>;
 }
@@ -66,129 +77,6 @@ function tryRun(file: string, args: readonly string[], fd3?: Uint8Array): Promis
 			resolve(code === 0 ? undefined : stderr.trim() || `exit ${code ?? signal}`);
 		});
 	});
-}
-
-/* --------------------------------------------------------------------------------------------- */
-/* seccomp: no Unix sockets (unless granted), no io_uring (it would bypass the filter), no keyrings */
-
-/** The syscall numbers the filter looks at, for one architecture as seccomp reports it. */
-interface SyscallTable {
-	/** `AUDIT_ARCH_*`, as in `seccomp_data.arch`. */
-	readonly arch: number;
-	readonly socket: number;
-	/** i386 multiplexes socket calls through `socketcall(call, args)`; call 1 is `socket`. */
-	readonly socketcall?: number;
-	/** add_key, request_key, keyctl: the kernel keyrings are per user, and root's would be shared. */
-	readonly keyrings: readonly number[];
-	/** x86-64: numbers with this bit set are x32 calls, refused whole. */
-	readonly x32Bit?: number;
-}
-
-const IO_URING = [425, 426, 427];
-
-/** The native table and its 32-bit compat table, by `process.arch`. */
-const SYSCALLS: Readonly<Record<string, readonly SyscallTable[]>> = {
-	x64: [
-		{ arch: 0xc000003e, socket: 41, keyrings: [248, 249, 250], x32Bit: 0x40000000 },
-		{ arch: 0x40000003, socket: 359, socketcall: 102, keyrings: [286, 287, 288] },
-	],
-	arm64: [
-		{ arch: 0xc00000b7, socket: 198, keyrings: [217, 218, 219] },
-		{ arch: 0x40000028, socket: 281, keyrings: [309, 310, 311] },
-	],
-};
-
-const AF_UNIX = 1;
-const EPERM = 1;
-const ENOSYS = 38;
-const RET_ALLOW = 0x7fff0000;
-const retErrno = (errno: number) => 0x00050000 | errno;
-
-/** One classic BPF instruction, with jumps to labels resolved when the program is assembled. */
-type Op =
-	| { readonly load: number }
-	| { readonly ret: number }
-	| { readonly jeq: number; readonly to: string; readonly else?: string }
-	| { readonly jge: number; readonly to: string; readonly else?: string }
-	| { readonly label: string };
-
-/**
- * The seccomp filter (classic BPF, as bubblewrap's `--seccomp` takes it) for this process's
- * architecture, or undefined where there is no table. It refuses `socket(AF_UNIX, …)` with EPERM
- * unless `unixSockets`, and `io_uring_*` and the keyring calls with ENOSYS, for native and 32-bit
- * compat calls alike; any other architecture's calls get ENOSYS. `socketpair` stays allowed: it
- * makes two connected ends and reaches nothing outside.
- */
-export function seccompFilter(unixSockets: boolean, arch: string = process.arch): Uint8Array | undefined {
-	const tables = SYSCALLS[arch];
-	if (!tables) return undefined;
-	const ops: Op[] = [{ load: 4 }];
-	tables.forEach((table, index) => {
-		ops.push({ jeq: table.arch, to: `arch${index}` });
-	});
-	ops.push({ ret: retErrno(ENOSYS) });
-	tables.forEach((table, index) => {
-		ops.push({ label: `arch${index}` }, { load: 0 });
-		if (table.x32Bit !== undefined) ops.push({ jge: table.x32Bit, to: "nosys" });
-		for (const nr of [...IO_URING, ...table.keyrings]) ops.push({ jeq: nr, to: "nosys" });
-		if (!unixSockets) {
-			ops.push({ jeq: table.socket, to: "socket" });
-			// socketcall's arguments are in memory, out of the filter's reach: refuse its `socket` call.
-			if (table.socketcall !== undefined) ops.push({ jeq: table.socketcall, to: `socketcall${index}` });
-		}
-		ops.push({ ret: RET_ALLOW });
-		if (!unixSockets && table.socketcall !== undefined) {
-			ops.push({ label: `socketcall${index}` }, { load: 16 }, { jeq: 1, to: "eperm" }, { ret: RET_ALLOW });
-		}
-	});
-	if (!unixSockets) ops.push({ label: "socket" }, { load: 16 }, { jeq: AF_UNIX, to: "eperm" }, { ret: RET_ALLOW });
-	ops.push({ label: "eperm" }, { ret: retErrno(EPERM) }, { label: "nosys" }, { ret: retErrno(ENOSYS) });
-	return assemble(ops);
-}
-
-/** Classic BPF bytes for `ops` (8 bytes an instruction, host byte order), labels resolved. */
-function assemble(ops: readonly Op[]): Uint8Array {
-	const at = new Map<string, number>();
-	let count = 0;
-	for (const op of ops) {
-		if ("label" in op) at.set(op.label, count);
-		else count++;
-	}
-	const bytes = new Uint8Array(count * 8);
-	const view = new DataView(bytes.buffer);
-	const little = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
-	let index = 0;
-	const offset = (label: string) => {
-		const target = at.get(label);
-		if (target === undefined) throw new Error(`seccomp filter: no label ${label}`);
-		const jump = target - index - 1;
-		if (jump < 0 || jump > 255) throw new Error(`seccomp filter: jump to ${label} out of range`);
-		return jump;
-	};
-	for (const op of ops) {
-		if ("label" in op) continue;
-		let code: number;
-		let k: number;
-		let jt = 0;
-		const jf = 0; // every jump falls through when false
-		if ("load" in op) {
-			code = 0x20; // BPF_LD | BPF_W | BPF_ABS
-			k = op.load;
-		} else if ("ret" in op) {
-			code = 0x06; // BPF_RET | BPF_K
-			k = op.ret;
-		} else {
-			code = "jeq" in op ? 0x15 : 0x35; // BPF_JMP | BPF_JEQ / BPF_JGE | BPF_K
-			k = "jeq" in op ? op.jeq : op.jge;
-			jt = offset(op.to);
-		}
-		view.setUint16(index * 8, code, little);
-		view.setUint8(index * 8 + 2, jt);
-		view.setUint8(index * 8 + 3, jf);
-		view.setUint32(index * 8 + 4, k >>> 0, little);
-		index++;
-	}
-	return bytes;
 }
 
 /* --------------------------------------------------------------------------------------------- */
@@ -293,24 +181,41 @@ function hiddenProcFiles(): readonly string[] {
 
 const inside = (path: string, folder: string) => folder === "/" || path === folder || path.startsWith(`${folder}/`);
 
+/** What this machine's bubblewrap can do beyond its basics (0.8 brought both). */
+export interface BwrapFeatures {
+	/** `--disable-userns`: the command cannot make a user namespace of its own. */
+	readonly disableUserns: boolean;
+	/** `--size` before `--tmpfs`: the private tmpfs folders have the policy's size. */
+	readonly tmpfsSize: boolean;
+}
+
+const MODERN: BwrapFeatures = { disableUserns: true, tmpfsSize: true };
+
 /**
- * bubblewrap's arguments for `shell -c command` under `spec`, with `disableUserns` where this
- * bubblewrap can stop the command from making user namespaces of its own.
+ * bubblewrap's arguments for `shell -c command` under `spec`, with what this bubblewrap can do.
  *
  * - Namespaces: user (the command has no capabilities, and as root cannot regain them: the
  *   mounts below are locked read-only), PID, UTS, IPC, cgroup where possible, and the network
  *   unless allowed. It dies with the env's process. No `--new-session`: the command stays in the
  *   process group the env kills on timeout and abort (stdin is never a terminal).
  * - Mounts: `/` read-only (or, with `confineReads`, only the system folders and the read roots),
- *   each write root writable, then `/dev` and `/proc` fresh (mounted after the write roots, so a
- *   root that contains them, such as `/`, cannot hide them), `/proc`'s global kernel settings
- *   read-only, `/sys` read-only even under a write root of `/`, a private `/tmp` (unless the cwd
- *   or a write root lies under it or contains it), and write roots inside `/dev` or `/proc` last.
+ *   each write root writable (bubblewrap binds them `nosuid` and `nodev`), then `/dev` and `/proc`
+ *   fresh (mounted after the write roots, so a root that contains them, such as `/`, cannot hide
+ *   them), `/proc`'s global kernel settings read-only, `/sys` read-only even under a write root of
+ *   `/`, a private `/tmp` (unless the cwd or a write root lies under it or contains it) and
+ *   `/dev/shm` of the policy's tmpfs size, write roots inside `/dev` or `/proc` last, and `/dev`
+ *   itself read-only (its tmpfs has no size).
  * - The seccomp filter comes on file descriptor 3 (`--seccomp 3`).
+ * - The command runs under `limitScript`, which reports on descriptor 4.
  */
-export function bwrapArgs(shell: string, command: string, spec: SandboxSpec, disableUserns = true): string[] {
+export function bwrapArgs(
+	shell: string,
+	command: string,
+	spec: SandboxSpec,
+	features: BwrapFeatures = MODERN,
+): string[] {
 	const underFresh = (root: string) => FRESH_MOUNTS.some((mount) => inside(root, mount));
-	const args = ["--unshare-user", ...(disableUserns ? ["--disable-userns"] : []), "--cap-drop", "ALL"];
+	const args = ["--unshare-user", ...(features.disableUserns ? ["--disable-userns"] : []), "--cap-drop", "ALL"];
 	args.push("--unshare-pid", "--unshare-uts", "--unshare-ipc", "--unshare-cgroup-try");
 	if (!spec.network) args.push("--unshare-net");
 	args.push("--die-with-parent");
@@ -338,34 +243,56 @@ export function bwrapArgs(shell: string, command: string, spec: SandboxSpec, dis
 	if (!spec.confineReads && spec.writeRoots.some((root) => inside("/sys", root))) {
 		args.push("--ro-bind-try", "/sys", "/sys");
 	}
+	const tmpBytes = features.tmpfsSize ? spec.limits?.tmpBytes : undefined;
+	const sized: string[] = [];
+	const tmpfs = (folder: string) => {
+		if (tmpBytes !== undefined) {
+			args.push("--size", String(tmpBytes));
+			sized.push(folder);
+		}
+		args.push("--tmpfs", folder);
+	};
 	// A private /tmp, unless the project lives there or a write root covers it: a tmpfs would hide
 	// it (and turn writes there into writes that vanish instead of landing or failing).
 	const touchesTmp = (path: string) => inside(path, "/tmp") || inside("/tmp", path);
-	if (!spec.writeRoots.some(touchesTmp) && !inside(spec.cwd, "/tmp")) args.push("--tmpfs", "/tmp");
+	if (!spec.writeRoots.some(touchesTmp) && !inside(spec.cwd, "/tmp")) tmpfs("/tmp");
+	tmpfs("/dev/shm");
 	if (spec.confineReads && spec.home && spec.home !== "/") {
 		const home = spec.home;
 		const covered = [...spec.readRoots, ...spec.writeRoots].some((root) => inside(home, root));
-		if (!covered && !inside(home, "/tmp")) args.push("--tmpfs", home);
+		if (!covered && !inside(home, "/tmp")) tmpfs(home);
 	}
 	for (const root of spec.writeRoots) if (underFresh(root)) args.push("--bind", root, root);
+	// /dev's own tmpfs (bubblewrap's) has no size: nothing may be written there but its devices.
+	args.push("--remount-ro", "/dev");
 	// The root of a confined-reads sandbox is bubblewrap's own tmpfs: read-only, like the disk.
 	if (spec.confineReads) args.push("--remount-ro", "/");
-	args.push("--seccomp", "3", "--chdir", spec.cwd, "--", shell, "-c", command);
+	const script = limitScript(spec.limits ?? {}, sized);
+	args.push("--seccomp", "3", "--chdir", spec.cwd, "--", "/bin/sh", "-c", script, shell, command);
 	return args;
 }
 
-/** bubblewrap at `file` (see `bwrapArgs`). */
-export function bwrapSandbox(file: string, disableUserns = true): Sandbox {
+/** bubblewrap at `file` (see `bwrapArgs`), started inside the command's cgroups when it has some. */
+export function bwrapSandbox(file: string, features: BwrapFeatures = MODERN): Sandbox {
 	return {
 		name: "bubblewrap",
+		features,
 		wrap(shell, command, spec) {
-			const filter = seccompFilter(spec.unixSockets);
+			const filter = seccompFilter({ unixSockets: spec.unixSockets, network: spec.network });
 			if (!filter) {
 				return err(
 					`the sandbox's seccomp filter has no table for ${process.arch}, so it cannot stop Unix sockets, io_uring and the kernel keyrings here`,
 				);
 			}
-			return ok({ file, args: bwrapArgs(shell, command, spec, disableUserns), fd3: filter });
+			const args = bwrapArgs(shell, command, spec, features);
+			const procs = spec.cgroupProcs ?? [];
+			if (procs.length === 0) return ok({ file, args, fd3: filter, reports: true });
+			return ok({
+				file: "/bin/sh",
+				args: ["-c", JOIN_SCRIPT, "toolsmith-join", ...procs, "--", file, ...args],
+				fd3: filter,
+				reports: true,
+			});
 		},
 	};
 }
@@ -453,7 +380,7 @@ export function probeSandbox(): Promise<SandboxProbe> {
 				} catch {
 					continue;
 				}
-				const filter = seccompFilter(false);
+				const filter = seccompFilter({ unixSockets: false, network: false });
 				if (!filter) return { missing: `the sandbox's seccomp filter has no table for ${process.arch}` };
 				const spec: SandboxSpec = {
 					writeRoots: [],
@@ -462,12 +389,14 @@ export function probeSandbox(): Promise<SandboxProbe> {
 					unixSockets: false,
 					confineReads: false,
 					cwd: "/",
+					limits: { processes: DEFAULT_PROCESSES, tmpBytes: DEFAULT_TMP_BYTES },
 				};
-				// bubblewrap before 0.8 has no --disable-userns: without it a nested user namespace is
-				// still locked to the read-only mounts, so that is the fallback.
-				for (const disableUserns of [true, false]) {
-					const problem = await tryRun(file, bwrapArgs("/bin/sh", "true", spec, disableUserns), filter);
-					if (problem === undefined) return { sandbox: bwrapSandbox(file, disableUserns) };
+				// bubblewrap before 0.8 has neither --disable-userns nor --size: without the first a nested
+				// user namespace is still locked to the read-only mounts, without the second the private
+				// tmpfs folders have the kernel's default size (half the memory). That is the fallback.
+				for (const features of [MODERN, { disableUserns: false, tmpfsSize: false }]) {
+					const problem = await tryRun(file, bwrapArgs("/bin/sh", "true", spec, features), filter);
+					if (problem === undefined) return { sandbox: bwrapSandbox(file, features) };
 					if (!problems.includes(problem)) problems.push(problem);
 				}
 			}

@@ -40,6 +40,7 @@ import { appendFile, writeFile } from "./_node-write.js";
 import { execError } from "./errors.js";
 import { findWithWalker } from "./find.js";
 import { type PreparedSearch, searchWithWalker } from "./grep.js";
+import { resolveLimits } from "./node-limits.js";
 
 /** Options for `NodeExecutionEnv`: its working folder, shell, environment variables and temp folder. */
 export interface NodeExecutionEnvOptions {
@@ -102,6 +103,10 @@ export class NodeExecutionEnv implements ExecutionEnv {
 	constructor(options: NodeExecutionEnvOptions = {}) {
 		this.cwd = resolveNative(options.cwd ?? process.cwd());
 		this.tempDir = resolveNative(this.cwd, options.tempDir ?? tmpdir());
+		if (options.policy?.limits !== undefined) {
+			const limits = resolveLimits(options.policy.limits);
+			if (!limits.ok) throw new TypeError(`NodeExecutionEnv: ${limits.error}`);
+		}
 		const guard = options.policy ? new NodePathGuard(options.policy, this.cwd) : undefined;
 		const state: NodeEnvState = {
 			env: this,

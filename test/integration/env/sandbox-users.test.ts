@@ -3,7 +3,7 @@
  * run as root) and as an unprivileged user. One set of expectations, observed from inside the
  * sandbox in this process and in a child process switched to the `nobody` user.
  */
-import { execFile, execFileSync } from "node:child_process";
+import { type ChildProcess, execFile, execFileSync, spawn } from "node:child_process";
 import { promises as fs, realpathSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
@@ -22,20 +22,38 @@ const missing = "missing" in probe ? probe.missing : undefined;
 let base: string;
 let setup: ConfinementSetup;
 let server: Server;
+let receiver: ChildProcess;
+
+const DATAGRAM_RECEIVER =
+	'socket(my $s, AF_UNIX, SOCK_DGRAM, 0) or die "socket: $!"; bind($s, pack_sockaddr_un($ARGV[0])) or die "bind: $!"; chmod 0777, $ARGV[0]; $| = 1; print "ready\n"; while (defined recv($s, my $b, 100, 0)) {}';
 
 beforeEach(async () => {
 	base = realpathSync(await fs.mkdtemp(join(tmpdir(), "toolsmith-sandbox-users-")));
-	setup = { cwd: join(base, "project"), outside: join(base, "outside"), socket: join(base, "outside", "db.sock") };
+	setup = {
+		cwd: join(base, "project"),
+		outside: join(base, "outside"),
+		socket: join(base, "outside", "db.sock"),
+		datagramSocket: join(base, "outside", "log.sock"),
+	};
 	await fs.mkdir(setup.cwd);
 	await fs.mkdir(setup.outside);
 	await fs.writeFile(join(setup.outside, "secret.txt"), "secret");
 	server = createServer((socket) => socket.end());
 	await new Promise<void>((resolve) => server.listen(setup.socket, resolve));
-	// Anyone may connect to it and write in the folders: only the sandbox stands in the way.
+	// A datagram socket outside, as journald's or a daemon's control socket is (Node cannot bind one).
+	receiver = spawn("/usr/bin/perl", ["-MSocket", "-e", DATAGRAM_RECEIVER, setup.datagramSocket], {
+		stdio: ["ignore", "pipe", "inherit"],
+	});
+	await new Promise<void>((resolve, reject) => {
+		receiver.stdout?.once("data", () => resolve());
+		receiver.once("exit", (code) => reject(new Error(`the datagram receiver exited (${code})`)));
+	});
+	// Anyone may connect to them and write in the folders: only the sandbox stands in the way.
 	await fs.chmod(setup.socket, 0o777);
 	for (const path of [base, setup.cwd, setup.outside]) await fs.chmod(path, 0o777);
 });
 afterEach(async () => {
+	receiver.kill();
 	await new Promise<void>((resolve) => server.close(() => resolve()));
 	await fs.rm(base, { recursive: true, force: true });
 });
@@ -61,6 +79,46 @@ function expectConfined(seen: Observations): void {
 	expect(seen.confinedReads.secret).toMatch(/No such file or directory/);
 	expect(seen.confinedReads.node).toBe("42");
 	expect(seen.confinedReads.home).toBe("");
+	// A datagram socketpair end could aim at any datagram socket by path: refused unless granted,
+	// and then it reaches the one outside. A stream pair is connected for good: always allowed.
+	expect(seen.unixDatagram).toEqual({ refused: "EPERM", granted: "sent", streamPair: "ok" });
+	expect(seen.families.netlink).toBe("EPERM");
+	expect(seen.families.vsock).toBe("EPERM");
+	expect(seen.families.netlinkWithNetwork).toBe("ok");
+	// vsock needs the host's support; the filter only must not be what refuses it.
+	expect(seen.families.vsockWithNetwork).not.toBe("EPERM");
+	// No setuid or setgid file left in a write root for the host's users to run.
+	expect(seen.setuid).toEqual({ chmod: "refused", setgid: "EPERM", create: "EPERM" });
+	expect(seen.setuidFilesLeft).toEqual([]);
+	expect(seen.writeRootOptions).toEqual(expect.arrayContaining(["rw", "nosuid", "nodev"]));
+	expect(seen.devWrite).toMatch(/Read-only file system/);
+	expectLimits(seen);
+}
+
+/** The limits hold whoever runs the sandbox; what toolsmith can report depends on the cgroups it got. */
+function expectLimits(seen: Observations): void {
+	const { limits } = seen;
+	// 16 processes and threads in all: the sandbox's own (bubblewrap, the shell) count too.
+	expect(limits.forked).toBeGreaterThan(0);
+	expect(limits.forked).toBeLessThan(16);
+	expect(limits.forkError).toBe("EAGAIN");
+	// One process past the memory limit fails to allocate, with or without cgroups.
+	expect(limits.oneBig).toMatch(/Out of memory|failed/);
+	// /tmp is private unless the project lies under it (then it is the host's, read-only).
+	expect(limits.tmp).toBe("tmp=1\nshm=1");
+	const privateTmp = !setup.cwd.startsWith("/tmp/");
+	expect(limits.tmpReached).toEqual([...(privateTmp ? ["tmp /tmp"] : []), "tmp /dev/shm"]);
+	if (seen.cgroups.includes("pids")) expect(limits.forkReached).toEqual(["processes"]);
+	else expect(limits.forkReached).toEqual([]);
+	if (seen.cgroups.includes("memory")) {
+		// Three processes of 40 MB each pass 100 MiB together: the kernel kills one, and it is said.
+		expect(limits.threeFinished).toBe("not all");
+		expect(limits.threeReached).toEqual(["memory"]);
+	} else {
+		// rlimits hold each process alone: three under the limit each all finish.
+		expect(limits.threeFinished).toBe("all");
+		expect(limits.threeReached).toEqual([]);
+	}
 }
 
 describe.skipIf(missing !== undefined)(

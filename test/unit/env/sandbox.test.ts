@@ -9,8 +9,8 @@ import {
 	sbplString,
 	seatbeltProfile,
 	seatbeltSandbox,
-	seccompFilter,
 } from "../../../src/env/_node-sandbox.js";
+import { limitScript } from "../../../src/env/node-limits.js";
 
 type Form = string | { readonly string: string } | readonly Form[];
 
@@ -185,18 +185,68 @@ describe("bubblewrap arguments", () => {
 		expect(args.slice(bind, bind + 3)).toEqual(["--bind", "/", "/"]);
 		expect(bind).toBeLessThan(args.indexOf("--dev"));
 		expect(bind).toBeLessThan(args.indexOf("--proc"));
-		// A write root that covers /tmp keeps it writable: no private tmpfs over it.
-		expect(args).not.toContain("--tmpfs");
+		// A write root that covers /tmp keeps it writable: no private tmpfs over it (/dev/shm's only).
+		expect(tmpfsFolders(args)).toEqual(["/dev/shm"]);
 	});
 
 	it("binds a write root inside /dev after /dev is mounted, and keeps /tmp private otherwise", () => {
 		const args = bwrapArgs("/bin/sh", "true", { ...spec, writeRoots: ["/home/ada/project", "/dev/shm"] });
 		expect(args.indexOf("/home/ada/project")).toBeLessThan(args.indexOf("--dev"));
 		expect(args.indexOf("/dev/shm")).toBeGreaterThan(args.indexOf("--dev"));
-		expect(args).toContain("--tmpfs");
-		expect(args.slice(-4)).toEqual(["--", "/bin/sh", "-c", "true"]);
+		expect(tmpfsFolders(args)).toEqual(["/tmp", "/dev/shm"]);
+		// The host's /dev/shm, a write root, goes over the sandbox's own.
+		expect(args.lastIndexOf("/dev/shm")).toBeGreaterThan(args.indexOf("--tmpfs"));
+		expect(args.slice(-6, -2)).toEqual(["--", "/bin/sh", "-c", limitScript({}, [])]);
+		expect(args.slice(-2)).toEqual(["/bin/sh", "true"]);
+	});
+
+	it("sizes each private tmpfs as the limits say, and makes /dev itself read-only last", () => {
+		const limits = { processes: 100, memoryBytes: 1 << 28, tmpBytes: 1 << 20 };
+		const args = bwrapArgs("/bin/bash", "echo hi", {
+			...plain,
+			writeRoots: ["/w"],
+			cwd: "/w",
+			confineReads: true,
+			home: "/home/ada",
+			limits,
+		});
+		const sized = args.flatMap((arg, index) =>
+			arg === "--size" ? [[args[index + 1], args[index + 2], args[index + 3]]] : [],
+		);
+		expect(sized).toEqual([
+			[String(1 << 20), "--tmpfs", "/tmp"],
+			[String(1 << 20), "--tmpfs", "/dev/shm"],
+			[String(1 << 20), "--tmpfs", "/home/ada"],
+		]);
+		const remount = args.indexOf("/dev", args.indexOf("--remount-ro"));
+		expect(args[remount - 1]).toBe("--remount-ro");
+		expect(remount).toBeGreaterThan(args.lastIndexOf("--tmpfs"));
+		// The command runs under the script that sets the rlimits and watches those folders.
+		expect(args.slice(-4)).toEqual([
+			"-c",
+			limitScript(limits, ["/tmp", "/dev/shm", "/home/ada"]),
+			"/bin/bash",
+			"echo hi",
+		]);
+		// Without --size (bubblewrap before 0.8) the folders have the kernel's size, and nothing watches them.
+		const old = bwrapArgs(
+			"/bin/bash",
+			"echo hi",
+			{ ...plain, writeRoots: ["/w"], cwd: "/w", limits },
+			{
+				disableUserns: false,
+				tmpfsSize: false,
+			},
+		);
+		expect(old).not.toContain("--size");
+		expect(old.at(-3)).toBe(limitScript(limits, []));
 	});
 });
+
+/** The folders bubblewrap mounts a tmpfs on, in order. */
+function tmpfsFolders(args: readonly string[]): string[] {
+	return args.flatMap((arg, index) => (arg === "--tmpfs" ? [args[index + 1] as string] : []));
+}
 
 describe("bubblewrap namespaces", () => {
 	const args = bwrapArgs("/bin/sh", "true", { ...plain, writeRoots: ["/w"], cwd: "/w" });
@@ -208,7 +258,9 @@ describe("bubblewrap namespaces", () => {
 		expect(args.slice(args.indexOf("--cap-drop"), args.indexOf("--cap-drop") + 2)).toEqual(["--cap-drop", "ALL"]);
 		expect(args.slice(args.indexOf("--seccomp"), args.indexOf("--seccomp") + 2)).toEqual(["--seccomp", "3"]);
 		// Without --disable-userns where bubblewrap is older than 0.8.
-		expect(bwrapArgs("/bin/sh", "true", plain, false)).not.toContain("--disable-userns");
+		expect(bwrapArgs("/bin/sh", "true", plain, { disableUserns: false, tmpfsSize: false })).not.toContain(
+			"--disable-userns",
+		);
 	});
 
 	it("binds /proc's global kernel settings read-only after the fresh /proc", () => {
@@ -241,77 +293,6 @@ describe("bubblewrap namespaces", () => {
 		expect(at("/data/ref")).toBeLessThan(at("/data/ref/out"));
 		// An empty private HOME, and the sandbox's own root read-only.
 		expect(confined.slice(at("/home/ada") - 1, at("/home/ada") + 1)).toEqual(["--tmpfs", "/home/ada"]);
-		expect(confined.slice(-10, -8)).toEqual(["--remount-ro", "/"]);
-	});
-});
-
-/** seccomp's view of a call, as the filter reads it (`struct seccomp_data`). */
-function seccompData(arch: number, nr: number, arg0 = 0): DataView {
-	const view = new DataView(new ArrayBuffer(64));
-	view.setInt32(0, nr, true);
-	view.setUint32(4, arch, true);
-	view.setUint32(16, arg0, true);
-	return view;
-}
-
-/** Runs a classic BPF filter (the instructions the sandbox's filter uses) on `data`: its return value. */
-function runFilter(program: Uint8Array, data: DataView): number {
-	const code = new DataView(program.buffer, program.byteOffset, program.byteLength);
-	let accumulator = 0;
-	for (let pc = 0; pc * 8 < program.length; ) {
-		const op = code.getUint16(pc * 8, true);
-		const jt = code.getUint8(pc * 8 + 2);
-		const jf = code.getUint8(pc * 8 + 3);
-		const k = code.getUint32(pc * 8 + 4, true);
-		if (op === 0x20) accumulator = data.getUint32(k, true);
-		else if (op === 0x06) return k;
-		else if (op === 0x15) pc += accumulator === k ? jt : jf;
-		else if (op === 0x35) pc += accumulator >= k ? jt : jf;
-		else throw new Error(`unexpected BPF opcode ${op.toString(16)}`);
-		pc++;
-	}
-	throw new Error("the filter ran off its end");
-}
-
-describe("seccomp filter", () => {
-	const ALLOW = 0x7fff0000;
-	const EPERM = 0x00050001;
-	const ENOSYS = 0x00050026;
-	const X64 = 0xc000003e;
-	const I386 = 0x40000003;
-	const AARCH64 = 0xc00000b7;
-
-	it("refuses Unix sockets on x86-64, native, x32 and i386 calls alike, and allows other families", () => {
-		const filter = seccompFilter(false, "x64");
-		if (!filter) throw new Error("no x64 filter");
-		expect(runFilter(filter, seccompData(X64, 41, 1))).toBe(EPERM);
-		expect(runFilter(filter, seccompData(X64, 41, 2))).toBe(ALLOW);
-		expect(runFilter(filter, seccompData(X64, 41, 10))).toBe(ALLOW);
-		expect(runFilter(filter, seccompData(X64, 53, 1))).toBe(ALLOW); // socketpair
-		expect(runFilter(filter, seccompData(X64, 0x40000000 + 41, 1))).toBe(ENOSYS);
-		expect(runFilter(filter, seccompData(I386, 359, 1))).toBe(EPERM);
-		expect(runFilter(filter, seccompData(I386, 102, 1))).toBe(EPERM); // socketcall(SYS_SOCKET)
-		expect(runFilter(filter, seccompData(I386, 102, 3))).toBe(ALLOW); // socketcall(SYS_CONNECT) on a socket made before
-		expect(runFilter(filter, seccompData(0x12345, 1))).toBe(ENOSYS);
-	});
-
-	it("refuses io_uring and the keyrings whatever the grant, and allows ordinary calls", () => {
-		for (const unixSockets of [false, true]) {
-			const filter = seccompFilter(unixSockets, "x64");
-			if (!filter) throw new Error("no x64 filter");
-			for (const nr of [425, 426, 427, 248, 249, 250]) expect(runFilter(filter, seccompData(X64, nr))).toBe(ENOSYS);
-			for (const nr of [0, 1, 2, 59, 231]) expect(runFilter(filter, seccompData(X64, nr))).toBe(ALLOW);
-			expect(runFilter(filter, seccompData(X64, 41, 1))).toBe(unixSockets ? ALLOW : EPERM);
-		}
-	});
-
-	it("has a table for arm64 and none for other architectures", () => {
-		const filter = seccompFilter(false, "arm64");
-		if (!filter) throw new Error("no arm64 filter");
-		expect(runFilter(filter, seccompData(AARCH64, 198, 1))).toBe(EPERM);
-		expect(runFilter(filter, seccompData(AARCH64, 198, 2))).toBe(ALLOW);
-		expect(runFilter(filter, seccompData(AARCH64, 219))).toBe(ENOSYS);
-		expect(runFilter(filter, seccompData(X64, 41, 1))).toBe(ENOSYS);
-		expect(seccompFilter(false, "riscv64")).toBeUndefined();
+		expect(confined.slice(-12, -10)).toEqual(["--remount-ro", "/"]);
 	});
 });
