@@ -7,9 +7,10 @@
 import { UsageError } from "../command/args.js";
 import { CommandError } from "../command/node-command.js";
 import type { CliIO, CliOutput } from "../command/node-io.js";
-import type { ExecutionEnv, PathPolicy } from "../contract/env.js";
+import type { ExecutionEnv, PathPolicy, SandboxLimits } from "../contract/env.js";
 import { errorMessage } from "../contract/errors.js";
 import type { Theme } from "../contract/render.js";
+import { formatBytes, LIMIT_MINIMUMS } from "../env/node-limits.js";
 import type { SshExecutionEnv } from "../env/node-ssh.js";
 import { displayPath } from "../extensions/node-event-lines.js";
 import type { ExtensionHost, ExtensionHostOptions, ExtensionHostReady } from "../extensions/node-host.js";
@@ -52,6 +53,8 @@ export interface DevHostOptions extends Pick<ExtensionHostOptions, "paths" | "wa
 	readonly confine?: boolean;
 	/** Confine what bash can read too (`--confine-reads`, implies `confine`): see `PathPolicy.confineReads`. */
 	readonly confineReads?: boolean;
+	/** The shell sandbox's limits under `confine` (`--limit`): see `PathPolicy.limits`. */
+	readonly limits?: SandboxLimits;
 	/**
 	 * An env connected already (the SSH env of `--ssh`, its confinement its own), used instead of one
 	 * of `env`'s kind; whoever connected it closes it.
@@ -91,12 +94,13 @@ export const startExtensionHost: DevHostFactory = async ({
 	env,
 	confine,
 	confineReads,
+	limits,
 	connected,
 	wrapEnv,
 	...options
 }) => {
 	const { createExtensionHost } = await import("../extensions/node-host.js");
-	const policy = confine || confineReads ? { policy: cwdPolicy(options.cwd, confineReads) } : {};
+	const policy = confine || confineReads ? { policy: cwdPolicy(options.cwd, confineReads, limits) } : {};
 	let executionEnv: ExecutionEnv;
 	if (connected) {
 		executionEnv = connected;
@@ -113,9 +117,68 @@ export const startExtensionHost: DevHostFactory = async ({
 	return createExtensionHost({ ...options, env: executionEnv, catchStrayErrors: true, refuseProcessExit: true });
 };
 
-/** The path policy of `--confine` (and `--confine-reads`): `cwd` the only root. */
-export function cwdPolicy(cwd: string, confineReads = false): PathPolicy {
-	return { read: [cwd], ...(confineReads ? { confineReads: true } : {}) };
+/** The path policy of `--confine` (and `--confine-reads`): `cwd` the only root, with `--limit`'s limits. */
+export function cwdPolicy(cwd: string, confineReads = false, limits?: SandboxLimits): PathPolicy {
+	return { read: [cwd], ...(confineReads ? { confineReads: true } : {}), ...(limits ? { limits } : {}) };
+}
+
+/** `--limit`, which `dev`, `inspect` and `mcp` share. */
+export const limitOption = {
+	limit: {
+		type: "string",
+		valueName: "name=value",
+		multiple: true,
+		description:
+			"With --confine, a limit of the shell sandbox: processes=N, memory=SIZE, tmp=SIZE (SIZE: 512M, 2G, …; none lifts it)",
+	},
+} as const;
+
+const UNITS: Readonly<Record<string, number>> = { "": 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3, t: 1024 ** 4 };
+const LIMIT_NAMES = { processes: "processes", memory: "memoryBytes", tmp: "tmpBytes" } as const;
+
+/**
+ * `--limit` values as the policy's limits: undefined when none is given; a usage error for a
+ * malformed one, or for limits without a sandbox to hold them (no `--confine`, or over SSH).
+ */
+export function sandboxLimits(
+	values: readonly string[],
+	confined: boolean,
+	remote: boolean,
+): SandboxLimits | undefined {
+	if (values.length === 0) return undefined;
+	if (!confined) throw new UsageError("--limit limits the shell sandbox of --confine: give --confine too");
+	if (remote)
+		throw new UsageError("--limit limits the local shell sandbox: over --ssh there is none (commands are refused)");
+	const limits: { -readonly [K in keyof SandboxLimits]: number } = {};
+	for (const value of values) {
+		const match = /^([a-z]+)=(.*)$/.exec(value.trim());
+		const name = match?.[1] as keyof typeof LIMIT_NAMES | undefined;
+		if (!match || !name || !(name in LIMIT_NAMES)) {
+			throw new UsageError(`--limit takes processes=N, memory=SIZE or tmp=SIZE, not ${JSON.stringify(value)}`);
+		}
+		const text = (match[2] ?? "").trim().toLowerCase();
+		let amount: number;
+		if (text === "none") amount = Number.POSITIVE_INFINITY;
+		else if (name === "processes") {
+			amount = /^\d{1,9}$/.test(text) ? Number(text) : Number.NaN;
+		} else {
+			const size = /^(\d+(?:\.\d+)?)\s*([kmgt]?)(?:i?b)?$/.exec(text);
+			amount = size ? Math.floor(Number(size[1]) * (UNITS[size[2] ?? ""] ?? Number.NaN)) : Number.NaN;
+		}
+		if (Number.isNaN(amount)) {
+			const what = name === "processes" ? "a whole number" : "a size such as 512M or 2G";
+			throw new UsageError(`--limit ${name} takes ${what}, or none, not ${JSON.stringify(match[2])}`);
+		}
+		const least = LIMIT_MINIMUMS[LIMIT_NAMES[name]];
+		if (amount < least) {
+			const shown = name === "processes" ? String(least) : formatBytes(least);
+			throw new UsageError(
+				`--limit ${name} must be at least ${shown} (the sandbox needs that to start a shell), not ${match[2]}`,
+			);
+		}
+		limits[LIMIT_NAMES[name]] = amount;
+	}
+	return limits;
 }
 
 /** What the header says of the confinement: ` (confined)`, ` (confined, reads too)` or nothing. */
@@ -178,6 +241,7 @@ export const hostOptions = {
 		default: false,
 		description: "Confine bash's reads too: it sees only the working folder and the system folders (implies --confine)",
 	},
+	...limitOption,
 	...loadTimeoutOption,
 	...sshOptions,
 } as const;
@@ -211,6 +275,7 @@ export function devHostOptions(
 		readonly watch: boolean;
 		readonly confine: boolean;
 		readonly "confine-reads": boolean;
+		readonly limit: readonly string[];
 	},
 	paths: readonly string[],
 	cwd: string,
@@ -218,6 +283,7 @@ export function devHostOptions(
 	timeout: { readonly loadTimeoutMs?: number },
 	log: ExtensionHostOptions["log"],
 ): DevHostOptions {
+	const limits = sandboxLimits(options.limit, options.confine || options["confine-reads"], remote !== undefined);
 	return {
 		paths,
 		env: options.env === "memory" ? "memory" : "node",
@@ -225,6 +291,7 @@ export function devHostOptions(
 		watch: options.watch,
 		confine: options.confine,
 		confineReads: options["confine-reads"],
+		...(limits ? { limits } : {}),
 		...(remote ? { connected: remote } : {}),
 		...timeout,
 		...(log ? { log } : {}),

@@ -10,7 +10,7 @@ import { CommandError, defineCommand, EXIT_FAILURE, EXIT_OK } from "../command/n
 import { errorMessage } from "../contract/errors.js";
 import { displayPath, formatDiagnostic } from "../extensions/node-event-lines.js";
 import { isLoopbackHostname } from "../mcp/loopback.js";
-import { confinedLabel, cwdPolicy, loadTimeout, loadTimeoutOption } from "./_dev-host.js";
+import { confinedLabel, cwdPolicy, limitOption, loadTimeout, loadTimeoutOption, sandboxLimits } from "./_dev-host.js";
 import { followHostLog } from "./_host-log.js";
 import { connectSsh, SSH_CONFINED, SSH_HELP, sshConfinePolicy, sshOptions, sshRequest, sshWhere } from "./_ssh.js";
 
@@ -103,6 +103,7 @@ export const mcpCommand = defineCommand({
 		cwd: { type: "string", valueName: "dir", description: "Working folder the tools see (default: the current one)" },
 		watch: { type: "boolean", default: true, description: "Reload extensions when their files change" },
 		name: { type: "string", valueName: "name", description: "Server name clients see (default: toolsmith)" },
+		...limitOption,
 		...loadTimeoutOption,
 		...sshOptions,
 	},
@@ -143,6 +144,7 @@ export const mcpCommand = defineCommand({
 			throw new UsageError("--confine-reads confines the env: it cannot go with --no-confine");
 		}
 		const confine = confineReads || (given.has("confine") ? options.confine : options.builtins);
+		const limits = sandboxLimits(options.limit, confine, ssh !== undefined);
 		const timeout = loadTimeout(options["load-timeout"]);
 		const say = (line: string) => io.stderr.write(`${line}\n`);
 		// Connected before any extension loads: a bad host, key or folder ends the command here.
@@ -157,7 +159,8 @@ export const mcpCommand = defineCommand({
 			import("../env/node.js"),
 			import("../mcp/node-server.js"),
 		]);
-		const env = remote ?? new NodeExecutionEnv({ cwd, ...(confine ? { policy: cwdPolicy(cwd, confineReads) } : {}) });
+		const env =
+			remote ?? new NodeExecutionEnv({ cwd, ...(confine ? { policy: cwdPolicy(cwd, confineReads, limits) } : {}) });
 		const closeEnv = async () => {
 			await remote?.close();
 		};

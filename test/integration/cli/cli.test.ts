@@ -95,6 +95,7 @@ describe("toolsmith CLI (child process)", () => {
 			      --watch, --no-watch       Reload extensions when their files change (on by default)
 			      --confine                 Confine tools to the working folder: files outside it refused, bash in an OS sandbox
 			      --confine-reads           Confine bash's reads too: it sees only the working folder and the system folders (implies --confine)
+			      --limit <name=value>      With --confine, a limit of the shell sandbox: processes=N, memory=SIZE, tmp=SIZE (SIZE: 512M, 2G, …; none lifts it) (repeatable)
 			      --load-timeout <ms>       Time each extension's module and default export may take to load (default 10000)
 			      --ssh <target>            Run the tools on another machine over SSH: user@host:/path, host:relative/path or ssh://user@host:port/path (extensions still load from this machine)
 			      --ssh-config <file>       With --ssh: the ssh config file to use (ssh -F; default: ~/.ssh/config)
