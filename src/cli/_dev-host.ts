@@ -165,6 +165,7 @@ export function sandboxLimits(
 			const size = /^(\d+(?:\.\d+)?)\s*([kmgt]?)(?:i?b)?$/.exec(text);
 			amount = size ? Math.floor(Number(size[1]) * (UNITS[size[2] ?? ""] ?? Number.NaN)) : Number.NaN;
 		}
+		if (amount !== Number.POSITIVE_INFINITY && !Number.isSafeInteger(amount)) amount = Number.NaN;
 		if (Number.isNaN(amount)) {
 			const what = name === "processes" ? "a whole number" : "a size such as 512M or 2G";
 			throw new UsageError(`--limit ${name} takes ${what}, or none, not ${JSON.stringify(match[2])}`);

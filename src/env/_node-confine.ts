@@ -75,10 +75,11 @@ export async function confineCommand(
 		);
 	}
 	const resolved = limits.value;
+	const watched = wrapped.value.sizedFolders ?? [];
 	return ok({
 		...wrapped.value,
 		async settle(reports: string): Promise<LimitReached[]> {
-			const reached = tmpReports(reports, resolved);
+			const reached = tmpReports(reports, resolved, watched);
 			if (cgroup) {
 				const seen = await cgroup.reached().catch(() => ({ processes: false, memory: false }));
 				await cgroup.release();

@@ -41,6 +41,11 @@ export interface SandboxedCommand {
 	readonly fd3?: Uint8Array;
 	/** Whether the program writes what it saw of the limits on file descriptor 4 (see `limitScript`). */
 	readonly reports?: boolean;
+	/**
+	 * The private tmpfs folders of the policy's size, the only ones a report may name (the command
+	 * could write to the script's descriptor through `/proc`: it can only repeat the truth, then).
+	 */
+	readonly sizedFolders?: readonly string[];
 }
 
 /** A way to wrap a shell command in a sandbox on this machine. */
@@ -214,6 +219,16 @@ export function bwrapArgs(
 	spec: SandboxSpec,
 	features: BwrapFeatures = MODERN,
 ): string[] {
+	return bwrapCommand(shell, command, spec, features).args;
+}
+
+/** `bwrapArgs`, and the private tmpfs folders given the policy's size. */
+function bwrapCommand(
+	shell: string,
+	command: string,
+	spec: SandboxSpec,
+	features: BwrapFeatures,
+): { args: string[]; sized: string[] } {
 	const underFresh = (root: string) => FRESH_MOUNTS.some((mount) => inside(root, mount));
 	const args = ["--unshare-user", ...(features.disableUserns ? ["--disable-userns"] : []), "--cap-drop", "ALL"];
 	args.push("--unshare-pid", "--unshare-uts", "--unshare-ipc", "--unshare-cgroup-try");
@@ -269,7 +284,7 @@ export function bwrapArgs(
 	if (spec.confineReads) args.push("--remount-ro", "/");
 	const script = limitScript(spec.limits ?? {}, sized);
 	args.push("--seccomp", "3", "--chdir", spec.cwd, "--", "/bin/sh", "-c", script, shell, command);
-	return args;
+	return { args, sized };
 }
 
 /** bubblewrap at `file` (see `bwrapArgs`), started inside the command's cgroups when it has some. */
@@ -284,14 +299,14 @@ export function bwrapSandbox(file: string, features: BwrapFeatures = MODERN): Sa
 					`the sandbox's seccomp filter has no table for ${process.arch}, so it cannot stop Unix sockets, io_uring and the kernel keyrings here`,
 				);
 			}
-			const args = bwrapArgs(shell, command, spec, features);
+			const { args, sized } = bwrapCommand(shell, command, spec, features);
 			const procs = spec.cgroupProcs ?? [];
-			if (procs.length === 0) return ok({ file, args, fd3: filter, reports: true });
+			const reports = { fd3: filter, reports: true, sizedFolders: sized };
+			if (procs.length === 0) return ok({ file, args, ...reports });
 			return ok({
 				file: "/bin/sh",
 				args: ["-c", JOIN_SCRIPT, "toolsmith-join", ...procs, "--", file, ...args],
-				fd3: filter,
-				reports: true,
+				...reports,
 			});
 		},
 	};

@@ -98,12 +98,13 @@ export function limitReached(limit: LimitReached["limit"], value: number, folder
 	return folder === undefined ? { limit, value, message } : { limit, value, path: folder, message };
 }
 
-/** The `tmp <folder>` lines of the report descriptor as reports. */
-export function tmpReports(text: string, limits: ResolvedLimits): LimitReached[] {
+/** The `tmp <folder>` lines of the report descriptor as reports, for the folders in `watched` only. */
+export function tmpReports(text: string, limits: ResolvedLimits, watched: readonly string[]): LimitReached[] {
 	if (limits.tmpBytes === undefined) return [];
 	const folders = text
 		.split("\n")
-		.filter((line) => line.startsWith("tmp /"))
-		.map((line) => line.slice("tmp ".length));
+		.filter((line) => line.startsWith("tmp "))
+		.map((line) => line.slice("tmp ".length))
+		.filter((folder) => watched.includes(folder));
 	return [...new Set(folders)].map((folder) => limitReached("tmp", limits.tmpBytes as number, folder));
 }

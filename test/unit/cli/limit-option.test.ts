@@ -27,6 +27,7 @@ describe("--limit", () => {
 		[["processes=1.5"], /--limit processes takes a whole number, or none, not "1.5"/],
 		[["memory=lots"], /--limit memory takes a size such as 512M or 2G, or none, not "lots"/],
 		[["tmp=-1M"], /--limit tmp takes a size/],
+		[["tmp=99999999T"], /--limit tmp takes a size such as 512M or 2G, or none, not "99999999T"/],
 		[["processes=2"], /--limit processes must be at least 8 \(the sandbox needs that to start a shell\), not 2/],
 		[["memory=1k"], /--limit memory must be at least 16 MiB/],
 	])("refuses %j, saying what it takes", (values, message) => {

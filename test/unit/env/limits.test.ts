@@ -107,11 +107,13 @@ describe("the limit script", () => {
 		// /proc has no free blocks at all; the working folder has room.
 		const run = runScript(limitScript({}, ["/proc", "."]), "true");
 		expect(run.reports).toBe("tmp /proc\n");
-		expect(tmpReports(run.reports, { tmpBytes: 1 << 20 })).toEqual([
+		expect(tmpReports(run.reports, { tmpBytes: 1 << 20 }, ["/proc", "."])).toEqual([
 			expect.objectContaining({ limit: "tmp", value: 1 << 20, path: "/proc" }),
 		]);
 		// Without a tmp limit nothing is sized, so nothing is reported.
-		expect(tmpReports(run.reports, {})).toEqual([]);
+		expect(tmpReports(run.reports, {}, ["/proc"])).toEqual([]);
+		// A line the command forged through /proc may name only a folder that is watched.
+		expect(tmpReports("tmp /etc\ntmp /proc\n", { tmpBytes: 1 << 20 }, ["/proc"]).map((r) => r.path)).toEqual(["/proc"]);
 	});
 
 	it("quotes watched folders, so a name cannot become a command", () => {
