@@ -4,6 +4,8 @@
  * host and the envs only when a command starts it; and how `dev` and `inspect` start it.
  */
 
+import { realpathSync } from "node:fs";
+import { resolve } from "node:path";
 import { UsageError } from "../command/args.js";
 import { CommandError } from "../command/node-command.js";
 import type { CliIO, CliOutput } from "../command/node-io.js";
@@ -182,6 +184,44 @@ export function sandboxLimits(
 	return limits;
 }
 
+/**
+ * Whether the host may watch `paths` when the tools are confined to `cwd` on this machine. An
+ * extension under the working folder is code a confined tool can rewrite (or add to, in a
+ * watched folder), which a reload would import into the host, unconfined: there watching is off
+ * unless `--watch` was given, and either way the user is told. Paths are compared canonically.
+ */
+export function confinedWatch(
+	paths: readonly string[],
+	cwd: string,
+	options: { readonly confined: boolean; readonly watch: boolean; readonly watchGiven: boolean },
+): { readonly watch: boolean; readonly warning?: string } {
+	if (!options.confined || !options.watch) return { watch: options.watch };
+	const canonical = (path: string) => {
+		try {
+			return realpathSync(path);
+		} catch {
+			return resolve(path);
+		}
+	};
+	const root = canonical(cwd);
+	const exposed = paths.find((path) => {
+		const real = canonical(path);
+		return real === root || real.startsWith(root === "/" ? "/" : `${root}/`);
+	});
+	if (exposed === undefined) return { watch: true };
+	const shown = displayPath(exposed, cwd);
+	if (options.watchGiven) {
+		return {
+			watch: true,
+			warning: `watching ${shown} inside the working folder under confinement: a confined tool can change code this host imports and runs unconfined`,
+		};
+	}
+	return {
+		watch: false,
+		warning: `not watching ${shown}: it lies in the working folder, where the confined tools can write, and a reload would run what they wrote in this process, unconfined. Keep the extensions outside the working folder, or pass --watch to reload them anyway`,
+	};
+}
+
 /** What the header says of the confinement: ` (confined)`, ` (confined, reads too)` or nothing. */
 export function confinedLabel(confine: boolean | undefined, confineReads: boolean | undefined): string {
 	return confineReads ? " (confined, reads too)" : confine ? " (confined)" : "";
@@ -283,13 +323,19 @@ export function devHostOptions(
 	remote: ExecutionEnv | undefined,
 	timeout: { readonly loadTimeoutMs?: number },
 	log: ExtensionHostOptions["log"],
+	watchGiven = false,
 ): DevHostOptions {
-	const limits = sandboxLimits(options.limit, options.confine || options["confine-reads"], remote !== undefined);
+	const confined = options.confine || options["confine-reads"];
+	const limits = sandboxLimits(options.limit, confined, remote !== undefined);
+	// Files written in a memory env or on a remote host never reach the extensions here.
+	const local = remote === undefined && options.env !== "memory";
+	const watching = confinedWatch(paths, cwd, { confined: confined && local, watch: options.watch, watchGiven });
+	if (watching.warning) log?.({ level: "warning", message: watching.warning });
 	return {
 		paths,
 		env: options.env === "memory" ? "memory" : "node",
 		cwd,
-		watch: options.watch,
+		watch: watching.watch,
 		confine: options.confine,
 		confineReads: options["confine-reads"],
 		...(limits ? { limits } : {}),

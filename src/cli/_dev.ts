@@ -108,7 +108,8 @@ export function createDevCommand(factory: DevHostFactory = startExtensionHost) {
 			const remote = await connectRemoteEnv(options, given, io);
 			try {
 				const cwd = remote?.cwd ?? resolve(io.cwd, options.cwd ?? ".");
-				const hostRequest = devHostOptions(options, paths, cwd, remote, timeout, hostLogTo(io.stdout, theme));
+				const log = hostLogTo(io.stdout, theme);
+				const hostRequest = devHostOptions(options, paths, cwd, remote, timeout, log, given.has("watch"));
 				const where = whereToolsRun(remote, options, cwd, io.cwd);
 				let started: { host: DevHost; ready: ExtensionHostReady; server?: InspectorServer };
 				if (settings) {
@@ -118,7 +119,7 @@ export function createDevCommand(factory: DevHostFactory = startExtensionHost) {
 				} else {
 					started = await startHost(factory, hostRequest);
 				}
-				return await greetAndLoop(started, { io, theme, settings, where, paths, watch: options.watch });
+				return await greetAndLoop(started, { io, theme, settings, where, paths, watch: hostRequest.watch ?? false });
 			} finally {
 				await remote?.close();
 			}

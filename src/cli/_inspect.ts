@@ -249,7 +249,7 @@ export const inspectCommand = defineCommand({
 			const cwd = remote?.cwd ?? resolve(io.cwd, options.cwd ?? ".");
 			const { host, ready, server } = await startHostWithPage(
 				startExtensionHost,
-				devHostOptions(options, paths, cwd, remote, timeout, hostLogTo(io.stdout, theme)),
+				devHostOptions(options, paths, cwd, remote, timeout, hostLogTo(io.stdout, theme), given.has("watch")),
 				settings,
 				remote ? `ssh ${sshWhere(remote)}` : options.env,
 				// Over SSH the page's own files (fixtures, eval scenarios) stay on this machine.

@@ -10,7 +10,15 @@ import { CommandError, defineCommand, EXIT_FAILURE, EXIT_OK } from "../command/n
 import { errorMessage } from "../contract/errors.js";
 import { displayPath, formatDiagnostic } from "../extensions/node-event-lines.js";
 import { isLoopbackHostname } from "../mcp/loopback.js";
-import { confinedLabel, cwdPolicy, limitOption, loadTimeout, loadTimeoutOption, sandboxLimits } from "./_dev-host.js";
+import {
+	confinedLabel,
+	confinedWatch,
+	cwdPolicy,
+	limitOption,
+	loadTimeout,
+	loadTimeoutOption,
+	sandboxLimits,
+} from "./_dev-host.js";
 import { followHostLog } from "./_host-log.js";
 import { connectSsh, SSH_CONFINED, SSH_HELP, sshConfinePolicy, sshOptions, sshRequest, sshWhere } from "./_ssh.js";
 
@@ -164,12 +172,18 @@ export const mcpCommand = defineCommand({
 		const closeEnv = async () => {
 			await remote?.close();
 		};
+		const watching = confinedWatch(paths, cwd, {
+			confined: confine && !remote,
+			watch: options.watch,
+			watchGiven: given.has("watch"),
+		});
+		if (watching.warning) say(`[warning] ${watching.warning}`);
 		const host = createExtensionHost({
 			paths,
 			cwd,
 			env,
 			builtins: options.builtins,
-			watch: options.watch,
+			watch: watching.watch,
 			...timeout,
 			catchStrayErrors: true,
 			refuseProcessExit: true,
