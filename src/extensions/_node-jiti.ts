@@ -10,9 +10,10 @@
  * Modules with top-level `await` cannot be evaluated synchronously; after any syntax error of the
  * synchronous attempt they are evaluated again in async mode.
  */
-import { readFileSync } from "node:fs";
+import { chmodSync, lstatSync, mkdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { extname } from "node:path";
+import { tmpdir } from "node:os";
+import { extname, isAbsolute, join } from "node:path";
 import type { Jiti } from "jiti";
 import { errorMessage } from "../contract/errors.js";
 import { withTimeout } from "./_timeout.js";
@@ -45,6 +46,43 @@ function loadJiti(): Promise<CreateJiti> {
 
 const instances = new WeakMap<Record<string, unknown>, Jiti>();
 
+let cacheFolder: string | false | undefined;
+
+/**
+ * Where jiti may keep what it transpiled: a folder of this user's own, made private (0700, owned
+ * by this user, not a link), in the user's cache folder (`$XDG_CACHE_HOME` or `~/.cache`,
+ * `toolsmith/jiti`), else `<tmp>/toolsmith-jiti-<uid>`; `false` (no cache: every load transpiles)
+ * where no such folder can be had. Never jiti's default: `node_modules/.cache/jiti` under the
+ * working folder is where confined tools write, and `<tmp>/jiti` any local user can make first. A
+ * file there that ends with the right source hash is run as the module it names, so whoever can
+ * write the folder runs code as whoever loads extensions (root's `toolsmith` included).
+ */
+export function transpileCache(): string | false {
+	if (cacheFolder !== undefined) return cacheFolder;
+	const uid = process.getuid?.();
+	const home = process.env.HOME;
+	const base = process.env.XDG_CACHE_HOME || (home ? join(home, ".cache") : undefined);
+	const candidates = [
+		...(base && isAbsolute(base) ? [join(base, "toolsmith", "jiti")] : []),
+		join(tmpdir(), `toolsmith-jiti-${uid ?? "user"}`),
+	];
+	cacheFolder = candidates.find((folder) => privateFolder(folder, uid)) ?? false;
+	return cacheFolder;
+}
+
+/** Whether `folder` is (or could be made) a folder only this user can write: made 0700 if missing. */
+function privateFolder(folder: string, uid: number | undefined): boolean {
+	try {
+		mkdirSync(folder, { recursive: true, mode: 0o700 });
+		const stats = lstatSync(folder);
+		if (!stats.isDirectory() || (uid !== undefined && stats.uid !== uid)) return false;
+		if ((stats.mode & 0o022) !== 0) chmodSync(folder, 0o700);
+		return (lstatSync(folder).mode & 0o022) === 0;
+	} catch {
+		return false;
+	}
+}
+
 /**
  * One jiti instance per set of virtual modules. Freshness does not need new instances: the
  * module cache is off and every import gets its own module table.
@@ -52,7 +90,12 @@ const instances = new WeakMap<Record<string, unknown>, Jiti>();
 function jitiFor(createJiti: CreateJiti, virtualModules: Record<string, unknown>): Jiti {
 	let jiti = instances.get(virtualModules);
 	if (!jiti) {
-		jiti = createJiti(import.meta.url, { moduleCache: false, interopDefault: true, virtualModules });
+		jiti = createJiti(import.meta.url, {
+			moduleCache: false,
+			interopDefault: true,
+			virtualModules,
+			fsCache: transpileCache(),
+		});
 		instances.set(virtualModules, jiti);
 	}
 	return jiti;
