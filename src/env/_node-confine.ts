@@ -67,7 +67,12 @@ export async function confineCommand(
 			cgroup = undefined;
 		}
 	}
-	const wrapped = probe.sandbox.wrap(shell, command, cgroup ? { ...spec, cgroupProcs: cgroup.procsFiles } : spec);
+	const held = cgroup?.controllers.map((controller) => (controller === "pids" ? "processes" : "memoryBytes")) ?? [];
+	const wrapped = probe.sandbox.wrap(
+		shell,
+		command,
+		cgroup ? { ...spec, cgroupProcs: cgroup.procsFiles, heldByCgroups: held } : spec,
+	);
 	if (!wrapped.ok) {
 		await cgroup?.release();
 		return err(

@@ -31,6 +31,12 @@ export interface SandboxSpec {
 	readonly limits?: ResolvedLimits;
 	/** `cgroup.procs` files of the command's own control groups, which it joins before the sandbox starts. */
 	readonly cgroupProcs?: readonly string[];
+	/**
+	 * The limits those groups hold for the whole command, which get no rlimit: a per-process
+	 * rlimit would only add a stricter rule (`RLIMIT_DATA` counts address space a program reserves,
+	 * such as a sanitizer's shadow memory, that it never uses).
+	 */
+	readonly heldByCgroups?: readonly ("processes" | "memoryBytes")[];
 }
 
 /** The program and arguments that run `<shell> -c <command>` inside the sandbox. */
@@ -282,7 +288,9 @@ function bwrapCommand(
 	args.push("--remount-ro", "/dev");
 	// The root of a confined-reads sandbox is bubblewrap's own tmpfs: read-only, like the disk.
 	if (spec.confineReads) args.push("--remount-ro", "/");
-	const script = limitScript(spec.limits ?? {}, sized);
+	const rlimits: { -readonly [K in keyof ResolvedLimits]: ResolvedLimits[K] } = { ...spec.limits };
+	for (const held of spec.heldByCgroups ?? []) delete rlimits[held];
+	const script = limitScript(rlimits, sized);
 	args.push("--seccomp", "3", "--chdir", spec.cwd, "--", "/bin/sh", "-c", script, shell, command);
 	return { args, sized };
 }

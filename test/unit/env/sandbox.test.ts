@@ -228,6 +228,17 @@ describe("bubblewrap arguments", () => {
 			"/bin/bash",
 			"echo hi",
 		]);
+		// Limits the command's cgroups hold get no rlimit; the rest still do.
+		const held = bwrapArgs("/bin/bash", "echo hi", {
+			...plain,
+			writeRoots: ["/w"],
+			cwd: "/w",
+			limits,
+			cgroupProcs: ["/sys/fs/cgroup/pids/x/cgroup.procs"],
+			heldByCgroups: ["memoryBytes"],
+		});
+		expect(held.at(-3)).toBe(limitScript({ processes: 100, tmpBytes: 1 << 20 }, ["/tmp", "/dev/shm"]));
+		expect(held.at(-3)).not.toContain("ulimit -d");
 		// Without --size (bubblewrap before 0.8) the folders have the kernel's size, and nothing watches them.
 		const old = bwrapArgs(
 			"/bin/bash",
