@@ -4,6 +4,7 @@
  */
 import { readdir, readFile, stat } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
+import { errorMessage } from "../contract/errors.js";
 import { importModule } from "../extensions/node-loader.js";
 import { defineEval } from "./define.js";
 import { type ModelScript, scriptedModel } from "./scripted.js";
@@ -11,6 +12,17 @@ import type { EvalModel, EvalScenario } from "./types.js";
 
 /** The names scenario files have. */
 export const SCENARIO_FILE = /\.eval\.(?:ts|mts|cts|js|mjs|cjs|json)$/;
+
+/** A scenario file (or scripted model) that cannot be used: `reason` says why, `file` is its absolute path. */
+export class ScenarioFileError extends Error {
+	override readonly name = "ScenarioFileError";
+	constructor(
+		readonly file: string,
+		readonly reason: string,
+	) {
+		super(`${file}: ${reason}`);
+	}
+}
 
 async function walk(dir: string, found: string[]): Promise<void> {
 	let entries: import("node:fs").Dirent[];
@@ -61,9 +73,20 @@ function revivePatterns(value: unknown): unknown {
 function scenariosOf(value: unknown, file: string): EvalScenario[] {
 	const list = Array.isArray(value) ? value : [value];
 	if (list.length === 0 || list.some((item) => typeof item !== "object" || item === null)) {
-		throw new Error(`${file}: export default a scenario (defineEval({…})) or a list of them`);
+		throw new ScenarioFileError(
+			file,
+			file.endsWith(".json")
+				? "hold a scenario (an object) or a list of them"
+				: "export default a scenario (defineEval({…})) or a list of them",
+		);
 	}
-	return list.map((scenario) => defineEval({ ...(scenario as EvalScenario), dir: dirname(file) }));
+	return list.map((scenario) => {
+		try {
+			return defineEval({ ...(scenario as EvalScenario), dir: dirname(file) });
+		} catch (error) {
+			throw new ScenarioFileError(file, errorMessage(error));
+		}
+	});
 }
 
 function defaultOf(mod: unknown): unknown {
@@ -71,7 +94,11 @@ function defaultOf(mod: unknown): unknown {
 	return mod;
 }
 
-/** The scenarios of one file (its default export: a scenario or a list), each with `dir` set to the file's folder. */
+/**
+ * The scenarios of one file (its default export, or a `.json` file's content: a scenario or a
+ * list), each with `dir` set to the file's folder. Throws a {@link ScenarioFileError} saying why
+ * when the file cannot be read, parsed, imported, or holds no valid scenario.
+ */
 export async function loadScenarioFile(path: string): Promise<EvalScenario[]> {
 	const file = resolve(path);
 	if (file.endsWith(".json")) {
@@ -79,15 +106,16 @@ export async function loadScenarioFile(path: string): Promise<EvalScenario[]> {
 		try {
 			parsed = JSON.parse(await readFile(file, "utf8"));
 		} catch (error) {
-			throw new Error(`${file}: not valid JSON (${(error as Error).message})`);
+			throw new ScenarioFileError(file, `not valid JSON (${errorMessage(error)})`);
 		}
 		return scenariosOf(revivePatterns(parsed), file);
 	}
 	const loaded = await importModule(file);
-	if (!loaded.ok) throw new Error(loaded.diagnostic.message);
+	if (!loaded.ok) throw new ScenarioFileError(file, loaded.diagnostic.message);
 	const value = defaultOf(loaded.module);
-	if (value === undefined)
-		throw new Error(`${file}: has no default export; export default defineEval({…}) or a list of scenarios`);
+	if (value === undefined) {
+		throw new ScenarioFileError(file, "has no default export; export default defineEval({…}) or a list of scenarios");
+	}
 	return scenariosOf(value, file);
 }
 
