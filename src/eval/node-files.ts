@@ -1,17 +1,23 @@
 /**
  * Finding and loading scenario files (`*.eval.ts` and kin, loaded with jiti as extensions are, or
- * `*.eval.json`), and the scripted models `--model scripted:<file>` names.
+ * `*.eval.json`, read as data), and the scripted models `--model scripted:<file>` names. JSON is
+ * read from regular files only, up to {@link MAX_JSON_FILE_BYTES}.
  */
-import { readdir, readFile, stat } from "node:fs/promises";
+import { readdir, stat } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import { errorMessage } from "../contract/errors.js";
+import { NodeExecutionEnv } from "../env/node.js";
 import { importModule } from "../extensions/node-loader.js";
 import { defineEval } from "./define.js";
+import { revivePatterns } from "./patterns.js";
 import { type ModelScript, scriptedModel } from "./scripted.js";
 import type { EvalModel, EvalScenario } from "./types.js";
 
 /** The names scenario files have. */
 export const SCENARIO_FILE = /\.eval\.(?:ts|mts|cts|js|mjs|cjs|json)$/;
+
+/** The largest JSON file (scenario or scripted model) read: 16 MiB. */
+export const MAX_JSON_FILE_BYTES = 16 * 1024 * 1024;
 
 /** A scenario file (or scripted model) that cannot be used: `reason` says why, `file` is its absolute path. */
 export class ScenarioFileError extends Error {
@@ -21,6 +27,58 @@ export class ScenarioFileError extends Error {
 		readonly reason: string,
 	) {
 		super(`${file}: ${reason}`);
+	}
+}
+
+function mebibytes(bytes: number): string {
+	return `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
+}
+
+/** A module about to be imported: a regular file (a FIFO would hang the import). */
+async function checkModule(file: string): Promise<void> {
+	const info = await stat(file).catch(() => undefined);
+	if (info === undefined) throw new ScenarioFileError(file, "no such file");
+	if (!info.isFile()) throw new ScenarioFileError(file, "not a regular file");
+}
+
+/**
+ * The text of a JSON file: a regular file (a FIFO or a device is refused without waiting on it) of
+ * at most {@link MAX_JSON_FILE_BYTES}, read through a Node env.
+ */
+async function readJsonText(file: string): Promise<string> {
+	const env = new NodeExecutionEnv({ cwd: dirname(file) });
+	const info = await env.fileInfo(file);
+	if (!info.ok) {
+		throw new ScenarioFileError(file, info.error.code === "not_found" ? "no such file" : info.error.message);
+	}
+	if (info.value.kind !== "file") {
+		throw new ScenarioFileError(file, `not a regular file (a ${info.value.kind.replace("_", " ")}): give a .json file`);
+	}
+	const tooBig = (size: string) =>
+		new ScenarioFileError(
+			file,
+			`${size}; JSON files are read up to ${mebibytes(MAX_JSON_FILE_BYTES).replace(".0", "")}: split it into several files`,
+		);
+	if (info.value.size > MAX_JSON_FILE_BYTES) throw tooBig(`is ${mebibytes(info.value.size)}`);
+	const bytes = await env.readRange(file, 0, MAX_JSON_FILE_BYTES + 1);
+	if (!bytes.ok) throw new ScenarioFileError(file, bytes.error.message);
+	if (bytes.value.length > MAX_JSON_FILE_BYTES) throw tooBig("grew past the limit while it was read");
+	return new TextDecoder().decode(bytes.value).replace(/^\uFEFF/, "");
+}
+
+/** Parsed JSON of `file`, its `$regex` patterns revived (a problem names its JSON path). */
+async function readJson(file: string): Promise<unknown> {
+	const text = await readJsonText(file);
+	let parsed: unknown;
+	try {
+		parsed = JSON.parse(text);
+	} catch (error) {
+		throw new ScenarioFileError(file, `not valid JSON (${errorMessage(error)})`);
+	}
+	try {
+		return revivePatterns(parsed);
+	} catch (error) {
+		throw new ScenarioFileError(file, errorMessage(error));
 	}
 }
 
@@ -57,19 +115,6 @@ export async function findScenarioFiles(paths: readonly string[], cwd: string): 
 	return [...new Set(found)];
 }
 
-/**
- * JSON's stand-in for a pattern: `{ "$regex": "…", "flags": "i" }` becomes a RegExp (in expected
- * arguments, files and the answer).
- */
-function revivePatterns(value: unknown): unknown {
-	if (Array.isArray(value)) return value.map(revivePatterns);
-	if (typeof value !== "object" || value === null) return value;
-	const record = value as Record<string, unknown>;
-	if (typeof record.$regex === "string")
-		return new RegExp(record.$regex, typeof record.flags === "string" ? record.flags : "");
-	return Object.fromEntries(Object.entries(record).map(([key, inner]) => [key, revivePatterns(inner)]));
-}
-
 function scenariosOf(value: unknown, file: string): EvalScenario[] {
 	const list = Array.isArray(value) ? value : [value];
 	if (list.length === 0 || list.some((item) => typeof item !== "object" || item === null)) {
@@ -101,15 +146,8 @@ function defaultOf(mod: unknown): unknown {
  */
 export async function loadScenarioFile(path: string): Promise<EvalScenario[]> {
 	const file = resolve(path);
-	if (file.endsWith(".json")) {
-		let parsed: unknown;
-		try {
-			parsed = JSON.parse(await readFile(file, "utf8"));
-		} catch (error) {
-			throw new ScenarioFileError(file, `not valid JSON (${errorMessage(error)})`);
-		}
-		return scenariosOf(revivePatterns(parsed), file);
-	}
+	if (file.endsWith(".json")) return scenariosOf(await readJson(file), file);
+	await checkModule(file);
 	const loaded = await importModule(file);
 	if (!loaded.ok) throw new ScenarioFileError(file, loaded.diagnostic.message);
 	const value = defaultOf(loaded.module);

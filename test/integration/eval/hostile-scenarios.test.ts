@@ -1,8 +1,11 @@
 /**
  * `toolsmith eval` (the built CLI, as a child process) against scenario files written to attack it:
- * files that do not load beside files that do.
+ * a `$regex` that backtracks for ever on JavaScript's engine, patterns the linear-time engine
+ * cannot run, files that do not load beside files that do, and hostile data (deep nesting, a huge
+ * file, too much pattern text, a FIFO, a scenario file that is a symlink).
  */
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
@@ -60,6 +63,43 @@ async function evalCli(args: readonly string[]): Promise<CliRun> {
 	return { code, stdout: cli.stdout(), stderr: cli.stderr() };
 }
 
+describe("$regex in JSON scenarios", () => {
+	it("runs ^(a+)+$ on the linear-time engine: a long answer is judged, not backtracked on", async () => {
+		const folder = suite("catastrophic", {
+			"slow.eval.json": { name: "catastrophic", prompt: "long answer", expect: { answer: { $regex: "^(a+)+$" } } },
+		});
+		const run = await evalCli([folder]);
+		expect(run.stderr).toBe("");
+		expect(run.stdout).toContain("catastrophic  0/1 passed");
+		expect(run.stdout).toContain("the answer should be /^(a+)+$/");
+		expect(run.code).toBe(1);
+	});
+
+	it("refuses lookaround, backreferences, bad flags and malformed pattern objects at load, naming the JSON path", async () => {
+		const folder = suite("refused-patterns", {
+			"lookahead.eval.json": {
+				name: "lookahead",
+				prompt: "p",
+				expect: { calls: [{ tool: "weather", args: { city: { $regex: "(?=P)aris" } } }] },
+			},
+			"backref.eval.json": { name: "backref", prompt: "p", expect: { answer: { $regex: "(a)\\1" } } },
+			"flags.eval.json": { name: "flags", prompt: "p", expect: { answer: { $regex: "a", flags: "x" } } },
+			"shape.eval.json": {
+				name: "shape",
+				prompt: "p",
+				expect: { files: { "a.txt": { $regex: 5 }, "b.txt": { $regex: "b", flag: "i" } } },
+			},
+		});
+		const run = await evalCli([folder]);
+		expect(run.code).toBe(1);
+		expect(run.stderr).toMatch(/lookahead\.eval\.json: expect\.calls\[0\]\.args\.city: the pattern "\(\?=P\)aris"/);
+		expect(run.stderr).toMatch(/backref\.eval\.json: expect\.answer: .*no backreferences or lookaround/);
+		expect(run.stderr).toMatch(/flags\.eval\.json: expect\.answer: .*unsupported flag "x"/);
+		expect(run.stderr).toMatch(/shape\.eval\.json: expect\.files\["a\.txt"\]: "\$regex" must be a string/);
+		expect(run.stderr).toMatch(/shape\.eval\.json: .*expect\.files\["b\.txt"\]: .*remove "flag"/);
+	});
+});
+
 describe("files that do not load", () => {
 	it("are each reported with the reason while the others run; the command exits 1", async () => {
 		const folder = suite("mixed", {
@@ -83,6 +123,38 @@ describe("files that do not load", () => {
 		expect(run.stderr).toMatch(/all-broken\/x\.eval\.json: /);
 		expect(run.stderr).toMatch(/all-broken\/y\.eval\.json: /);
 		expect(run.stderr).toMatch(/no scenario could be loaded from the 2 scenario files/);
+		expect(run.code).toBe(1);
+	});
+});
+
+describe("hostile data", () => {
+	it("refuses nesting past the limit, a huge file, too much pattern text, a FIFO; follows a named symlink", async () => {
+		let deep: unknown = "x";
+		for (let i = 0; i < 600; i++) deep = [deep];
+		const folder = suite("data", {
+			"deep.eval.json": { name: "deep", prompt: "p", expect: { calls: [{ tool: "t", args: { v: deep } }] } },
+			"huge.eval.json": `{"name":"huge","prompt":"p","expect":{"answer":"done"},"system":"${"x".repeat(17 * 1024 * 1024)}"}`,
+			"many.eval.json": {
+				name: "many",
+				prompt: "p",
+				expect: { calls: Array.from({ length: 40 }, () => ({ tool: "t", args: { v: { $regex: "a".repeat(2000) } } })) },
+			},
+		});
+		execFileSync("mkfifo", [join(dir, folder, "fifo.eval.json")]);
+		mkdirSync(join(root, "elsewhere"));
+		writeFileSync(
+			join(root, "elsewhere", "good.eval.json"),
+			JSON.stringify({ name: "linked", prompt: "p", expect: { answer: "done" } }),
+		);
+		symlinkSync(join(root, "elsewhere", "good.eval.json"), join(dir, folder, "linked.eval.json"));
+		const run = await evalCli([folder, `${folder}/fifo.eval.json`, `${folder}/linked.eval.json`]);
+		expect(run.stderr).toMatch(/deep\.eval\.json: .*nests deeper than 512 levels/);
+		expect(run.stderr).toMatch(/huge\.eval\.json: is 17\.0 MiB; JSON files are read up to 16 MiB/);
+		expect(run.stderr).toMatch(/many\.eval\.json: .*patterns hold more than 65536 characters/);
+		expect(run.stderr).toMatch(/fifo\.eval\.json: .*not a regular file/);
+		// a symlink named on the command line is the user's own choice: it is followed
+		expect(run.stdout).toContain("linked  1/1 passed");
+		expect(run.stdout).toMatch(/4 scenario files did not load/);
 		expect(run.code).toBe(1);
 	});
 });
