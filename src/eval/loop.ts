@@ -10,7 +10,8 @@ import type { ExecutionEnv } from "../contract/env.js";
 import { errorMessage } from "../contract/errors.js";
 import { executeToolCalls } from "../exec/execute.js";
 import type { ToolErrorDetails } from "../exec/types.js";
-import { checkExpectations } from "./matchers.js";
+import { worldPathProblem } from "./define.js";
+import { checkExpectations, describeValue } from "./matchers.js";
 import type { EvalToolset } from "./toolset.js";
 import type {
 	EvalMessage,
@@ -74,13 +75,52 @@ export function sumUsage(usages: readonly (EvalUsage | undefined)[]): EvalUsage 
 	return usages.reduce<EvalUsage>((sum, usage) => addUsage(sum, usage), {});
 }
 
-async function endFiles(world: ExecutionEnv, paths: readonly string[]): Promise<Record<string, string | null>> {
+/** Whether canonical `path` is `root` or lies under it. */
+function isUnder(path: string, root: string): boolean {
+	if (path === root || root === "/") return true;
+	return path.startsWith(`${root}/`) || path.startsWith(`${root}\\`);
+}
+
+/** The files `expect.files` names as they are at the end, and the names refused because they lead out of the world. */
+interface EndState {
+	readonly files: Record<string, string | null>;
+	readonly refused: Map<string, string>;
+}
+
+/**
+ * The end state of `paths` in `world`: each read only when its canonical path (symlinks resolved)
+ * lies inside the world's folder; one that leads outside (an absolute path, `..`, a symlink a tool
+ * made) is refused with the reason and never read. `null` for a file that does not exist or is not
+ * readable text.
+ */
+async function endFiles(world: ExecutionEnv, paths: readonly string[]): Promise<EndState> {
 	const files: Record<string, string | null> = {};
+	const refused = new Map<string, string>();
+	if (paths.length === 0) return { files, refused };
+	const rootResult = await world.canonicalPath(world.cwd);
+	const root = rootResult.ok ? rootResult.value : undefined;
+	const outside = `it leads outside the world's folder (${root ?? world.cwd}); only the world's own files are read`;
 	for (const path of paths) {
-		const read = await world.readTextFile(path);
-		files[path] = read.ok ? read.value : null;
+		const lexical = worldPathProblem(path);
+		if (lexical !== undefined || root === undefined) {
+			refused.set(path, lexical ?? `the world's folder ${world.cwd} cannot be resolved`);
+			continue;
+		}
+		const canonical = await world.canonicalPath(path);
+		if (!canonical.ok) {
+			if (canonical.error.code === "permission_denied") refused.set(path, outside);
+			else files[path] = null;
+			continue;
+		}
+		if (!isUnder(canonical.value, root)) {
+			refused.set(path, outside);
+			continue;
+		}
+		const read = await world.readTextFile(canonical.value);
+		if (!read.ok && read.error.code === "permission_denied") refused.set(path, outside);
+		else files[path] = read.ok ? read.value : null;
 	}
-	return files;
+	return { files, refused };
 }
 
 /** Run one trial and check it. Never throws: an error of the model or the loop is an `error` failure. */
@@ -141,10 +181,24 @@ export async function runTrial(setup: TrialSetup): Promise<TrialResult> {
 			actual: errorMessage(error),
 		});
 	}
-	const expect = scenario.expect;
+	let expect = scenario.expect;
 	let files: Record<string, string | null> = {};
 	try {
-		files = await endFiles(setup.world ?? env, Object.keys(expect.files ?? {}));
+		const end = await endFiles(setup.world ?? env, Object.keys(expect.files ?? {}));
+		files = end.files;
+		for (const [path, why] of end.refused) {
+			const matcher = expect.files?.[path];
+			failures.push({
+				expectation: "files",
+				message: `expect.files[${JSON.stringify(path)}]: refused: ${why}`,
+				expected: matcher === null ? null : describeValue(matcher),
+				actual: null,
+			});
+		}
+		if (end.refused.size > 0) {
+			const kept = Object.entries(expect.files ?? {}).filter(([path]) => !end.refused.has(path));
+			expect = { ...expect, files: Object.fromEntries(kept) };
+		}
 	} catch (error) {
 		failures.push({ expectation: "error", message: `reading the end state failed: ${errorMessage(error)}` });
 	}

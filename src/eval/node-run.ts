@@ -113,6 +113,8 @@ async function prepareToolset(
 
 interface World {
 	readonly env: ExecutionEnv;
+	/** Where the end state is read: the world itself, or an env confined to its folder. */
+	readonly reader: ExecutionEnv;
 	dispose(): Promise<void>;
 }
 
@@ -121,7 +123,7 @@ async function createWorld(scenario: EvalScenario): Promise<World> {
 	const files = scenario.world?.files ?? {};
 	if (scenario.world?.env !== "node") {
 		const env = new MemoryExecutionEnv({ cwd: scenario.world?.cwd ?? "/project", files: { ...files } });
-		return { env, dispose: async () => {} };
+		return { env, reader: env, dispose: async () => {} };
 	}
 	const dir = await mkdtemp(join(tmpdir(), "toolsmith-eval-"));
 	for (const [path, text] of Object.entries(files)) {
@@ -131,7 +133,13 @@ async function createWorld(scenario: EvalScenario): Promise<World> {
 		await mkdir(dirname(target), { recursive: true });
 		await writeFile(target, text);
 	}
-	return { env: new NodeExecutionEnv({ cwd: dir }), dispose: () => rm(dir, { recursive: true, force: true }) };
+	return {
+		env: new NodeExecutionEnv({ cwd: dir }),
+		// The end state is read under a policy with the folder as its only root, so a link a tool made
+		// (or swaps in while it is read) cannot lead the read outside.
+		reader: new NodeExecutionEnv({ cwd: dir, policy: { read: [dir], write: [] } }),
+		dispose: () => rm(dir, { recursive: true, force: true }),
+	};
 }
 
 function errorTrial(scenario: EvalScenario, trial: number, message: string): TrialResult {
@@ -167,7 +175,7 @@ async function trialInWorld(
 			model: options.model,
 			toolset,
 			env: recorder ?? world.env,
-			world: world.env,
+			world: world.reader,
 			...(recorder ? { onBatch: (calls, results) => recorder.recordBatch(calls, results) } : {}),
 			...(options.signal ? { signal: options.signal } : {}),
 		});

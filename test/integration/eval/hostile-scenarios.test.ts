@@ -1,8 +1,9 @@
 /**
  * `toolsmith eval` (the built CLI, as a child process) against scenario files written to attack it:
  * a `$regex` that backtracks for ever on JavaScript's engine, patterns the linear-time engine
- * cannot run, files that do not load beside files that do, and hostile data (deep nesting, a huge
- * file, too much pattern text, a FIFO, a scenario file that is a symlink).
+ * cannot run, `expect.files` keys that reach outside the world (absolute, `..`, a symlink the
+ * trial made, a NUL byte), files that do not load beside files that do, and hostile data (deep
+ * nesting, a huge file, too much pattern text, a FIFO, a scenario file that is a symlink).
  */
 import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
@@ -97,6 +98,58 @@ describe("$regex in JSON scenarios", () => {
 		expect(run.stderr).toMatch(/flags\.eval\.json: expect\.answer: .*unsupported flag "x"/);
 		expect(run.stderr).toMatch(/shape\.eval\.json: expect\.files\["a\.txt"\]: "\$regex" must be a string/);
 		expect(run.stderr).toMatch(/shape\.eval\.json: .*expect\.files\["b\.txt"\]: .*remove "flag"/);
+	});
+});
+
+describe("expect.files stays inside the world", () => {
+	it("refuses absolute and .. keys when the file loads, and never prints what they name", async () => {
+		const folder = suite("leak", {
+			"absolute.eval.json": {
+				name: "absolute",
+				prompt: "p",
+				world: { env: "node" },
+				expect: { files: { [join(outside, "secret.txt")]: "x" } },
+			},
+			"dotdot.eval.json": {
+				name: "dotdot",
+				prompt: "p",
+				world: { env: "node" },
+				expect: { files: { [`../../../../../../..${join(outside, "secret.txt")}`]: "x" } },
+			},
+			"write.eval.json": {
+				name: "write",
+				prompt: "p",
+				world: { files: { "../escape.txt": "x" } },
+				expect: { answer: "done" },
+			},
+			"nul.eval.json": { name: "nul", prompt: "p", expect: { files: { "a\u0000b": "x" } } },
+		});
+		const run = await evalCli([folder]);
+		expect(`${run.stdout}\n${run.stderr}`).not.toContain(SECRET);
+		expect(run.stderr).toContain(
+			`absolute.eval.json: Eval scenario "absolute" is not valid:\n  - expect.files[${JSON.stringify(join(outside, "secret.txt"))}]: must be a path relative to the world's folder`,
+		);
+		expect(run.stderr).toMatch(/dotdot\.eval\.json: .*expect\.files\[".*"\]: .*without "\.\."/s);
+		expect(run.stderr).toMatch(/write\.eval\.json: .*world\.files\["\.\.\/escape\.txt"\]: .*without "\.\."/s);
+		expect(run.stderr).toMatch(/nul\.eval\.json: .*expect\.files\["a\\u0000b"\]: holds a NUL byte/s);
+		expect(run.code).toBe(1);
+	});
+
+	it("refuses a path that a symlink made during the trial leads outside, without reading it", async () => {
+		const folder = suite("symlink", {
+			"link.eval.json": {
+				name: "link",
+				prompt: "link the folder",
+				world: { env: "node" },
+				tools: { builtins: ["bash"] },
+				expect: { files: { "out/secret.txt": "anything" } },
+			},
+		});
+		const run = await evalCli([folder]);
+		expect(run.stdout).toContain("link  0/1 passed");
+		expect(run.stdout).toMatch(/files: expect\.files\["out\/secret\.txt"\]: refused: .*outside the world's folder/);
+		expect(`${run.stdout}\n${run.stderr}`).not.toContain(SECRET);
+		expect(run.code).toBe(1);
 	});
 });
 
