@@ -21,6 +21,8 @@ export interface EvalCommandRun {
 	readonly apiKeyEnv: string | undefined;
 	readonly trials: number | undefined;
 	readonly concurrency: number | undefined;
+	/** `--request-timeout` in milliseconds (0: no limit; undefined: the default). */
+	readonly requestTimeoutMs: number | undefined;
 	readonly grep: RegExp | undefined;
 	readonly json: string | undefined;
 	readonly record: string | undefined;
@@ -172,6 +174,7 @@ async function runSide(
 			cwd: run.io.cwd,
 			...(run.trials !== undefined ? { trials: run.trials } : {}),
 			...(run.concurrency !== undefined ? { concurrency: run.concurrency } : {}),
+			...(run.requestTimeoutMs !== undefined ? { requestTimeoutMs: run.requestTimeoutMs } : {}),
 			...(record !== undefined ? { record } : {}),
 			onTrial: shown.onTrial,
 			signal,

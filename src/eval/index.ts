@@ -18,7 +18,13 @@ export {
 	wilsonInterval,
 } from "./compare.js";
 export { defineEval, EvalScenarioError, scenarioProblems } from "./define.js";
-export { DEFAULT_TURN_LIMIT, invalidFieldsOf, runTrial, type TrialSetup } from "./loop.js";
+export {
+	DEFAULT_REQUEST_TIMEOUT_MS,
+	DEFAULT_TURN_LIMIT,
+	invalidFieldsOf,
+	runTrial,
+	type TrialSetup,
+} from "./loop.js";
 export {
 	CALL_ORDERS,
 	callMismatches,

@@ -16,7 +16,7 @@ import type { ReplayFixture } from "../harness/fixture.js";
 import { recordingEnv } from "../harness/record.js";
 import { observer } from "../shared/listeners.js";
 import { defineEval } from "./define.js";
-import { runTrial } from "./loop.js";
+import { requestTimeoutOf, runTrial } from "./loop.js";
 import { scenarioReport } from "./report.js";
 import { type EvalToolset, scenarioRegistry, toolsetOf } from "./toolset.js";
 import type { EvalReport, EvalRunOptions, EvalScenario, TrialResult } from "./types.js";
@@ -178,6 +178,7 @@ async function trialInWorld(
 			world: world.reader,
 			...(recorder ? { onBatch: (calls, results) => recorder.recordBatch(calls, results) } : {}),
 			...(options.signal ? { signal: options.signal } : {}),
+			...(options.requestTimeoutMs !== undefined ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
 		});
 		if (recorder && options.record !== undefined) {
 			const folder = resolve(options.cwd ?? process.cwd(), options.record);
@@ -243,6 +244,7 @@ export async function runEvals(scenarios: readonly EvalScenario[], options: Eval
 	if (options.trials !== undefined && !(Number.isInteger(options.trials) && options.trials >= 1)) {
 		throw new Error(`trials: a whole number ≥ 1, got ${options.trials}`);
 	}
+	requestTimeoutOf(options.requestTimeoutMs);
 	const onTrial = observer(options.onTrial);
 	const tasks: (() => Promise<TrialResult>)[] = [];
 	const pending: { scenario: EvalScenario; index: number }[] = [];

@@ -192,6 +192,12 @@ export interface EvalRunOptions {
 	/** Told of each trial as it ends (for a progress line). */
 	readonly onTrial?: (result: TrialResult) => void;
 	readonly signal?: AbortSignal;
+	/**
+	 * How long one model request (one turn) may take, in milliseconds: default 600 000 (10 minutes,
+	 * room for a long streamed answer or a provider's queue); 0 or `Infinity`: no limit. Past it the
+	 * request is aborted and that trial fails with an error naming the option; the run goes on.
+	 */
+	readonly requestTimeoutMs?: number;
 }
 
 /** How often the model got one tool's arguments wrong in a scenario, and which fields. */
