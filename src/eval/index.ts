@@ -35,7 +35,13 @@ export {
 	type TrialOutcome,
 	valueMismatches,
 } from "./matchers.js";
-export { findScenarioFiles, loadScenarioFile, loadScriptedModel, ScenarioFileError } from "./node-files.js";
+export {
+	findScenarioFiles,
+	loadScenarioFile,
+	loadScriptedModel,
+	ScenarioFileError,
+	type ScenarioFileOptions,
+} from "./node-files.js";
 export { createEvalModel, type EvalModelOptions } from "./node-model.js";
 export { fixtureFileName, runEvals } from "./node-run.js";
 export { scenarioReport } from "./report.js";

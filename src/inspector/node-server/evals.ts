@@ -2,8 +2,9 @@
  * The inspector's evals: the scenario files under the cwd with their scenarios' names, and one
  * scenario run against a model (or a `scripted:<file>` one) with the host's extensions, answered
  * with every trial's trajectory. The eval room is imported on the first request, never at start-up
- * (Node only).
+ * (Node only). Every file is read from inside the cwd (symlinks resolved).
  */
+import { existsSync } from "node:fs";
 import { isAbsolute, relative, resolve, sep } from "node:path";
 import { errorMessage } from "../../contract/errors.js";
 import type { EvalModel, EvalScenario, TrialResult } from "../../eval/types.js";
@@ -24,6 +25,8 @@ const loadEvalRoom = async () => {
 	]);
 	return { ...files, ...model, ...run };
 };
+
+type EvalRoom = Awaited<ReturnType<typeof loadEvalRoom>>;
 
 /** `file` as the page shows it: relative to the cwd when inside it. */
 function shownPath(file: string, cwd: string): string {
@@ -73,17 +76,50 @@ function trialView(result: TrialResult): EvalTrialView {
 
 /** `GET /api/evals`: every scenario file under the cwd, with its scenarios' names or its load error. */
 export async function listScenarios(state: ServerState): Promise<EvalScenariosResponse> {
-	const { findScenarioFiles, loadScenarioFile } = await loadEvalRoom();
+	const { findScenarioFiles, loadScenarioFile, ScenarioFileError } = await loadEvalRoom();
 	const files: EvalScenarioFile[] = [];
 	for (const path of await findScenarioFiles([], state.cwd)) {
 		const file = shownPath(path, state.cwd);
 		try {
-			files.push({ file, scenarios: (await loadScenarioFile(path)).map((s) => s.name) });
+			files.push({ file, scenarios: (await loadScenarioFile(path, { within: state.cwd })).map((s) => s.name) });
 		} catch (error) {
-			files.push({ file, scenarios: [], error: errorMessage(error) });
+			files.push({
+				file,
+				scenarios: [],
+				error: error instanceof ScenarioFileError ? error.reason : errorMessage(error),
+			});
 		}
 	}
 	return { files };
+}
+
+/**
+ * The model `scripted:<file>` names: a file inside the cwd (symlinks resolved), read as data when it
+ * is `.json`. A `RequestError` saying why otherwise.
+ */
+async function scriptedModelOf(state: ServerState, room: EvalRoom, spec: string): Promise<EvalModel> {
+	const name = spec.slice("scripted:".length);
+	const refuse = (status: number, why: string): never => {
+		throw new RequestError(status, `The model: ${spec} ${why}.`);
+	};
+	if (name.trim() === "") refuse(400, "names no file: give scripted:<file>, a path inside the working folder");
+	if (name.includes("\0")) refuse(400, "holds a NUL byte, which no file name may hold");
+	const file = resolve(state.cwd, name);
+	if (!existsSync(file)) refuse(400, `names no file (looked for ${file})`);
+	if (!(await room.realPathInside(file, state.cwd))) {
+		refuse(
+			400,
+			`is outside the working folder ${state.cwd} (symlinks resolved): scripted models are read from inside it only`,
+		);
+	}
+	try {
+		return await room.loadScriptedModel(file, { within: state.cwd });
+	} catch (error) {
+		throw new RequestError(
+			400,
+			`The model: ${error instanceof room.ScenarioFileError ? error.reason : errorMessage(error)}`,
+		);
+	}
 }
 
 /**
@@ -111,20 +147,17 @@ export async function runScenario(state: ServerState, body: unknown): Promise<Ev
 	if (!path) throw new RequestError(404, `No scenario file ${JSON.stringify(body.file)} under ${state.cwd}.`);
 	let scenarios: EvalScenario[];
 	try {
-		scenarios = await room.loadScenarioFile(path);
+		scenarios = await room.loadScenarioFile(path, { within: state.cwd });
 	} catch (error) {
-		throw new RequestError(422, errorMessage(error));
+		throw new RequestError(422, error instanceof room.ScenarioFileError ? error.reason : errorMessage(error));
 	}
 	const scenario = scenarios.find((s) => s.name === body.scenario);
 	if (!scenario) throw new RequestError(404, `${body.file} has no scenario named ${JSON.stringify(body.scenario)}.`);
-	let model: EvalModel;
-	try {
-		model = spec.startsWith("scripted:")
-			? await room.loadScriptedModel(resolve(state.cwd, spec.slice("scripted:".length)))
-			: await room.createEvalModel(spec, baseUrl !== undefined ? { baseUrl } : {});
-	} catch (error) {
-		throw new RequestError(400, `The model: ${errorMessage(error)}`);
-	}
+	const model = spec.startsWith("scripted:")
+		? await scriptedModelOf(state, room, spec)
+		: await room.createEvalModel(spec, baseUrl !== undefined ? { baseUrl } : {}).catch((error: unknown) => {
+				throw new RequestError(400, `The model: ${errorMessage(error)}`);
+			});
 	const controller = new AbortController();
 	const id = `eval-${++state.evalCounter}`;
 	state.running.set(id, () => controller.abort());
