@@ -118,8 +118,11 @@ interface World {
 	dispose(): Promise<void>;
 }
 
-/** A fresh world for one trial: the scenario's files in a memory env, or in a new temporary folder. */
-async function createWorld(scenario: EvalScenario): Promise<World> {
+/**
+ * A fresh world for one trial: the scenario's files in a memory env, or in a new temporary folder
+ * (under `worldPolicy`, with the folder as its only root, when one is given).
+ */
+async function createWorld(scenario: EvalScenario, worldPolicy: EvalRunOptions["worldPolicy"]): Promise<World> {
 	const files = scenario.world?.files ?? {};
 	if (scenario.world?.env !== "node") {
 		const env = new MemoryExecutionEnv({ cwd: scenario.world?.cwd ?? "/project", files: { ...files } });
@@ -134,7 +137,7 @@ async function createWorld(scenario: EvalScenario): Promise<World> {
 		await writeFile(target, text);
 	}
 	return {
-		env: new NodeExecutionEnv({ cwd: dir }),
+		env: new NodeExecutionEnv({ cwd: dir, ...(worldPolicy ? { policy: { ...worldPolicy, read: [dir] } } : {}) }),
 		// The end state is read under a policy with the folder as its only root, so a link a tool made
 		// (or swaps in while it is read) cannot lead the read outside.
 		reader: new NodeExecutionEnv({ cwd: dir, policy: { read: [dir], write: [] } }),
@@ -167,7 +170,7 @@ async function trialInWorld(
 ): Promise<TrialResult> {
 	let world: World | undefined;
 	try {
-		world = await createWorld(scenario);
+		world = await createWorld(scenario, options.worldPolicy);
 		const recorder = options.record !== undefined ? recordingEnv(world.env) : undefined;
 		const result = await runTrial({
 			scenario,
