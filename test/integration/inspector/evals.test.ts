@@ -61,6 +61,17 @@ beforeAll(async () => {
 	);
 	writeFileSync(join(outside, "model.json"), JSON.stringify([{ text: "x" }]));
 	symlinkSync(join(outside, "model.mjs"), join(it_.dir, "linked-model.mjs"));
+	// Scenario files reached through links out of the working folder: neither is listed nor run.
+	writeFileSync(
+		join(outside, "sub", "away.eval.mjs"),
+		`import { writeFileSync } from "node:fs";\nwriteFileSync(${JSON.stringify(mark)}, "x");\nexport default [];\n`,
+	);
+	writeFileSync(
+		join(outside, "away.eval.json"),
+		JSON.stringify({ name: "away", prompt: "p", expect: { answer: "x" } }),
+	);
+	symlinkSync(join(outside, "away.eval.json"), join(it_.dir, "linked.eval.json"));
+	symlinkSync(join(outside, "sub"), join(it_.dir, "linked-folder"));
 });
 
 afterAll(async () => {
@@ -86,6 +97,16 @@ describe("the inspector's evals", () => {
 		expect(files.map((f) => f.file)).toEqual(["broken.eval.json", "greet.eval.ts"]);
 		expect(files[1]).toEqual({ file: "greet.eval.ts", scenarios: ["greet ada", "greet bob"] });
 		expect(files[0]!.error).toMatch(/not valid JSON/);
+	});
+
+	it("neither lists nor runs a scenario file reached through a symlink out of the working folder", async () => {
+		const { files } = (await (await fetch(it_.url("/api/evals"))).json()) as EvalScenariosResponse;
+		expect(files.map((f) => f.file)).not.toContain("linked.eval.json");
+		expect(files.map((f) => f.file).some((f) => f.startsWith("linked-folder"))).toBe(false);
+		for (const file of ["linked.eval.json", "linked-folder/away.eval.mjs"]) {
+			expect((await run({ file, scenario: "away", model: "scripted:ada.json" })).status, file).toBe(404);
+		}
+		expect(existsSync(join(outside, "imported.txt"))).toBe(false);
 	});
 
 	it("refuses the list and the run without the token", async () => {
