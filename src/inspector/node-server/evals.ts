@@ -99,7 +99,7 @@ export async function listScenarios(state: ServerState): Promise<EvalScenariosRe
 			files.push({
 				file,
 				scenarios: [],
-				error: `not imported: scenario code is not run under a path policy (the model may have written it, and it would run in the inspector's own process, outside the sandbox). Start the inspector with --allow-eval-code (allowEvalCode) to import it, or write the scenario as a .eval.json file`,
+				error: `not imported: this file is scenario code, ${NO_CODE_UNDER_POLICY}, or write the scenario as a .eval.json file`,
 			});
 			continue;
 		}
@@ -199,7 +199,7 @@ export async function runScenario(state: ServerState, body: unknown): Promise<Ev
 	if (extensions.length > 0 && !codeAllowed(state)) {
 		throw new RequestError(
 			403,
-			`The scenario ${JSON.stringify(scenario.name)} loads extension code (${extensions.join(", ")}), ${NO_CODE_UNDER_POLICY}.`,
+			`The scenario ${JSON.stringify(scenario.name)} loads extension code (${extensions.join(", ")}), ${NO_CODE_UNDER_POLICY}; or leave out tools.extensions, since the inspector's own extensions are loaded for every scenario.`,
 		);
 	}
 	const model = spec.startsWith("scripted:")

@@ -149,7 +149,7 @@ describe("toolsmith inspect --confine-reads: the Evals tab", () => {
 				file: "pwn.eval.mjs",
 				scenarios: [],
 				error: expect.stringMatching(
-					/^not imported: scenario code is not run under a path policy .* --allow-eval-code/,
+					/^not imported: this file is scenario code, which is not run under a path policy: .* --allow-eval-code/,
 				),
 			});
 			expect(files.find((f) => f.file === "plain.eval.json")?.scenarios).toEqual(["says done", "catastrophic"]);
