@@ -70,9 +70,7 @@ async function checkWithin(file: string, options: ScenarioFileOptions): Promise<
 		);
 		throw new ScenarioFileError(
 			file,
-			exists
-				? `outside ${options.within} (symlinks resolved): only files inside the working folder are read here`
-				: "no such file",
+			exists ? `outside ${options.within} (symlinks resolved): only files inside it are read` : "no such file",
 		);
 	}
 }
