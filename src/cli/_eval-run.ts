@@ -6,7 +6,7 @@ import type { CliIO } from "../command/node-io.js";
 import { errorMessage } from "../contract/errors.js";
 import type { Theme } from "../contract/render.js";
 import { compareEvals } from "../eval/compare.js";
-import { findScenarioFiles, loadScenarioFile, loadScriptedModel } from "../eval/node-files.js";
+import { findScenarioFiles, loadScenarioFile, loadScriptedModel, ScenarioFileError } from "../eval/node-files.js";
 import { createEvalModel } from "../eval/node-model.js";
 import { runEvals } from "../eval/node-run.js";
 import type { EvalModel, EvalReport, EvalRunOptions, EvalScenario, TrialResult } from "../eval/types.js";
@@ -21,6 +21,8 @@ export interface EvalCommandRun {
 	readonly apiKeyEnv: string | undefined;
 	readonly trials: number | undefined;
 	readonly concurrency: number | undefined;
+	/** `--request-timeout` in milliseconds (0: no limit; undefined: the default). */
+	readonly requestTimeoutMs: number | undefined;
 	readonly grep: RegExp | undefined;
 	readonly json: string | undefined;
 	readonly record: string | undefined;
@@ -60,7 +62,23 @@ async function modelOf(spec: string, run: EvalCommandRun): Promise<EvalModel> {
 	});
 }
 
-async function loadScenarios(run: EvalCommandRun): Promise<EvalScenario[]> {
+/** A scenario file that did not load: as shown (relative to the cwd), and why. */
+interface LoadError {
+	readonly file: string;
+	readonly error: string;
+}
+
+/** The scenarios chosen, and the files that did not load (each already reported on stderr). */
+interface LoadedScenarios {
+	readonly scenarios: EvalScenario[];
+	readonly loadErrors: readonly LoadError[];
+}
+
+/**
+ * Every scenario of the files asked for. A file that does not load is reported on stderr (its name
+ * and why) and the others still run; the command then exits 1 at the end.
+ */
+async function loadScenarios(run: EvalCommandRun): Promise<LoadedScenarios> {
 	let files: string[];
 	try {
 		files = await findScenarioFiles(run.files, run.io.cwd);
@@ -75,12 +93,22 @@ async function loadScenarios(run: EvalCommandRun): Promise<EvalScenario[]> {
 		);
 	}
 	const scenarios: EvalScenario[] = [];
+	const loadErrors: LoadError[] = [];
 	for (const file of files) {
 		try {
 			scenarios.push(...(await loadScenarioFile(file)));
 		} catch (error) {
-			throw new CommandError(`${displayPath(file, run.io.cwd)}: ${errorMessage(error)}`, EXIT_FAILURE);
+			const shown = displayPath(file, run.io.cwd);
+			const reason = error instanceof ScenarioFileError ? error.reason : errorMessage(error);
+			loadErrors.push({ file: shown, error: reason });
+			run.io.stderr.write(`${run.errorTheme.fg("error", `${shown}: ${reason}`)}\n`);
 		}
+	}
+	if (scenarios.length === 0) {
+		throw new CommandError(
+			`no scenario could be loaded from the ${files.length} scenario file${files.length === 1 ? "" : "s"} (each listed above with the reason)`,
+			EXIT_FAILURE,
+		);
 	}
 	const chosen = run.grep ? scenarios.filter((s) => run.grep!.test(s.name)) : scenarios;
 	if (chosen.length === 0) {
@@ -89,7 +117,14 @@ async function loadScenarios(run: EvalCommandRun): Promise<EvalScenario[]> {
 			EXIT_USAGE,
 		);
 	}
-	return chosen;
+	return { scenarios: chosen, loadErrors };
+}
+
+/** The closing line for files that did not load (empty when all did). */
+function loadErrorsLine(loadErrors: readonly LoadError[], theme: Theme): string {
+	if (loadErrors.length === 0) return "";
+	const count = loadErrors.length;
+	return `\n${theme.fg("error", `${count} scenario file${count === 1 ? "" : "s"} did not load (see above): ${loadErrors.map((e) => e.file).join(", ")}`)}`;
 }
 
 /** A progress line on a terminal (rewritten in place), else one line per trial. */
@@ -139,6 +174,7 @@ async function runSide(
 			cwd: run.io.cwd,
 			...(run.trials !== undefined ? { trials: run.trials } : {}),
 			...(run.concurrency !== undefined ? { concurrency: run.concurrency } : {}),
+			...(run.requestTimeoutMs !== undefined ? { requestTimeoutMs: run.requestTimeoutMs } : {}),
 			...(record !== undefined ? { record } : {}),
 			onTrial: shown.onTrial,
 			signal,
@@ -158,7 +194,7 @@ async function writeJson(path: string, value: unknown, cwd: string): Promise<voi
 
 /** Run the scenarios (twice with --compare), print the report, write JSON; exit 1 when a scenario is under its goal. */
 export async function runEvalCommand(run: EvalCommandRun): Promise<number> {
-	const scenarios = await loadScenarios(run);
+	const { scenarios, loadErrors } = await loadScenarios(run);
 	let model: EvalModel;
 	try {
 		model = await modelOf(run.model, run);
@@ -170,8 +206,8 @@ export async function runEvalCommand(run: EvalCommandRun): Promise<number> {
 	const controller = new AbortController();
 	const stopListening = run.io.onInterrupt(() => controller.abort());
 	try {
-		const code = await runAndPrint(run, scenarios, model, controller.signal);
-		return controller.signal.aborted ? EXIT_INTERRUPTED : code;
+		const code = await runAndPrint(run, scenarios, loadErrors, model, controller.signal);
+		return controller.signal.aborted ? EXIT_INTERRUPTED : loadErrors.length > 0 ? EXIT_FAILURE : code;
 	} finally {
 		stopListening();
 	}
@@ -180,14 +216,16 @@ export async function runEvalCommand(run: EvalCommandRun): Promise<number> {
 async function runAndPrint(
 	run: EvalCommandRun,
 	scenarios: readonly EvalScenario[],
+	loadErrors: readonly LoadError[],
 	model: EvalModel,
 	signal: AbortSignal,
 ): Promise<number> {
 	const { io, theme } = run;
+	const unloaded = loadErrors.length > 0 ? { loadErrors } : {};
 	if (!run.compare) {
 		const report = await runSide(run, scenarios, model, "", {}, run.record, signal);
-		io.stdout.write(`${formatReport(report, theme, run.verbose)}\n`);
-		if (run.json !== undefined) await writeJson(run.json, report, io.cwd);
+		io.stdout.write(`${formatReport(report, theme, run.verbose)}${loadErrorsLine(loadErrors, theme)}\n`);
+		if (run.json !== undefined) await writeJson(run.json, { ...report, ...unloaded }, io.cwd);
 		return report.ok ? EXIT_OK : EXIT_FAILURE;
 	}
 	const compare = run.compare;
@@ -218,8 +256,8 @@ async function runAndPrint(
 	].join(", ");
 	const comparison = compareEvals(a, b, { a: "the scenarios as written", b: bLabel });
 	io.stdout.write(
-		`${theme.bold("A")}\n${formatReport(a, theme, run.verbose)}\n\n${theme.bold("B")}\n${formatReport(b, theme, run.verbose)}\n\n${formatComparison(comparison, theme)}\n`,
+		`${theme.bold("A")}\n${formatReport(a, theme, run.verbose)}\n\n${theme.bold("B")}\n${formatReport(b, theme, run.verbose)}\n\n${formatComparison(comparison, theme)}${loadErrorsLine(loadErrors, theme)}\n`,
 	);
-	if (run.json !== undefined) await writeJson(run.json, { a, b, comparison }, io.cwd);
+	if (run.json !== undefined) await writeJson(run.json, { a, b, comparison, ...unloaded }, io.cwd);
 	return a.ok && b.ok ? EXIT_OK : EXIT_FAILURE;
 }

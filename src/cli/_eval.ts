@@ -12,6 +12,21 @@ function positiveInteger(value: string | undefined, option: string): number | un
 	return n;
 }
 
+/** The longest `--request-timeout`, in seconds: what one Node timer holds (2^31 - 1 ms, about 24.8 days). */
+const MAX_REQUEST_TIMEOUT_S = 2_147_483;
+
+/** `--request-timeout` in milliseconds (0: no limit); a fraction of a second is taken, and never rounds down to "no limit". */
+function requestTimeout(value: string | undefined): number | undefined {
+	if (value === undefined) return undefined;
+	const seconds = /^\d+(?:\.\d+)?$/.test(value.trim()) ? Number(value.trim()) : Number.NaN;
+	if (!Number.isFinite(seconds) || seconds > MAX_REQUEST_TIMEOUT_S) {
+		throw new UsageError(
+			`--request-timeout takes a number of seconds up to ${MAX_REQUEST_TIMEOUT_S} (0: no limit), not ${JSON.stringify(value)}`,
+		);
+	}
+	return seconds === 0 ? 0 : Math.max(1, Math.ceil(seconds * 1000));
+}
+
 export const evalCommand = defineCommand({
 	name: "eval",
 	summary: "Run tool-use eval scenarios against a model: does it call your tools right?",
@@ -29,6 +44,10 @@ export const evalCommand = defineCommand({
 		"models.json; keys come from the usual environment variables), or scripted:<file>: a module whose",
 		"default export is an EvalModel ({ id, turn(request) }) or a script for scriptedModel (a list of",
 		"turns or a function of the request), so evals run offline in tests and CI.",
+		"",
+		"One model request may take --request-timeout seconds (default 600: a long streamed answer or a",
+		"provider's queue fits; 0: no limit); past it the request is aborted, that trial fails saying so, and",
+		"the run goes on. A scenario file that does not load is reported with the reason and the others run.",
 		"",
 		"Prints per scenario the pass rate against its goal, what failed in each failing trial (the model's call",
 		"beside the expected one), the invalid-argument rate per tool with the fields it got wrong, turns,",
@@ -60,6 +79,11 @@ export const evalCommand = defineCommand({
 			description: "Trials per scenario (overrides each scenario's)",
 		},
 		concurrency: { type: "string", short: "c", valueName: "N", description: "Trials run at once (default 1)" },
+		"request-timeout": {
+			type: "string",
+			valueName: "seconds",
+			description: "Time one model request may take before its trial fails (default 600; 0: no limit)",
+		},
 		grep: {
 			type: "string",
 			short: "g",
@@ -128,6 +152,7 @@ export const evalCommand = defineCommand({
 			apiKeyEnv: options["api-key-env"],
 			trials: positiveInteger(options.trials, "--trials"),
 			concurrency: positiveInteger(options.concurrency, "--concurrency"),
+			requestTimeoutMs: requestTimeout(options["request-timeout"]),
 			grep,
 			json: options.json,
 			record: options.record,

@@ -19,6 +19,7 @@ import type { InspectorSession } from "../inspector/session.js";
 import { isLoopbackHostname } from "../mcp/loopback.js";
 import {
 	connectRemoteEnv,
+	cwdPolicy,
 	type DevHost,
 	type DevHostFactory,
 	type DevHostOptions,
@@ -55,6 +56,12 @@ export const inspectorOptions = {
 		valueName: "dir",
 		description: "Where Save as fixture writes (default: test/fixtures under --cwd)",
 	},
+	"allow-eval-code": {
+		type: "boolean",
+		default: false,
+		description:
+			"Under --confine, let the Evals tab import eval code from the working folder (*.eval.ts, a JSON scenario's extensions, scripted: modules), which the model may have written",
+	},
 } as const;
 
 /** What the inspector options asked for, checked. */
@@ -64,6 +71,8 @@ export interface InspectorSettings {
 	readonly token?: string;
 	readonly open: boolean;
 	readonly fixturesDir?: string;
+	/** `--allow-eval-code`: import eval code even under a path policy. */
+	readonly allowEvalCode: boolean;
 }
 
 export function inspectorSettings(
@@ -73,6 +82,9 @@ export function inspectorSettings(
 		readonly port?: string | undefined;
 		readonly token?: string | undefined;
 		readonly fixtures?: string | undefined;
+		readonly "allow-eval-code"?: boolean;
+		readonly confine?: boolean;
+		readonly "confine-reads"?: boolean;
 	},
 	io: Pick<CliIO, "env" | "cwd">,
 ): InspectorSettings {
@@ -99,11 +111,18 @@ export function inspectorSettings(
 			`--host ${hostname} lets other machines run your tools through the page: give --token (or TOOLSMITH_INSPECTOR_TOKEN) too`,
 		);
 	}
+	const allowEvalCode = options["allow-eval-code"] === true;
+	if (allowEvalCode && !options.confine && !options["confine-reads"]) {
+		throw new UsageError(
+			"--allow-eval-code applies under --confine or --confine-reads: without a path policy the Evals tab imports eval code already",
+		);
+	}
 	return {
 		hostname,
 		port,
 		...(token !== undefined ? { token } : {}),
 		open: options.open,
+		allowEvalCode,
 		...(options.fixtures !== undefined ? { fixturesDir: resolve(io.cwd, options.fixtures) } : {}),
 	};
 }
@@ -185,6 +204,10 @@ export async function startHostWithPage(
 			cwd: pageCwd,
 			envKind,
 			extensionPaths: options.paths,
+			// Under a policy the page's own folder may hold what the model wrote: eval code needs the opt-in.
+			...(options.confine || options.confineReads
+				? { policy: cwdPolicy(pageCwd, options.confineReads), allowEvalCode: settings.allowEvalCode }
+				: {}),
 			hostname: settings.hostname,
 			port: settings.port,
 			...(settings.token !== undefined ? { token: settings.token } : {}),

@@ -16,6 +16,22 @@ function positiveInteger(value: unknown): boolean {
 	return typeof value === "number" && Number.isInteger(value) && value >= 1;
 }
 
+/**
+ * Why `path` cannot name a file of the world (undefined when it can): the keys of `world.files`
+ * and `expect.files` are paths relative to the world's folder that stay inside it.
+ */
+export function worldPathProblem(path: string): string | undefined {
+	if (path === "") return "an empty path names no file";
+	if (path.includes("\0")) return "holds a NUL byte, which no file name may hold";
+	if (/^(?:[/\\]|[A-Za-z]:)/.test(path)) {
+		return "must be a path relative to the world's folder, not an absolute one (the world is a fresh folder of its own)";
+	}
+	if (path.split(/[/\\]/).includes("..")) {
+		return 'must stay inside the world\'s folder: a relative path without ".." segments';
+	}
+	return undefined;
+}
+
 function isTextMatcher(value: unknown): boolean {
 	return typeof value === "string" || value instanceof RegExp || typeof value === "function";
 }
@@ -79,6 +95,8 @@ export function scenarioProblems(scenario: unknown): string[] {
 				problems.push("expect.files: must be an object of path → content");
 			else {
 				for (const [path, matcher] of Object.entries(expect.files)) {
+					const where = worldPathProblem(path);
+					if (where !== undefined) problems.push(`expect.files[${JSON.stringify(path)}]: ${where}`);
 					if (matcher !== null && !isTextMatcher(matcher)) {
 						problems.push(`expect.files[${JSON.stringify(path)}]: must be a string, a RegExp, a predicate or null`);
 					}
@@ -108,6 +126,8 @@ export function scenarioProblems(scenario: unknown): string[] {
 			if (typeof files !== "object" || files === null) problems.push("world.files: must be an object of path → text");
 			else {
 				for (const [path, text] of Object.entries(files)) {
+					const where = worldPathProblem(path);
+					if (where !== undefined) problems.push(`world.files[${JSON.stringify(path)}]: ${where}`);
 					if (typeof text !== "string") problems.push(`world.files[${JSON.stringify(path)}]: must be a string`);
 				}
 			}

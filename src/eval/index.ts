@@ -18,7 +18,13 @@ export {
 	wilsonInterval,
 } from "./compare.js";
 export { defineEval, EvalScenarioError, scenarioProblems } from "./define.js";
-export { DEFAULT_TURN_LIMIT, invalidFieldsOf, runTrial, type TrialSetup } from "./loop.js";
+export {
+	DEFAULT_REQUEST_TIMEOUT_MS,
+	DEFAULT_TURN_LIMIT,
+	invalidFieldsOf,
+	runTrial,
+	type TrialSetup,
+} from "./loop.js";
 export {
 	CALL_ORDERS,
 	callMismatches,
@@ -29,7 +35,13 @@ export {
 	type TrialOutcome,
 	valueMismatches,
 } from "./matchers.js";
-export { findScenarioFiles, loadScenarioFile, loadScriptedModel } from "./node-files.js";
+export {
+	findScenarioFiles,
+	loadScenarioFile,
+	loadScriptedModel,
+	ScenarioFileError,
+	type ScenarioFileOptions,
+} from "./node-files.js";
 export { createEvalModel, type EvalModelOptions } from "./node-model.js";
 export { fixtureFileName, runEvals } from "./node-run.js";
 export { scenarioReport } from "./report.js";

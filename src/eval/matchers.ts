@@ -5,6 +5,7 @@
  * what the model did. Runtime-neutral.
  */
 import type { ToolCall } from "../contract/content.js";
+import { dataPatternText } from "./patterns.js";
 import type { CallOrder, EvalExpectations, ExpectationFailure, ExpectedCall, TextMatcher } from "./types.js";
 
 /** The orders a scenario may name. */
@@ -13,11 +14,14 @@ export const CALL_ORDERS: readonly CallOrder[] = ["strict", "unordered", "subset
 /** What a value looks like in a message: short JSON, functions and patterns by their source. */
 export function describeValue(value: unknown): string {
 	if (value instanceof RegExp) return String(value);
+	const pattern = dataPatternText(value);
+	if (pattern !== undefined) return pattern;
 	if (typeof value === "function") return `<predicate ${value.name || "anonymous"}>`;
 	if (value === undefined) return "undefined";
 	try {
 		const text = JSON.stringify(value, (_key, inner: unknown) => {
 			if (inner instanceof RegExp) return String(inner);
+			if (dataPatternText(inner) !== undefined) return dataPatternText(inner);
 			if (typeof inner === "function") return `<predicate ${(inner as { name?: string }).name || "anonymous"}>`;
 			return inner;
 		});
@@ -41,6 +45,14 @@ export function valueMismatches(expected: unknown, actual: unknown, path = ""): 
 			return [`${at}: expected a string matching ${expected}, got ${describeValue(actual)}`];
 		expected.lastIndex = 0;
 		return expected.test(actual) ? [] : [`${at}: expected ${expected}, got ${describeValue(actual)}`];
+	}
+	const pattern = dataPatternText(expected);
+	if (pattern !== undefined) {
+		if (typeof actual !== "string")
+			return [`${at}: expected a string matching ${pattern}, got ${describeValue(actual)}`];
+		return (expected as (value: unknown) => boolean)(actual)
+			? []
+			: [`${at}: expected ${pattern}, got ${describeValue(actual)}`];
 	}
 	if (typeof expected === "function") {
 		let ok = false;

@@ -16,7 +16,7 @@ import type { ReplayFixture } from "../harness/fixture.js";
 import { recordingEnv } from "../harness/record.js";
 import { observer } from "../shared/listeners.js";
 import { defineEval } from "./define.js";
-import { runTrial } from "./loop.js";
+import { requestTimeoutOf, runTrial } from "./loop.js";
 import { scenarioReport } from "./report.js";
 import { type EvalToolset, scenarioRegistry, toolsetOf } from "./toolset.js";
 import type { EvalReport, EvalRunOptions, EvalScenario, TrialResult } from "./types.js";
@@ -113,15 +113,20 @@ async function prepareToolset(
 
 interface World {
 	readonly env: ExecutionEnv;
+	/** Where the end state is read: the world itself, or an env confined to its folder. */
+	readonly reader: ExecutionEnv;
 	dispose(): Promise<void>;
 }
 
-/** A fresh world for one trial: the scenario's files in a memory env, or in a new temporary folder. */
-async function createWorld(scenario: EvalScenario): Promise<World> {
+/**
+ * A fresh world for one trial: the scenario's files in a memory env, or in a new temporary folder
+ * (under `worldPolicy`, with the folder as its only root, when one is given).
+ */
+async function createWorld(scenario: EvalScenario, worldPolicy: EvalRunOptions["worldPolicy"]): Promise<World> {
 	const files = scenario.world?.files ?? {};
 	if (scenario.world?.env !== "node") {
 		const env = new MemoryExecutionEnv({ cwd: scenario.world?.cwd ?? "/project", files: { ...files } });
-		return { env, dispose: async () => {} };
+		return { env, reader: env, dispose: async () => {} };
 	}
 	const dir = await mkdtemp(join(tmpdir(), "toolsmith-eval-"));
 	for (const [path, text] of Object.entries(files)) {
@@ -131,7 +136,13 @@ async function createWorld(scenario: EvalScenario): Promise<World> {
 		await mkdir(dirname(target), { recursive: true });
 		await writeFile(target, text);
 	}
-	return { env: new NodeExecutionEnv({ cwd: dir }), dispose: () => rm(dir, { recursive: true, force: true }) };
+	return {
+		env: new NodeExecutionEnv({ cwd: dir, ...(worldPolicy ? { policy: { ...worldPolicy, read: [dir] } } : {}) }),
+		// The end state is read under a policy with the folder as its only root, so a link a tool made
+		// (or swaps in while it is read) cannot lead the read outside.
+		reader: new NodeExecutionEnv({ cwd: dir, policy: { read: [dir], write: [] } }),
+		dispose: () => rm(dir, { recursive: true, force: true }),
+	};
 }
 
 function errorTrial(scenario: EvalScenario, trial: number, message: string): TrialResult {
@@ -159,7 +170,7 @@ async function trialInWorld(
 ): Promise<TrialResult> {
 	let world: World | undefined;
 	try {
-		world = await createWorld(scenario);
+		world = await createWorld(scenario, options.worldPolicy);
 		const recorder = options.record !== undefined ? recordingEnv(world.env) : undefined;
 		const result = await runTrial({
 			scenario,
@@ -167,9 +178,10 @@ async function trialInWorld(
 			model: options.model,
 			toolset,
 			env: recorder ?? world.env,
-			world: world.env,
+			world: world.reader,
 			...(recorder ? { onBatch: (calls, results) => recorder.recordBatch(calls, results) } : {}),
 			...(options.signal ? { signal: options.signal } : {}),
+			...(options.requestTimeoutMs !== undefined ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
 		});
 		if (recorder && options.record !== undefined) {
 			const folder = resolve(options.cwd ?? process.cwd(), options.record);
@@ -235,6 +247,7 @@ export async function runEvals(scenarios: readonly EvalScenario[], options: Eval
 	if (options.trials !== undefined && !(Number.isInteger(options.trials) && options.trials >= 1)) {
 		throw new Error(`trials: a whole number ≥ 1, got ${options.trials}`);
 	}
+	requestTimeoutOf(options.requestTimeoutMs);
 	const onTrial = observer(options.onTrial);
 	const tasks: (() => Promise<TrialResult>)[] = [];
 	const pending: { scenario: EvalScenario; index: number }[] = [];

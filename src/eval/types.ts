@@ -3,6 +3,7 @@
  * must hold at the end), the model the loop talks to, and what one trial gives. Runtime-neutral.
  */
 import type { ToolCall, ToolResultMessage } from "../contract/content.js";
+import type { PathPolicy } from "../contract/env.js";
 import type { ToolDefinition } from "../contract/tool.js";
 
 /**
@@ -192,6 +193,20 @@ export interface EvalRunOptions {
 	/** Told of each trial as it ends (for a progress line). */
 	readonly onTrial?: (result: TrialResult) => void;
 	readonly signal?: AbortSignal;
+	/**
+	 * How long one model request (one turn) may take, in milliseconds: default 600 000 (10 minutes,
+	 * room for a long streamed answer or a provider's queue); 0 or `Infinity`: no limit. Past it the
+	 * request is aborted and that trial fails with an error naming the option; the run goes on.
+	 */
+	readonly requestTimeoutMs?: number;
+	/**
+	 * Run Node worlds (`world.env: "node"`) under a path policy: these settings, with the trial's
+	 * temporary folder as the only root for reading and writing, so the tools (bash in its OS
+	 * sandbox) cannot reach the rest of the machine. A host whose own tools run under a policy passes
+	 * its settings here (the inspector under `--confine` does). Memory worlds have no disk to reach.
+	 * Default: Node worlds unconfined, as the scenario's own tools would be.
+	 */
+	readonly worldPolicy?: Omit<PathPolicy, "read" | "write">;
 }
 
 /** How often the model got one tool's arguments wrong in a scenario, and which fields. */

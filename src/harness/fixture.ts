@@ -6,7 +6,7 @@
 import { type Static, type TSchema, Type } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { errorMessage } from "../contract/errors.js";
-import { compileLinearPattern } from "./_linear-regex.js";
+import { compileLinearPattern } from "./linear-regex.js";
 
 const TextMatch = Type.Object(
 	{

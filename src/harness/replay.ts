@@ -8,7 +8,6 @@ import type { ScriptedCommand } from "../env/memory.js";
 import type { ExtensionDiagnostic } from "../extensions/api.js";
 import { DEFAULT_OUTPUT_PAD, renderToolCall, toolRenderersFor } from "../render/renderer.js";
 import { plainTheme } from "../render/theme.js";
-import { compileLinearPattern } from "./_linear-regex.js";
 import { nestedCallLine } from "./_nested-lines.js";
 import { textDiff } from "./_text-diff.js";
 import {
@@ -19,6 +18,7 @@ import {
 	type TextExpectation,
 } from "./fixture.js";
 import { createMemoryHarness, type MemoryHarnessOptions, type TestHarness } from "./harness.js";
+import { compileLinearPattern } from "./linear-regex.js";
 
 /** The outcome of one fixture call: whether it met its expectations, what it returned, and what did not hold. */
 export interface ReplayCallReport {

@@ -3,8 +3,15 @@
  * scenario run against a model (or a `scripted:<file>` one) with the host's extensions, answered
  * with every trial's trajectory. The eval room is imported on the first request, never at start-up
  * (Node only).
+ *
+ * Every file is read from inside the cwd (symlinks resolved). Under a path policy the model may have
+ * written any of them, so no code is imported from there (scenario modules, a JSON scenario's
+ * extensions, scripted model modules) unless the host allows eval code; JSON stays usable, and the
+ * trials' Node worlds run under the policy's settings.
  */
+import { existsSync } from "node:fs";
 import { isAbsolute, relative, resolve, sep } from "node:path";
+import type { PathPolicy } from "../../contract/env.js";
 import { errorMessage } from "../../contract/errors.js";
 import type { EvalModel, EvalScenario, TrialResult } from "../../eval/types.js";
 import { RequestError } from "../../mcp/node-request.js";
@@ -15,6 +22,15 @@ import { broadcast, type ServerState } from "./state.js";
 /** Most trials one request may ask for. */
 const MAX_TRIALS = 100;
 
+/** Why code is not imported under a policy, and what to do instead. */
+const NO_CODE_UNDER_POLICY =
+	"which is not run under a path policy: the model may have written it, and it would run in the inspector's own process, outside the sandbox. Start the inspector with --allow-eval-code (allowEvalCode) to import it";
+
+/** Whether eval code may be imported: always without a policy, else only when the host allows it. */
+function codeAllowed(state: ServerState): boolean {
+	return state.options.policy === undefined || state.options.allowEvalCode === true;
+}
+
 /** The eval room's Node parts, imported on the first request (extensions get their provisions from whoever started the inspector). */
 const loadEvalRoom = async () => {
 	const [files, model, run] = await Promise.all([
@@ -24,6 +40,8 @@ const loadEvalRoom = async () => {
 	]);
 	return { ...files, ...model, ...run };
 };
+
+type EvalRoom = Awaited<ReturnType<typeof loadEvalRoom>>;
 
 /** `file` as the page shows it: relative to the cwd when inside it. */
 function shownPath(file: string, cwd: string): string {
@@ -73,17 +91,71 @@ function trialView(result: TrialResult): EvalTrialView {
 
 /** `GET /api/evals`: every scenario file under the cwd, with its scenarios' names or its load error. */
 export async function listScenarios(state: ServerState): Promise<EvalScenariosResponse> {
-	const { findScenarioFiles, loadScenarioFile } = await loadEvalRoom();
+	const { findScenarioFiles, loadScenarioFile, CODE_SCENARIO_FILE, ScenarioFileError } = await loadEvalRoom();
 	const files: EvalScenarioFile[] = [];
 	for (const path of await findScenarioFiles([], state.cwd)) {
 		const file = shownPath(path, state.cwd);
+		if (CODE_SCENARIO_FILE.test(path) && !codeAllowed(state)) {
+			files.push({
+				file,
+				scenarios: [],
+				error: `not imported: this file is scenario code, ${NO_CODE_UNDER_POLICY}, or write the scenario as a .eval.json file`,
+			});
+			continue;
+		}
 		try {
-			files.push({ file, scenarios: (await loadScenarioFile(path)).map((s) => s.name) });
+			files.push({ file, scenarios: (await loadScenarioFile(path, { within: state.cwd })).map((s) => s.name) });
 		} catch (error) {
-			files.push({ file, scenarios: [], error: errorMessage(error) });
+			files.push({
+				file,
+				scenarios: [],
+				error: error instanceof ScenarioFileError ? error.reason : errorMessage(error),
+			});
 		}
 	}
 	return { files };
+}
+
+/** The settings of the host's policy that a trial's Node world runs under (its roots are the world's own folder). */
+function worldPolicyOf(policy: PathPolicy): Omit<PathPolicy, "read" | "write"> {
+	const { read: _read, write: _write, ...settings } = policy;
+	return settings;
+}
+
+/**
+ * The model `scripted:<file>` names: a file inside the cwd (symlinks resolved), read as data when it
+ * is `.json`, imported only when code is allowed. A `RequestError` saying why otherwise.
+ */
+async function scriptedModelOf(state: ServerState, room: EvalRoom, spec: string): Promise<EvalModel> {
+	const name = spec.slice("scripted:".length);
+	const refuse = (status: number, why: string): never => {
+		throw new RequestError(status, `The model: ${spec} ${why}.`);
+	};
+	if (name.trim() === "") refuse(400, "names no file: give scripted:<file>, a path inside the working folder");
+	if (name.includes("\0")) refuse(400, "holds a NUL byte, which no file name may hold");
+	const file = resolve(state.cwd, name);
+	if (!existsSync(file)) refuse(400, `names no file (looked for ${file})`);
+	if (!(await room.realPathInside(file, state.cwd))) {
+		refuse(
+			400,
+			`is outside the working folder ${state.cwd} (symlinks resolved): scripted models are read from inside it only`,
+		);
+	}
+	const data = file.endsWith(".json");
+	if (!data && !codeAllowed(state)) {
+		refuse(
+			403,
+			`is code, ${NO_CODE_UNDER_POLICY}; or give a .json list of turns (scripted:<file>.json), which is read as data`,
+		);
+	}
+	try {
+		return await room.loadScriptedModel(file, { within: state.cwd });
+	} catch (error) {
+		throw new RequestError(
+			400,
+			`The model: ${error instanceof room.ScenarioFileError ? error.reason : errorMessage(error)}`,
+		);
+	}
 }
 
 /**
@@ -109,32 +181,44 @@ export async function runScenario(state: ServerState, body: unknown): Promise<Ev
 	const wanted = resolve(state.cwd, body.file);
 	const path = (await room.findScenarioFiles([], state.cwd)).find((candidate) => candidate === wanted);
 	if (!path) throw new RequestError(404, `No scenario file ${JSON.stringify(body.file)} under ${state.cwd}.`);
+	if (room.CODE_SCENARIO_FILE.test(path) && !codeAllowed(state)) {
+		throw new RequestError(
+			403,
+			`${body.file} is scenario code, ${NO_CODE_UNDER_POLICY}, or write the scenario as a .eval.json file.`,
+		);
+	}
 	let scenarios: EvalScenario[];
 	try {
-		scenarios = await room.loadScenarioFile(path);
+		scenarios = await room.loadScenarioFile(path, { within: state.cwd });
 	} catch (error) {
-		throw new RequestError(422, errorMessage(error));
+		throw new RequestError(422, error instanceof room.ScenarioFileError ? error.reason : errorMessage(error));
 	}
 	const scenario = scenarios.find((s) => s.name === body.scenario);
 	if (!scenario) throw new RequestError(404, `${body.file} has no scenario named ${JSON.stringify(body.scenario)}.`);
-	let model: EvalModel;
-	try {
-		model = spec.startsWith("scripted:")
-			? await room.loadScriptedModel(resolve(state.cwd, spec.slice("scripted:".length)))
-			: await room.createEvalModel(spec, baseUrl !== undefined ? { baseUrl } : {});
-	} catch (error) {
-		throw new RequestError(400, `The model: ${errorMessage(error)}`);
+	const extensions = scenario.tools?.extensions ?? [];
+	if (extensions.length > 0 && !codeAllowed(state)) {
+		throw new RequestError(
+			403,
+			`The scenario ${JSON.stringify(scenario.name)} loads extension code (${extensions.join(", ")}), ${NO_CODE_UNDER_POLICY}; or leave out tools.extensions, since the inspector's own extensions are loaded for every scenario.`,
+		);
 	}
+	const model = spec.startsWith("scripted:")
+		? await scriptedModelOf(state, room, spec)
+		: await room.createEvalModel(spec, baseUrl !== undefined ? { baseUrl } : {}).catch((error: unknown) => {
+				throw new RequestError(400, `The model: ${errorMessage(error)}`);
+			});
 	const controller = new AbortController();
 	const id = `eval-${++state.evalCounter}`;
 	state.running.set(id, () => controller.abort());
 	try {
+		const policy = state.options.policy;
 		const report = await room.runEvals([scenario], {
 			model,
 			trials,
 			cwd: state.cwd,
 			extensions: state.options.extensionPaths,
 			signal: controller.signal,
+			...(policy ? { worldPolicy: worldPolicyOf(policy) } : {}),
 			onTrial: (trial) =>
 				broadcast(state, { type: "eval-trial", run: id, scenario: scenario.name, trials, trial: trialView(trial) }),
 		});

@@ -1,4 +1,5 @@
 /** What `startInspector` takes and gives: the host it shows, its options, the running server (Node only). */
+import type { PathPolicy } from "../../contract/env.js";
 import type { LoadedExtension } from "../../extensions/api.js";
 import type { ExtensionHost } from "../../extensions/node-host.js";
 import type { RegistrySnapshot } from "../../extensions/registry.js";
@@ -37,6 +38,20 @@ export interface InspectorOptions {
 	readonly assetsDir?: string;
 	/** Tool names that are built-ins (an extension tool of one of these names is an override). */
 	readonly builtinNames?: readonly string[];
+	/**
+	 * The path policy the host's tools run under (`--confine`, `--confine-reads`), if any. Then the
+	 * model may have written any file in the working folder, so the Evals tab imports no code from
+	 * there unless `allowEvalCode` says so, and the eval trials' Node worlds run under the same
+	 * settings, each confined to its own folder.
+	 */
+	readonly policy?: PathPolicy;
+	/**
+	 * Under a `policy`, let the Evals tab import code anyway (`--allow-eval-code`): `*.eval.ts` and
+	 * kin, a JSON scenario's `tools.extensions`, and `scripted:` model modules. Default false: those
+	 * are listed but refused with the reason, while `.eval.json` scenarios and `.json` scripted
+	 * models (data) run. Without a policy the tab imports code as it always has.
+	 */
+	readonly allowEvalCode?: boolean;
 }
 
 export interface InspectorServer {

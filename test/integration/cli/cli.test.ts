@@ -106,6 +106,7 @@ describe("toolsmith CLI (child process)", () => {
 			      --port <port>             Port of the page (default: a free one)
 			      --token <token>           Session token the page's address carries (default: a random one; $TOOLSMITH_INSPECTOR_TOKEN), at least 16 characters
 			      --fixtures <dir>          Where Save as fixture writes (default: test/fixtures under --cwd)
+			      --allow-eval-code         Under --confine, let the Evals tab import eval code from the working folder (*.eval.ts, a JSON scenario's extensions, scripted: modules), which the model may have written
 			  -h, --help                    Show this help
 
 			Examples:

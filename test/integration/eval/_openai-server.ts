@@ -24,6 +24,11 @@ export interface ScriptedAnswer {
 	readonly chunkDelayMs?: number;
 	/** Send this HTTP status and error body instead of an answer. */
 	readonly status?: number;
+	/**
+	 * Accept the request and start the answer (the headers and a first chunk, or the start of the
+	 * JSON body), then never end it: the response stays open until the client goes away.
+	 */
+	readonly neverEnd?: boolean;
 }
 
 /** A chat completions request as the server parsed it. */
@@ -201,6 +206,18 @@ export async function startScriptedServer(script: Script): Promise<ScriptedServe
 			counter += 1;
 			const id = `chatcmpl-${counter}`;
 			const created = Math.floor(Date.now() / 1000);
+			if (answer.neverEnd) {
+				const streaming = request.body.stream === true;
+				res.writeHead(200, { "content-type": streaming ? "text/event-stream" : "application/json" });
+				res.write(
+					streaming
+						? `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model: request.body.model, choices: [{ index: 0, delta: { role: "assistant", content: "" }, finish_reason: null }] })}\n\n`
+						: `{"id":"${id}","object":"chat.completion",`,
+				);
+				await new Promise<void>((resolve) => res.on("close", () => resolve()));
+				aborted += 1;
+				return;
+			}
 			if (request.body.stream === true) {
 				if (!(await stream(res, request, answer, id, created))) aborted += 1;
 			} else whole(res, request, answer, id, created);

@@ -3,7 +3,7 @@
  * names (and a file that does not load), and one scenario run with a scripted model over the
  * host's extensions, answered with each trial's trajectory, its failures and the pass rate.
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -36,6 +36,7 @@ const MODEL = `export default function script(request, turn) {
 
 let assets: string;
 let it_: Inspected;
+let outside: string;
 
 beforeAll(async () => {
 	assets = mkdtempSync(join(tmpdir(), "toolsmith-inspector-assets-"));
@@ -46,11 +47,37 @@ beforeAll(async () => {
 	writeFileSync(join(it_.dir, "greet.eval.ts"), SCENARIOS);
 	writeFileSync(join(it_.dir, "broken.eval.json"), "{ not json");
 	writeFileSync(join(it_.dir, "model.ts"), MODEL);
+	writeFileSync(
+		join(it_.dir, "ada.json"),
+		JSON.stringify([{ calls: [{ tool: "hello", args: { name: "Ada" } }] }, { text: "Hello, done." }]),
+	);
+	// A folder beside the project with a model module that leaves a mark when it is imported.
+	outside = mkdtempSync(join(tmpdir(), "toolsmith-inspector-outside-"));
+	mkdirSync(join(outside, "sub"));
+	const mark = join(outside, "imported.txt");
+	writeFileSync(
+		join(outside, "model.mjs"),
+		`import { writeFileSync } from "node:fs";\nwriteFileSync(${JSON.stringify(mark)}, "x");\nexport default [];\n`,
+	);
+	writeFileSync(join(outside, "model.json"), JSON.stringify([{ text: "x" }]));
+	symlinkSync(join(outside, "model.mjs"), join(it_.dir, "linked-model.mjs"));
+	// Scenario files reached through links out of the working folder: neither is listed nor run.
+	writeFileSync(
+		join(outside, "sub", "away.eval.mjs"),
+		`import { writeFileSync } from "node:fs";\nwriteFileSync(${JSON.stringify(mark)}, "x");\nexport default [];\n`,
+	);
+	writeFileSync(
+		join(outside, "away.eval.json"),
+		JSON.stringify({ name: "away", prompt: "p", expect: { answer: "x" } }),
+	);
+	symlinkSync(join(outside, "away.eval.json"), join(it_.dir, "linked.eval.json"));
+	symlinkSync(join(outside, "sub"), join(it_.dir, "linked-folder"));
 });
 
 afterAll(async () => {
 	await it_?.close();
 	rmSync(assets, { recursive: true, force: true });
+	rmSync(outside, { recursive: true, force: true });
 });
 
 async function run(body: unknown): Promise<{ status: number; body: EvalRunResponse & { error?: string } }> {
@@ -70,6 +97,16 @@ describe("the inspector's evals", () => {
 		expect(files.map((f) => f.file)).toEqual(["broken.eval.json", "greet.eval.ts"]);
 		expect(files[1]).toEqual({ file: "greet.eval.ts", scenarios: ["greet ada", "greet bob"] });
 		expect(files[0]!.error).toMatch(/not valid JSON/);
+	});
+
+	it("neither lists nor runs a scenario file reached through a symlink out of the working folder", async () => {
+		const { files } = (await (await fetch(it_.url("/api/evals"))).json()) as EvalScenariosResponse;
+		expect(files.map((f) => f.file)).not.toContain("linked.eval.json");
+		expect(files.map((f) => f.file).some((f) => f.startsWith("linked-folder"))).toBe(false);
+		for (const file of ["linked.eval.json", "linked-folder/away.eval.mjs"]) {
+			expect((await run({ file, scenario: "away", model: "scripted:ada.json" })).status, file).toBe(404);
+		}
+		expect(existsSync(join(outside, "imported.txt"))).toBe(false);
 	});
 
 	it("refuses the list and the run without the token", async () => {
@@ -161,5 +198,30 @@ describe("the inspector's evals", () => {
 		const missing = await run({ file: "greet.eval.ts", scenario: "greet ada", model: "scripted:nowhere.ts" });
 		expect(missing.status).toBe(400);
 		expect(missing.body.error).toMatch(/^The model: /);
+	});
+
+	it("runs a scripted model given as a JSON list of turns", async () => {
+		const { status, body } = await run({ file: "greet.eval.ts", scenario: "greet ada", model: "scripted:ada.json" });
+		expect(status).toBe(200);
+		expect(body).toMatchObject({ model: "scripted/ada.json", passed: 1 });
+	});
+
+	it("imports a scripted model only from inside the working folder: absolute, .., a symlink out, a NUL byte", async () => {
+		const relativeOut = join("..", outside.slice(outside.lastIndexOf("/") + 1));
+		for (const model of [
+			`scripted:${join(outside, "model.mjs")}`,
+			`scripted:${relativeOut}/model.mjs`,
+			`scripted:${relativeOut}/model.json`,
+			`scripted:tools/../${relativeOut}/sub/../model.mjs`,
+			"scripted:linked-model.mjs",
+		]) {
+			const refused = await run({ file: "greet.eval.ts", scenario: "greet ada", model });
+			expect(refused.status, model).toBe(400);
+			expect(refused.body.error, model).toMatch(/is outside the working folder .* \(symlinks resolved\)/);
+		}
+		const nul = await run({ file: "greet.eval.ts", scenario: "greet ada", model: "scripted:model\u0000.ts" });
+		expect(nul.status).toBe(400);
+		expect(nul.body.error).toMatch(/NUL byte/);
+		expect(existsSync(join(outside, "imported.txt"))).toBe(false);
 	});
 });

@@ -37,3 +37,35 @@ describe("defineEval", () => {
 		expect(() => defineEval({ ...base, world: { env: "disk" as never } })).toThrow(/world.env/);
 	});
 });
+
+describe("defineEval: world paths", () => {
+	it("refuses keys of world.files and expect.files that would leave the world's folder, naming each", () => {
+		let message = "";
+		try {
+			defineEval({
+				...base,
+				world: { files: { "/etc/passwd": "x", "a/../../b": "y", "": "z", "ok/file.txt": "fine" } },
+				expect: { files: { "../secret": "x", "C:\\secret": null, "a\u0000b": "x", "notes/ok.md": /x/ } },
+			});
+		} catch (error) {
+			message = (error as Error).message;
+		}
+		expect(message.split("\n").filter((line) => line.includes(".files["))).toEqual([
+			'  - expect.files["../secret"]: must stay inside the world\'s folder: a relative path without ".." segments',
+			'  - expect.files["C:\\\\secret"]: must be a path relative to the world\'s folder, not an absolute one (the world is a fresh folder of its own)',
+			'  - expect.files["a\\u0000b"]: holds a NUL byte, which no file name may hold',
+			'  - world.files["/etc/passwd"]: must be a path relative to the world\'s folder, not an absolute one (the world is a fresh folder of its own)',
+			'  - world.files["a/../../b"]: must stay inside the world\'s folder: a relative path without ".." segments',
+			'  - world.files[""]: an empty path names no file',
+		]);
+	});
+
+	it("takes relative paths inside the world, dotted names included", () => {
+		const scenario: EvalScenario = {
+			...base,
+			world: { files: { "a/b.txt": "x", ".env": "y", "..hidden": "z" } },
+			expect: { files: { "./a/b.txt": "x", "a/./c": null } },
+		};
+		expect(defineEval(scenario)).toBe(scenario);
+	});
+});

@@ -132,3 +132,41 @@ describe("runTrial", () => {
 		expect(names).toEqual(["read", "ls"]);
 	});
 });
+
+describe("runTrial: the end state stays inside the world", () => {
+	const model = scriptedModel([{ text: "done" }]);
+	const run = (env: MemoryExecutionEnv, files: Record<string, string | null>) => {
+		const s: EvalScenario = { name: "end", prompt: "p", expect: { files } };
+		return runTrial({ scenario: s, trial: 1, model, toolset: toolsetOf(scenarioRegistry(s), s), env });
+	};
+
+	it("refuses a path a symlink leads outside the world's folder, without reading it", async () => {
+		const env = new MemoryExecutionEnv({
+			cwd: "/project",
+			files: { "/secret/key.txt": "SECRET", "inside.txt": "here" },
+			symlinks: { "/project/out": "/secret", "/project/alias.txt": "inside.txt" },
+		});
+		const result = await run(env, { "out/key.txt": "x", "alias.txt": "here", "missing.txt": null });
+		expect(result.passed).toBe(false);
+		expect(result.failures).toEqual([
+			{
+				expectation: "files",
+				message:
+					"expect.files[\"out/key.txt\"]: refused: it leads outside the world's folder (/project); only the world's own files are read",
+				expected: '"x"',
+				actual: null,
+			},
+		]);
+		expect(JSON.stringify(result)).not.toContain("SECRET");
+	});
+
+	it("refuses absolute and .. paths given straight to runTrial (no defineEval on the way)", async () => {
+		const env = new MemoryExecutionEnv({ cwd: "/project", files: { "/secret.txt": "SECRET" } });
+		const result = await run(env, { "/secret.txt": "x", "../secret.txt": null });
+		expect(result.failures.map((failure) => failure.message)).toEqual([
+			expect.stringMatching(/^expect\.files\["\/secret\.txt"\]: refused: must be a path relative/),
+			expect.stringMatching(/^expect\.files\["\.\.\/secret\.txt"\]: refused: must stay inside the world's folder/),
+		]);
+		expect(JSON.stringify(result)).not.toContain("SECRET");
+	});
+});

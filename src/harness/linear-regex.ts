@@ -1,13 +1,14 @@
 /**
- * Regular expressions from fixtures, run by a linear-time engine (RE2, through `re2js`): a
- * pattern such as `(a+)+$` cannot block the event loop however long the text. JavaScript syntax is
- * translated; what RE2 cannot run in linear time (backreferences, lookahead) is refused with the
- * reason, never run by the backtracking engine instead.
+ * Regular expressions written as data (replay fixtures, `{ "$regex" }` in JSON eval scenarios), run
+ * by a linear-time engine (RE2, through `re2js`): a pattern such as `(a+)+$` cannot block the event
+ * loop however long the text. JavaScript syntax is translated; what RE2 cannot run in linear time
+ * (backreferences, lookaround) is refused with the reason, never run by the backtracking engine
+ * instead. Runtime-neutral.
  */
 import { RE2JS } from "re2js";
 import { errorMessage } from "../contract/errors.js";
 
-/** A compiled fixture pattern: `test` answers in time linear in the text. */
+/** A compiled pattern: `test` answers in time linear in the text. */
 export interface LinearPattern {
 	test(text: string): boolean;
 }
@@ -40,7 +41,7 @@ export function compileLinearPattern(source: string, flags = ""): LinearPattern 
 		compiled = RE2JS.compile(RE2JS.translateRegExp(source), bits);
 	} catch (error) {
 		throw new Error(
-			`${errorMessage(error).replace(/^error parsing regexp: /, "")}; fixture patterns run on a linear-time engine (RE2 syntax: no backreferences or lookaround)`,
+			`${errorMessage(error).replace(/^error parsing regexp: /, "")}; these patterns run on a linear-time engine (RE2 syntax: no backreferences or lookaround)`,
 		);
 	}
 	return { test: (text) => compiled.test(text) };
