@@ -202,6 +202,20 @@ export async function runScenario(state: ServerState, body: unknown): Promise<Ev
 			`The scenario ${JSON.stringify(scenario.name)} loads extension code (${extensions.join(", ")}), ${NO_CODE_UNDER_POLICY}; or leave out tools.extensions, since the inspector's own extensions are loaded for every scenario.`,
 		);
 	}
+	if (!codeAllowed(state)) {
+		// The host's own extensions were imported at start, before any tool ran; a run imports them
+		// again from disk, where the confined model may have rewritten those in the working folder.
+		const exposed: string[] = [];
+		for (const path of state.options.extensionPaths) {
+			if (await room.realPathInside(path, state.cwd)) exposed.push(shownPath(path, state.cwd));
+		}
+		if (exposed.length > 0) {
+			throw new RequestError(
+				403,
+				`The inspector's extensions ${exposed.join(", ")} lie in the working folder and are imported again for each run: ${NO_CODE_UNDER_POLICY}; or keep the extensions outside the working folder.`,
+			);
+		}
+	}
 	const model = spec.startsWith("scripted:")
 		? await scriptedModelOf(state, room, spec)
 		: await room.createEvalModel(spec, baseUrl !== undefined ? { baseUrl } : {}).catch((error: unknown) => {

@@ -262,4 +262,26 @@ describe("toolsmith inspect --confine-reads: the Evals tab", () => {
 			expect(existsSync(join(outside, "by-bash.txt"))).toBe(false);
 		});
 	});
+
+	it("refuses runs that would import its own extensions again from the working folder", async () => {
+		mkdirSync(join(project, "tools"), { recursive: true });
+		writeFileSync(join(project, "tools", "mine.ts"), "export default function () {}\n");
+		mkdirSync(join(root, "ext"), { recursive: true });
+		writeFileSync(join(root, "ext", "theirs.ts"), "export default function () {}\n");
+		const body = { file: "plain.eval.json", scenario: "says done", model: "scripted:done.json" };
+		await withInspector(["tools", "--confine"], async (inspect) => {
+			const refused = await run(inspect, body);
+			expect(refused.status).toBe(403);
+			expect(refused.json.error).toMatch(
+				/The inspector's extensions tools lie in the working folder .*--allow-eval-code/,
+			);
+		});
+		await withInspector(["tools", "--confine", "--allow-eval-code"], async (inspect) => {
+			expect((await run(inspect, body)).status).toBe(200);
+		});
+		// Extensions outside the working folder cannot be rewritten by the confined tools.
+		await withInspector([join(root, "ext"), "--confine"], async (inspect) => {
+			expect((await run(inspect, body)).status).toBe(200);
+		});
+	});
 });
