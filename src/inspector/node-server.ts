@@ -9,12 +9,11 @@
  */
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { join } from "node:path";
 import { errorMessage } from "../contract/errors.js";
 import type { ExtensionHostReady } from "../extensions/node-host.js";
 import { isLoopbackHostname } from "../mcp/loopback.js";
-import { listen, RequestError } from "../mcp/node-request.js";
+import { createHttpServer, listen, RequestError } from "../mcp/node-request.js";
 import { createBuiltinTools } from "../tools/builtins.js";
 import { followTerminalCalls } from "./node-server/calls.js";
 import { defaultAssetsDir, sendJson } from "./node-server/http.js";
@@ -55,7 +54,13 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
 	followHost(state);
 	followTerminalCalls(state);
 
-	const http = createServer();
+	const http = createHttpServer((req, res) => {
+		handleRequest(state, gate, req, res).catch((error: unknown) => {
+			const status = error instanceof RequestError ? error.status : 500;
+			const message = status === 500 ? `Internal error: ${errorMessage(error)}` : errorMessage(error);
+			sendJson(res, status, { error: message }, error instanceof RequestError ? error.headers : {});
+		});
+	});
 	const { port, urlHost } = await listen(http, options.port ?? 0, hostname);
 	const url = `http://${urlHost}:${port}/?token=${token}`;
 	const gate: RequestGate = {
@@ -66,13 +71,6 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
 		assets,
 		closed: false,
 	};
-
-	http.on("request", (req: IncomingMessage, res: ServerResponse) => {
-		handleRequest(state, gate, req, res).catch((error: unknown) => {
-			const status = error instanceof RequestError ? error.status : 500;
-			sendJson(res, status, { error: status === 500 ? `Internal error: ${errorMessage(error)}` : errorMessage(error) });
-		});
-	});
 
 	let closing: Promise<void> | undefined;
 	return {

@@ -1,16 +1,17 @@
 /**
  * `serveMcpOverHttp`: toolsmith tools served over MCP's Streamable HTTP transport, one
  * `createMcpServer` per client session, behind the checks a local server needs: the `Host` and
- * `Origin` headers against DNS rebinding, and an optional bearer token. Node-only.
+ * `Origin` headers against DNS rebinding, and an optional bearer token; with bounds on what a
+ * client sends (bodies, time). Node-only.
  */
 import { randomUUID } from "node:crypto";
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { errorMessage } from "../contract/errors.js";
 import { observer } from "../shared/listeners.js";
 import { type McpHttpSdk, mcpHttpSdk, mcpServerSdk } from "./_node-sdk.js";
 import { isLoopbackHostname } from "./loopback.js";
-import { listen, readJsonBody, sameSecret } from "./node-request.js";
+import { closingHeaders, createHttpServer, listen, readJsonBody, sameSecret } from "./node-request.js";
 import { createMcpServer, type McpServerOptions, type ToolsmithMcpServer } from "./node-server.js";
 import { MCP_MAX_MESSAGE_BYTES } from "./node-stdio.js";
 
@@ -59,10 +60,17 @@ export interface McpHttpEndpoint {
 	close(): Promise<void>;
 }
 
+// JSON-RPC's code for a message that is not a valid request (here: one over the size limit), as over stdio.
+const JSONRPC_INVALID_REQUEST = -32_600;
+
 function refuse(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
 	if (res.headersSent) return;
-	res.writeHead(status, { "content-type": "application/json", ...headers });
-	res.end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }));
+	const error =
+		status === 413
+			? { code: JSONRPC_INVALID_REQUEST, message, data: { maxMessageBytes: MCP_HTTP_MAX_BODY_BYTES } }
+			: { code: -32000, message };
+	res.writeHead(status, { "content-type": "application/json", ...headers, ...closingHeaders(res) });
+	res.end(JSON.stringify({ jsonrpc: "2.0", error, id: null }));
 }
 
 function isInitialize(isInitializeRequest: McpHttpSdk["isInitializeRequest"], body: unknown): boolean {
@@ -185,7 +193,12 @@ export async function serveMcpOverHttp(options: McpHttpServeOptions): Promise<Mc
 		return false;
 	};
 
-	const http = createServer();
+	const http = createHttpServer((req, res) => {
+		handle(req, res).catch((error: unknown) => {
+			log(`MCP HTTP request failed: ${errorMessage(error)}`);
+			refuse(res, 500, `Internal error: ${errorMessage(error)}`);
+		});
+	});
 	const { port, urlHost } = await listen(http, options.port ?? 0, hostname);
 	const url = `http://${urlHost}:${port}${path}`;
 
@@ -222,7 +235,7 @@ export async function serveMcpOverHttp(options: McpHttpServeOptions): Promise<Mc
 		if (req.method === "POST") {
 			let body: unknown;
 			try {
-				body = await readJsonBody(req, MCP_HTTP_MAX_BODY_BYTES);
+				body = await readJsonBody(req, res, MCP_HTTP_MAX_BODY_BYTES);
 			} catch (error) {
 				const status = (error as { status?: number }).status ?? 400;
 				return refuse(res, status, errorMessage(error));
@@ -299,13 +312,6 @@ export async function serveMcpOverHttp(options: McpHttpServeOptions): Promise<Mc
 		}
 		return refuse(res, 405, `Method ${req.method ?? "?"} not allowed.`, { allow: "GET, POST, DELETE" });
 	};
-
-	http.on("request", (req: IncomingMessage, res: ServerResponse) => {
-		handle(req, res).catch((error: unknown) => {
-			log(`MCP HTTP request failed: ${errorMessage(error)}`);
-			refuse(res, 500, `Internal error: ${errorMessage(error)}`);
-		});
-	});
 
 	let closing: Promise<void> | undefined;
 	return {

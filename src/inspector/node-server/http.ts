@@ -3,7 +3,7 @@ import { existsSync } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { RequestError, readJsonBody } from "../../mcp/node-request.js";
+import { closingHeaders, RequestError, readJsonBody } from "../../mcp/node-request.js";
 
 /** Largest request body accepted, in bytes. */
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
@@ -19,24 +19,41 @@ export const SECURITY_HEADERS: Record<string, string> = {
 	"cache-control": "no-store",
 };
 
-export function send(res: ServerResponse, status: number, body: string | Buffer, type: string): void {
+export function send(
+	res: ServerResponse,
+	status: number,
+	body: string | Buffer,
+	type: string,
+	headers: Readonly<Record<string, string>> = {},
+): void {
 	if (res.headersSent) return;
-	res.writeHead(status, { ...SECURITY_HEADERS, "content-type": type, "content-length": Buffer.byteLength(body) });
+	res.writeHead(status, {
+		...SECURITY_HEADERS,
+		...headers,
+		"content-type": type,
+		"content-length": Buffer.byteLength(body),
+		// A body left unread (refused before or while it was read) closes the connection.
+		...closingHeaders(res),
+	});
 	res.end(body);
 }
 
-export function sendJson(res: ServerResponse, status: number, value: unknown): void {
-	send(res, status, JSON.stringify(value), "application/json; charset=utf-8");
+export function sendJson(
+	res: ServerResponse,
+	status: number,
+	value: unknown,
+	headers: Readonly<Record<string, string>> = {},
+): void {
+	send(res, status, JSON.stringify(value), "application/json; charset=utf-8", headers);
 }
 
-/** The body as JSON, sent as `application/json`. */
-export function readJson(req: IncomingMessage): Promise<unknown> {
+/** The body as JSON, sent as `application/json` (at most 16 MiB: 413 past it). */
+export function readJson(req: IncomingMessage, res: ServerResponse): Promise<unknown> {
 	// A JSON content type makes a cross-site request a preflighted one, which this server never answers.
 	if (!/^application\/json\b/i.test(req.headers["content-type"] ?? "")) {
-		req.resume();
 		return Promise.reject(new RequestError(415, "Send the body as JSON (content-type: application/json)."));
 	}
-	return readJsonBody(req, MAX_BODY_BYTES);
+	return readJsonBody(req, res, MAX_BODY_BYTES);
 }
 
 export function isRecord(value: unknown): value is Record<string, unknown> {

@@ -96,12 +96,12 @@ export async function handleRequest(
 			return;
 		}
 		case "POST /api/validate": {
-			const body = await readJson(req);
+			const body = await readJson(req, res);
 			if (!isRecord(body)) throw new RequestError(400, "Send { tool, args }.");
 			return sendJson(res, 200, validateForTool(toolNamed(state, body.tool), body.args));
 		}
 		case "POST /api/call": {
-			const body = await readJson(req);
+			const body = await readJson(req, res);
 			if (!isRecord(body) || typeof body.tool !== "string") throw new RequestError(400, "Send { tool, args }.");
 			const width =
 				typeof body.width === "number" && Number.isFinite(body.width)
@@ -110,7 +110,7 @@ export async function handleRequest(
 			return sendJson(res, 200, startCall(state, body.tool, toJson(body.args ?? {}), width));
 		}
 		case "POST /api/abort": {
-			const body = await readJson(req);
+			const body = await readJson(req, res);
 			const id = isRecord(body) && typeof body.id === "string" ? body.id : "";
 			const abort = state.running.get(id);
 			abort?.();
@@ -127,14 +127,14 @@ export async function handleRequest(
 			return sendJson(res, 200, { tool: definition.name, providers } satisfies ProvidersResponse);
 		}
 		case "POST /api/fixture": {
-			const body = await readJson(req);
+			const body = await readJson(req, res);
 			const name = isRecord(body) && typeof body.name === "string" ? body.name : undefined;
 			return sendJson(res, 200, await saveFixture(state, name));
 		}
 		case "GET /api/evals":
 			return sendJson(res, 200, await listScenarios(state));
 		case "POST /api/evals/run":
-			return sendJson(res, 200, await runScenario(state, await readJson(req)));
+			return sendJson(res, 200, await runScenario(state, await readJson(req, res)));
 		default:
 			throw new RequestError(
 				target.pathname.startsWith("/api/") || target.pathname === "/" ? 405 : 404,
