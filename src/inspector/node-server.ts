@@ -36,6 +36,14 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
 			`Serving the inspector on ${hostname} lets other machines run your tools: give a token (--token) too, and keep it secret.`,
 		);
 	}
+	for (const [name, value] of [
+		["maxEventStreams", options.maxEventStreams],
+		["maxUnsentEventBytes", options.maxUnsentEventBytes],
+	] as const) {
+		if (value !== undefined && !(Number.isSafeInteger(value) && value >= 1)) {
+			throw new RangeError(`${name} must be a positive integer, not ${String(value)}`);
+		}
+	}
 	const token = options.token ?? randomBytes(24).toString("hex");
 	const assetsDir = options.assetsDir ?? defaultAssetsDir();
 	const indexHtml = readFileSync(join(assetsDir, "index.html"), "utf8").replaceAll("__TOKEN__", token);
@@ -47,9 +55,7 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
 	const ready: ExtensionHostReady = await options.host.ready;
 
 	const state = createServerState(options, builtinNames, ready);
-	const heartbeat = setInterval(() => {
-		for (const res of state.streams) res.write(": keep-alive\n\n");
-	}, 15_000);
+	const heartbeat = setInterval(() => state.streams.broadcast(": keep-alive\n\n"), 15_000);
 	heartbeat.unref();
 	followHost(state);
 	followTerminalCalls(state);
@@ -77,14 +83,14 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
 		url,
 		port,
 		token,
+		eventStreams: () => state.streams.size,
 		close() {
 			closing ??= (async () => {
 				gate.closed = true;
 				clearInterval(heartbeat);
 				for (const off of state.unsubscribe) off();
 				for (const abort of state.running.values()) abort();
-				for (const res of state.streams) res.end();
-				state.streams.clear();
+				state.streams.endAll();
 				await new Promise<void>((resolvePromise) => {
 					http.close(() => resolvePromise());
 					http.closeAllConnections();

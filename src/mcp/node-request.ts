@@ -1,7 +1,8 @@
 /**
  * What the loopback HTTP servers (`serveMcpOverHttp`, the inspector) share: the server with its
  * time limits, listening, and of a request its body as JSON within a size limit (refused with a 413
- * the client gets, the connection then closed), and a secret compared in constant time (Node only).
+ * the client gets, the connection then closed), a secret compared in constant time, and a bound on
+ * what the client of a streaming answer leaves unread (Node only).
  */
 import { timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
@@ -175,6 +176,40 @@ export function closingHeaders(res: ServerResponse): Record<string, string> {
 	socket.once("close", () => clearTimeout(timer));
 	socket.once("end", () => socket.destroy());
 	return { connection: "close" };
+}
+
+/**
+ * A bound on what the client of a streaming answer (Server-Sent Events) leaves unread: the bytes
+ * written to `res` that the connection has not taken yet (`writableLength`). A client is behind
+ * when more than `maxBytes` are waiting beyond the largest frame queued since it last had nothing
+ * waiting: one large frame (a whole state, a call's result) never makes a client that reads fall
+ * behind, a client that stops reading soon does.
+ */
+export class UnsentBound {
+	#largest = 0;
+
+	constructor(
+		private readonly res: ServerResponse,
+		readonly maxBytes: number,
+	) {
+		res.on("drain", () => {
+			this.#largest = 0;
+		});
+	}
+
+	/** Bytes written and not yet taken by the connection. */
+	get unsent(): number {
+		return this.res.writableLength;
+	}
+
+	/** Whether a frame of `bytes` may be queued now; false when the client is behind. */
+	admits(bytes: number): boolean {
+		const unsent = this.res.writableLength;
+		if (unsent === 0) this.#largest = 0;
+		if (unsent > this.maxBytes + this.#largest) return false;
+		this.#largest = Math.max(this.#largest, bytes);
+		return true;
+	}
 }
 
 /**

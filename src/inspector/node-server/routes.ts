@@ -7,11 +7,11 @@ import type { ToolDefinition } from "../../contract/tool.js";
 import { RequestError, sameSecret } from "../../mcp/node-request.js";
 import type { ProviderTool } from "../../providers/tools.js";
 import { TOOL_PROVIDERS } from "../../providers/types.js";
-import type { InspectorEvent, ProvidersResponse } from "../protocol.js";
+import type { ProvidersResponse } from "../protocol.js";
 import { DEFAULT_WIDTH, startCall } from "./calls.js";
 import { listScenarios, runScenario } from "./evals.js";
 import { saveFixture } from "./fixture.js";
-import { isRecord, readJson, SECURITY_HEADERS, send, sendJson } from "./http.js";
+import { isRecord, readJson, send, sendJson } from "./http.js";
 import { activeDefinition, pageState, type ServerState } from "./state.js";
 import { providerView, toJson, validateForTool } from "./views.js";
 
@@ -82,19 +82,9 @@ export async function handleRequest(
 		}
 		case "GET /api/state":
 			return sendJson(res, 200, pageState(state));
-		case "GET /api/events": {
-			res.writeHead(200, {
-				...SECURITY_HEADERS,
-				"content-type": "text/event-stream; charset=utf-8",
-				connection: "keep-alive",
-			});
-			res.write(
-				`retry: 1000\ndata: ${JSON.stringify({ type: "hello", state: pageState(state) } satisfies InspectorEvent)}\n\n`,
-			);
-			state.streams.add(res);
-			req.on("close", () => state.streams.delete(res));
-			return;
-		}
+		case "GET /api/events":
+			// 503 when the cap of streams is reached; a client that falls behind is dropped.
+			return state.streams.open(res, { type: "hello", state: pageState(state) });
 		case "POST /api/validate": {
 			const body = await readJson(req, res);
 			if (!isRecord(body)) throw new RequestError(400, "Send { tool, args }.");

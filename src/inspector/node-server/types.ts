@@ -37,6 +37,13 @@ export interface InspectorOptions {
 	readonly assetsDir?: string;
 	/** Tool names that are built-ins (an extension tool of one of these names is an override). */
 	readonly builtinNames?: readonly string[];
+	/** Most event streams open at once; one more is refused with 503. Default 32. */
+	readonly maxEventStreams?: number;
+	/**
+	 * Most bytes an event stream's client may leave unread beyond its largest event; a client past it
+	 * is dropped (a last `dropped` event, then the stream ends). Default 1 MiB.
+	 */
+	readonly maxUnsentEventBytes?: number;
 }
 
 export interface InspectorServer {
@@ -44,6 +51,8 @@ export interface InspectorServer {
 	readonly url: string;
 	readonly port: number;
 	readonly token: string;
+	/** The clients following the event stream now. */
+	eventStreams(): number;
 	/** Abort the calls in flight, end the event streams, stop listening. Idempotent. */
 	close(): Promise<void>;
 }
