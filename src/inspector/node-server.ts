@@ -39,6 +39,8 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
 	for (const [name, value] of [
 		["maxEventStreams", options.maxEventStreams],
 		["maxUnsentEventBytes", options.maxUnsentEventBytes],
+		["maxPendingAnswerBytes", options.maxPendingAnswerBytes],
+		["answerTimeoutMs", options.answerTimeoutMs],
 	] as const) {
 		if (value !== undefined && !(Number.isSafeInteger(value) && value >= 1)) {
 			throw new RangeError(`${name} must be a positive integer, not ${String(value)}`);

@@ -81,14 +81,14 @@ export async function handleRequest(
 			return send(res, 200, asset.body, asset.type);
 		}
 		case "GET /api/state":
-			return sendJson(res, 200, pageState(state));
+			return state.answers.answerJson(res, route, () => pageState(state));
 		case "GET /api/events":
 			// 503 when the cap of streams is reached; a client that falls behind is dropped.
-			return state.streams.open(res, { type: "hello", state: pageState(state) });
+			return state.streams.open(res, () => ({ type: "hello", state: pageState(state) }));
 		case "POST /api/validate": {
 			const body = await readJson(req, res);
 			if (!isRecord(body)) throw new RequestError(400, "Send { tool, args }.");
-			return sendJson(res, 200, validateForTool(toolNamed(state, body.tool), body.args));
+			return state.answers.answerJson(res, route, () => validateForTool(toolNamed(state, body.tool), body.args));
 		}
 		case "POST /api/call": {
 			const body = await readJson(req, res);
@@ -114,15 +114,21 @@ export async function handleRequest(
 				parameters: definition.parameters,
 			};
 			const providers = TOOL_PROVIDERS.map((p) => providerView(tool, p));
-			return sendJson(res, 200, { tool: definition.name, providers } satisfies ProvidersResponse);
+			return state.answers.answerJson(
+				res,
+				route,
+				() => ({ tool: definition.name, providers }) satisfies ProvidersResponse,
+			);
 		}
 		case "POST /api/fixture": {
 			const body = await readJson(req, res);
 			const name = isRecord(body) && typeof body.name === "string" ? body.name : undefined;
 			return sendJson(res, 200, await saveFixture(state, name));
 		}
-		case "GET /api/evals":
-			return sendJson(res, 200, await listScenarios(state));
+		case "GET /api/evals": {
+			const scenarios = await listScenarios(state);
+			return state.answers.answerJson(res, route, () => scenarios);
+		}
 		case "POST /api/evals/run":
 			return sendJson(res, 200, await runScenario(state, await readJson(req, res)));
 		default:

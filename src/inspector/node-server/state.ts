@@ -21,9 +21,15 @@ import type {
 	InspectorToolsState,
 } from "../protocol.js";
 import type { InspectorSession } from "../session.js";
+import { AnswerBudget } from "./http.js";
 import { DEFAULT_MAX_EVENT_STREAMS, DEFAULT_MAX_UNSENT_EVENT_BYTES, EventStreams, eventFrame } from "./streams.js";
 import type { InspectorHost, InspectorOptions } from "./types.js";
 import { diagnosticView, toJson } from "./views.js";
+
+/** Default bound on the bytes of JSON answers their clients have not taken yet: 64 MiB. */
+const DEFAULT_MAX_PENDING_ANSWER_BYTES = 64 * 1024 * 1024;
+/** Default time a client has to take a JSON answer before it is cut off: 60 s. */
+const DEFAULT_ANSWER_TIMEOUT_MS = 60_000;
 
 /** Reloads kept for the page. */
 const MAX_RELOADS = 200;
@@ -48,6 +54,8 @@ export interface ServerState {
 	readonly running: Map<string, () => void>;
 	/** The open event streams. */
 	readonly streams: EventStreams;
+	/** What the JSON answers not yet taken by their clients hold, within a bound. */
+	readonly answers: AnswerBudget;
 	/** What to call to stop following the host and the session. */
 	readonly unsubscribe: (() => void)[];
 	/** Calls started from the page so far (their ids count up). */
@@ -78,6 +86,10 @@ export function createServerState(
 		streams: new EventStreams(
 			options.maxEventStreams ?? DEFAULT_MAX_EVENT_STREAMS,
 			options.maxUnsentEventBytes ?? DEFAULT_MAX_UNSENT_EVENT_BYTES,
+		),
+		answers: new AnswerBudget(
+			options.maxPendingAnswerBytes ?? DEFAULT_MAX_PENDING_ANSWER_BYTES,
+			options.answerTimeoutMs ?? DEFAULT_ANSWER_TIMEOUT_MS,
 		),
 		unsubscribe: [],
 		callCounter: 0,

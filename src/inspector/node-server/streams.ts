@@ -89,10 +89,10 @@ export class EventStreams {
 	}
 
 	/**
-	 * Answers `res` as an event stream starting with `first`. Throws a `RequestError` (503, with
-	 * `Retry-After`) when `maxClients` streams are open.
+	 * Answers `res` as an event stream starting with the event `first` makes (made only for a client
+	 * let in). Throws a `RequestError` (503, with `Retry-After`) when `maxClients` streams are open.
 	 */
-	open(res: ServerResponse, first: InspectorEvent): void {
+	open(res: ServerResponse, first: () => InspectorEvent): void {
 		if (this.#clients.size >= this.maxClients) {
 			throw new RequestError(
 				503,
@@ -107,7 +107,7 @@ export class EventStreams {
 		});
 		const client = new EventClient(res, this.maxUnsentBytes, (gone) => this.#clients.delete(gone));
 		this.#clients.add(client);
-		client.send(`retry: 1000\n${eventFrame(first)}`);
+		client.send(`retry: 1000\n${eventFrame(first())}`);
 	}
 
 	/** Sends `frame` to every client; a client behind is dropped instead. */

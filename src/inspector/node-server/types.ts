@@ -44,6 +44,13 @@ export interface InspectorOptions {
 	 * is dropped (a last `dropped` event, then the stream ends). Default 1 MiB.
 	 */
 	readonly maxUnsentEventBytes?: number;
+	/**
+	 * Most bytes of JSON answers (over 64 KiB each) written and not yet taken by their clients; one
+	 * more is refused with 503 while others wait. Default 64 MiB.
+	 */
+	readonly maxPendingAnswerBytes?: number;
+	/** Time a client has to take such an answer before its connection is cut off. Default 60 s. */
+	readonly answerTimeoutMs?: number;
 }
 
 export interface InspectorServer {

@@ -36,8 +36,11 @@ export async function startInspected(
 		files?: readonly string[];
 		/** Files to write into `tools/` before the host starts: name → source. */
 		sources?: Readonly<Record<string, string>>;
-		/** The event streams' limits. */
-		streams?: Pick<InspectorOptions, "maxEventStreams" | "maxUnsentEventBytes">;
+		/** The limits on what clients leave unread (event streams, JSON answers). */
+		streams?: Pick<
+			InspectorOptions,
+			"maxEventStreams" | "maxUnsentEventBytes" | "maxPendingAnswerBytes" | "answerTimeoutMs"
+		>;
 	} = {},
 ): Promise<Inspected> {
 	const dir = realpathSync(mkdtempSync(join(tmpdir(), "toolsmith-inspector-")));

@@ -3,7 +3,9 @@
  * sockets: a body over the limit answered 413 with `Connection: close` (declared or chunked); the
  * event stream capped (a client past the cap refused with 503, `Retry-After` and the reason) and
  * bounded per client (one that stops reading is dropped with a last `dropped` event saying why,
- * while a client that reads the same events is kept); and through all of it `/api/state` answers.
+ * while a client that reads the same events is kept); JSON answers bounded while their clients do
+ * not read them (503 past the bound, an answer nobody reads cut off); and through all of it
+ * `/api/state` answers.
  */
 
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -246,4 +248,64 @@ describe("the inspector's event stream: capped, and bounded per client", () => {
 			await until(() => it_.server.eventStreams() === 0, "every stream to leave");
 		}
 	});
+});
+
+describe("the inspector's JSON answers: bounded while their clients do not read them", () => {
+	it("refuses a big answer with 503 while others wait for clients that never read, then serves again", async () => {
+		const small = await startInspected({
+			assetsDir: assets,
+			extensions: ["hello.ts"],
+			builtins: false,
+			sources: { "bulk.ts": BULK },
+			streams: { maxPendingAnswerBytes: 2 * 1024 * 1024, answerTimeoutMs: 10_000 },
+		});
+		const clients: Socket[] = [];
+		try {
+			const call = async () => {
+				const response = await fetch(small.url("/api/call"), {
+					method: "POST",
+					headers: { "content-type": "application/json" },
+					body: JSON.stringify({ tool: "bulk", args: { kib: 1024 } }),
+				});
+				return ((await response.json()) as { id: string }).id;
+			};
+			const ids = [await call(), await call(), await call(), await call()];
+			await until(async () => {
+				const state = (await (await fetch(small.url("/api/state"))).json()) as {
+					calls: { id: string; status: string }[];
+				};
+				return ids.every((id) => state.calls.some((c) => c.id === id && c.status !== "running"));
+			}, "the calls to end");
+			// Clients that ask for the (4 MiB and more) state and never read it.
+			for (let i = 0; i < 20; i++) {
+				const socket = connect(small.server.port, "127.0.0.1");
+				socket.on("error", () => {});
+				socket.pause();
+				socket.write(
+					requestHead("GET", `/api/state?token=${small.server.token}`, `127.0.0.1:${small.server.port}`, {}),
+				);
+				clients.push(socket);
+			}
+			let refused: Response | undefined;
+			await until(async () => {
+				const response = await fetch(small.url("/api/state"));
+				if (response.status === 503) refused = response;
+				else await response.arrayBuffer();
+				return refused !== undefined;
+			}, "a 503 while the answers wait");
+			if (!refused) throw new Error("no 503");
+			expect(refused.status).toBe(503);
+			expect(refused.headers.get("retry-after")).toBe("5");
+			expect(((await refused.json()) as { error: string }).error).toMatch(
+				/^Busy: .* of answers wait for clients that do not read them, and this answer \(.*\) would pass the 2 MiB the inspector keeps; try again in a moment\.$/,
+			);
+			// Small answers still go out.
+			expect((await fetch(small.url("/api/evals"))).status).toBe(200);
+			// The answers nobody reads are cut off after answerTimeoutMs, and the state is served again.
+			await until(async () => (await fetch(small.url("/api/state"))).status === 200, "the state served again", 60_000);
+		} finally {
+			for (const socket of clients) socket.destroy();
+			await small.close();
+		}
+	}, 120_000);
 });
