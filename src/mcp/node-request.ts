@@ -6,7 +6,7 @@
  */
 import { timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { AddressInfo, Socket } from "node:net";
 import { errorMessage } from "../contract/errors.js";
 
 /** A request that cannot be served, with the HTTP status to answer (and headers to answer with). */
@@ -134,7 +134,7 @@ export function readJsonBody(req: IncomingMessage, res: ServerResponse, maxBytes
 }
 
 /** Connections answered with `Connection: close` after a refused body, reading what still comes. */
-const closing = new WeakSet<object>();
+const closing = new WeakSet<Socket>();
 
 /**
  * How long a connection that refused a body keeps reading (and dropping) what the client still
