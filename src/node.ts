@@ -59,6 +59,7 @@ export {
 	DEFAULT_MCP_MAX_SESSIONS,
 	DEFAULT_MCP_SESSION_IDLE_TIMEOUT_MS,
 	MCP_HTTP_MAX_BODY_BYTES,
+	MCP_HTTP_MAX_UNSENT_BYTES,
 	type McpHttpEndpoint,
 	type McpHttpServeOptions,
 	serveMcpOverHttp,

@@ -2,7 +2,8 @@
  * `toolsmith new <name>`: add a tool to the project in the current folder (its source, test and
  * replay fixture, registered in `src/tools/index.ts`), with the generator `npm create toolsmith` uses.
  */
-import { dirname, join } from "node:path";
+import { existsSync, statSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { addTool, DEFAULT_TOOL_NAME, GeneratorError, packageRoot } from "../../create-tool/src/generator.js";
 import { CommandError, defineCommand, EXIT_OK } from "../command/node-command.js";
@@ -29,7 +30,13 @@ export const newCommand = defineCommand({
 	async run({ options, positionals, io, theme }) {
 		const root = packageRoot(dirname(fileURLToPath(import.meta.url)), "toolsmith-sdk");
 		if (!root) throw new CommandError("cannot find toolsmith-sdk's own package.json, which its templates sit beside");
-		const projectDir = options.cwd === undefined ? io.cwd : join(io.cwd, options.cwd);
+		// An absolute --cwd stays as it is; a relative one is taken from the current folder.
+		const projectDir = options.cwd === undefined ? io.cwd : resolve(io.cwd, options.cwd);
+		if (options.cwd !== undefined && !(existsSync(projectDir) && statSync(projectDir).isDirectory())) {
+			throw new CommandError(
+				`--cwd ${options.cwd}: ${projectDir} is not a folder; give the folder of your tool project (npm create toolsmith makes one)`,
+			);
+		}
 		let added: Awaited<ReturnType<typeof addTool>>;
 		try {
 			added = await addTool({

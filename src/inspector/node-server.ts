@@ -9,12 +9,11 @@
  */
 import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { join } from "node:path";
 import { errorMessage } from "../contract/errors.js";
 import type { ExtensionHostReady } from "../extensions/node-host.js";
 import { isLoopbackHostname } from "../mcp/loopback.js";
-import { listen, RequestError } from "../mcp/node-request.js";
+import { createHttpServer, listen, RequestError } from "../mcp/node-request.js";
 import { createBuiltinTools } from "../tools/builtins.js";
 import { followTerminalCalls } from "./node-server/calls.js";
 import { defaultAssetsDir, sendJson } from "./node-server/http.js";
@@ -37,6 +36,16 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
 			`Serving the inspector on ${hostname} lets other machines run your tools: give a token (--token) too, and keep it secret.`,
 		);
 	}
+	for (const [name, value] of [
+		["maxEventStreams", options.maxEventStreams],
+		["maxUnsentEventBytes", options.maxUnsentEventBytes],
+		["maxPendingAnswerBytes", options.maxPendingAnswerBytes],
+		["answerTimeoutMs", options.answerTimeoutMs],
+	] as const) {
+		if (value !== undefined && !(Number.isSafeInteger(value) && value >= 1)) {
+			throw new RangeError(`${name} must be a positive integer, not ${String(value)}`);
+		}
+	}
 	const token = options.token ?? randomBytes(24).toString("hex");
 	const assetsDir = options.assetsDir ?? defaultAssetsDir();
 	const indexHtml = readFileSync(join(assetsDir, "index.html"), "utf8").replaceAll("__TOKEN__", token);
@@ -48,14 +57,18 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
 	const ready: ExtensionHostReady = await options.host.ready;
 
 	const state = createServerState(options, builtinNames, ready);
-	const heartbeat = setInterval(() => {
-		for (const res of state.streams) res.write(": keep-alive\n\n");
-	}, 15_000);
+	const heartbeat = setInterval(() => state.streams.broadcast(": keep-alive\n\n"), 15_000);
 	heartbeat.unref();
 	followHost(state);
 	followTerminalCalls(state);
 
-	const http = createServer();
+	const http = createHttpServer((req, res) => {
+		handleRequest(state, gate, req, res).catch((error: unknown) => {
+			const status = error instanceof RequestError ? error.status : 500;
+			const message = status === 500 ? `Internal error: ${errorMessage(error)}` : errorMessage(error);
+			sendJson(res, status, { error: message }, error instanceof RequestError ? error.headers : {});
+		});
+	});
 	const { port, urlHost } = await listen(http, options.port ?? 0, hostname);
 	const url = `http://${urlHost}:${port}/?token=${token}`;
 	const gate: RequestGate = {
@@ -67,26 +80,19 @@ export async function startInspector(options: InspectorOptions): Promise<Inspect
 		closed: false,
 	};
 
-	http.on("request", (req: IncomingMessage, res: ServerResponse) => {
-		handleRequest(state, gate, req, res).catch((error: unknown) => {
-			const status = error instanceof RequestError ? error.status : 500;
-			sendJson(res, status, { error: status === 500 ? `Internal error: ${errorMessage(error)}` : errorMessage(error) });
-		});
-	});
-
 	let closing: Promise<void> | undefined;
 	return {
 		url,
 		port,
 		token,
+		eventStreams: () => state.streams.size,
 		close() {
 			closing ??= (async () => {
 				gate.closed = true;
 				clearInterval(heartbeat);
 				for (const off of state.unsubscribe) off();
 				for (const abort of state.running.values()) abort();
-				for (const res of state.streams) res.end();
-				state.streams.clear();
+				state.streams.endAll();
 				await new Promise<void>((resolvePromise) => {
 					http.close(() => resolvePromise());
 					http.closeAllConnections();

@@ -8,7 +8,8 @@
  *
  * Endpoints, all JSON:
  * - `GET /api/state` → `InspectorState`
- * - `GET /api/events` → Server-Sent Events, one `InspectorEvent` per `data:` line
+ * - `GET /api/events` → Server-Sent Events, one `InspectorEvent` per `data:` line (503 with
+ *   `Retry-After` when the cap of streams is reached; a client that falls behind gets `dropped`)
  * - `POST /api/validate` `ValidateRequest` → `ValidateResponse`
  * - `POST /api/call` `CallRequest` → `CallStarted` (then `call`/`update` events, and `nested`/`nested-update`
  *   events for the calls its tool makes through `ctx.executeTool`)
@@ -149,6 +150,13 @@ export type InspectorToolsState = Pick<InspectorState, "cwd" | "env" | "tools" |
 /** The event stream: `hello` first (the whole state), then each change as it happens. */
 export type InspectorEvent =
 	| { readonly type: "hello"; readonly state: InspectorState }
+	/**
+	 * The last event of a stream the server ended because its client fell behind (`reason:
+	 * "behind"`: more than the bound of unread bytes waited for it); sent as `event: dropped`.
+	 * `message` says so for people. The page connects again, and the new stream's `hello` brings the
+	 * state.
+	 */
+	| { readonly type: "dropped"; readonly reason: "behind"; readonly message: string }
 	| { readonly type: "reload"; readonly reload: InspectorReload; readonly state: InspectorToolsState }
 	| { readonly type: "diagnostic"; readonly diagnostic: InspectorDiagnostic; readonly state: InspectorToolsState }
 	| { readonly type: "call"; readonly call: InspectorCall }

@@ -1,21 +1,36 @@
 /**
  * `serveMcpOverHttp`: toolsmith tools served over MCP's Streamable HTTP transport, one
  * `createMcpServer` per client session, behind the checks a local server needs: the `Host` and
- * `Origin` headers against DNS rebinding, and an optional bearer token. Node-only.
+ * `Origin` headers against DNS rebinding, and an optional bearer token; with bounds on what a
+ * client sends (bodies, time) and on what it leaves unread of a streamed answer. Node-only.
  */
 import { randomUUID } from "node:crypto";
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { errorMessage } from "../contract/errors.js";
 import { observer } from "../shared/listeners.js";
 import { type McpHttpSdk, mcpHttpSdk, mcpServerSdk } from "./_node-sdk.js";
 import { isLoopbackHostname } from "./loopback.js";
-import { listen, readJsonBody, sameSecret } from "./node-request.js";
+import {
+	closingHeaders,
+	createHttpServer,
+	formatBytes,
+	listen,
+	readJsonBody,
+	sameSecret,
+	UnsentBound,
+} from "./node-request.js";
 import { createMcpServer, type McpServerOptions, type ToolsmithMcpServer } from "./node-server.js";
 import { MCP_MAX_MESSAGE_BYTES } from "./node-stdio.js";
 
 /** Largest request body accepted, in bytes (a bigger one is answered with 413): `MCP_MAX_MESSAGE_BYTES`. */
 export const MCP_HTTP_MAX_BODY_BYTES = MCP_MAX_MESSAGE_BYTES;
+
+/**
+ * Most bytes a client may leave unread of a streamed answer (the GET stream, a POST answered as
+ * Server-Sent Events) beyond its largest message; past it the answer is dropped. 4 MiB.
+ */
+export const MCP_HTTP_MAX_UNSENT_BYTES = 4 * 1024 * 1024;
 
 /** Default cap on the client sessions open at once. */
 export const DEFAULT_MCP_MAX_SESSIONS = 100;
@@ -59,10 +74,17 @@ export interface McpHttpEndpoint {
 	close(): Promise<void>;
 }
 
+// JSON-RPC's code for a message that is not a valid request (here: one over the size limit), as over stdio.
+const JSONRPC_INVALID_REQUEST = -32_600;
+
 function refuse(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
 	if (res.headersSent) return;
-	res.writeHead(status, { "content-type": "application/json", ...headers });
-	res.end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }));
+	const error =
+		status === 413
+			? { code: JSONRPC_INVALID_REQUEST, message, data: { maxMessageBytes: MCP_HTTP_MAX_BODY_BYTES } }
+			: { code: -32000, message };
+	res.writeHead(status, { "content-type": "application/json", ...headers, ...closingHeaders(res) });
+	res.end(JSON.stringify({ jsonrpc: "2.0", error, id: null }));
 }
 
 function isInitialize(isInitializeRequest: McpHttpSdk["isInitializeRequest"], body: unknown): boolean {
@@ -79,6 +101,12 @@ function requestIds(body: unknown): (string | number)[] {
 		if (typeof method === "string" && (typeof id === "string" || typeof id === "number")) ids.push(id);
 	}
 	return ids;
+}
+
+/** `1, 2, 3 and 37 more`. */
+function listIds(ids: readonly (string | number)[]): string {
+	const shown = ids.slice(0, 3).map(String).join(", ");
+	return ids.length > 3 ? `${shown} and ${ids.length - 3} more` : shown;
 }
 
 /** An integer option within [min, max], or the default; anything else throws, naming the option. */
@@ -105,6 +133,44 @@ interface Session {
 	open: number;
 	idleTimer: ReturnType<typeof setTimeout> | undefined;
 	ended: boolean;
+	/** The streamed answer of each request waiting for one, by the request's id. */
+	readonly answers: Map<string | number, UnsentBound>;
+}
+
+type SendArguments = Parameters<StreamableHTTPServerTransport["send"]>;
+
+function isProgress(message: SendArguments[0]): boolean {
+	return (message as { method?: unknown }).method === "notifications/progress";
+}
+
+/**
+ * Bounds what the client leaves unread of an answer the SDK streams into `res`. The SDK's stream
+ * is drained into `res` as fast as it fills (every write is taken), so that what waits for the
+ * client waits here, where it is counted, rather than in the SDK's queue, where nothing bounds it.
+ * Once the client is more than `MCP_HTTP_MAX_UNSENT_BYTES` behind, `behind` is told and `res` is
+ * destroyed, as if the client had closed the connection.
+ */
+function boundAnswer(res: ServerResponse, behind: (unsent: number) => void): UnsentBound {
+	const bound = new UnsentBound(res, MCP_HTTP_MAX_UNSENT_BYTES);
+	const write = res.write.bind(res) as (...args: unknown[]) => boolean;
+	let dropped = false;
+	res.write = ((chunk: unknown, ...rest: unknown[]): boolean => {
+		if (dropped) return true;
+		const bytes =
+			typeof chunk === "string" ? Buffer.byteLength(chunk) : ArrayBuffer.isView(chunk) ? chunk.byteLength : 0;
+		if (!bound.admits(bytes)) {
+			dropped = true;
+			const unsent = bound.unsent;
+			setImmediate(() => {
+				behind(unsent);
+				res.destroy();
+			});
+			return true;
+		}
+		write(chunk, ...rest);
+		return true;
+	}) as ServerResponse["write"];
+	return bound;
 }
 
 /**
@@ -144,6 +210,12 @@ export async function serveMcpOverHttp(options: McpHttpServeOptions): Promise<Mc
 	// Sessions being created, counted against the cap before they are in `sessions`.
 	let starting = 0;
 	let closed = false;
+
+	const dropBehind = (session: Session, what: string, then: string) => (unsent: number) => {
+		log(
+			`Dropped ${what} of MCP session ${session.id}: its client left ${unsent} bytes unread, more than the ${formatBytes(MCP_HTTP_MAX_UNSENT_BYTES)} a client may fall behind; ${then}.`,
+		);
+	};
 
 	const endSession = (session: Session, why: string): void => {
 		if (session.ended) return;
@@ -185,7 +257,12 @@ export async function serveMcpOverHttp(options: McpHttpServeOptions): Promise<Mc
 		return false;
 	};
 
-	const http = createServer();
+	const http = createHttpServer((req, res) => {
+		handle(req, res).catch((error: unknown) => {
+			log(`MCP HTTP request failed: ${errorMessage(error)}`);
+			refuse(res, 500, `Internal error: ${errorMessage(error)}`);
+		});
+	});
 	const { port, urlHost } = await listen(http, options.port ?? 0, hostname);
 	const url = `http://${urlHost}:${port}${path}`;
 
@@ -222,7 +299,7 @@ export async function serveMcpOverHttp(options: McpHttpServeOptions): Promise<Mc
 		if (req.method === "POST") {
 			let body: unknown;
 			try {
-				body = await readJsonBody(req, MCP_HTTP_MAX_BODY_BYTES);
+				body = await readJsonBody(req, res, MCP_HTTP_MAX_BODY_BYTES);
 			} catch (error) {
 				const status = (error as { status?: number }).status ?? 400;
 				return refuse(res, status, errorMessage(error));
@@ -234,7 +311,15 @@ export async function serveMcpOverHttp(options: McpHttpServeOptions): Promise<Mc
 				// A client that drops its connection before the answers came cancels what it asked for.
 				const ids = requestIds(body);
 				if (ids.length > 0) {
+					const bound = boundAnswer(
+						res,
+						dropBehind(session, `the answer to request ${listIds(ids)}`, "its calls are cancelled"),
+					);
+					for (const requestId of ids) session.answers.set(requestId, bound);
 					res.once("close", () => {
+						for (const requestId of ids) {
+							if (session.answers.get(requestId) === bound) session.answers.delete(requestId);
+						}
 						if (res.writableFinished || session.ended) return;
 						for (const requestId of ids) {
 							session.transport.onmessage?.({
@@ -270,8 +355,26 @@ export async function serveMcpOverHttp(options: McpHttpServeOptions): Promise<Mc
 						sessions.set(newId, session);
 					},
 				});
-				session = { id: newId, transport, server, open: 0, idleTimer: undefined, ended: false };
+				session = {
+					id: newId,
+					transport,
+					server,
+					open: 0,
+					idleTimer: undefined,
+					ended: false,
+					answers: new Map(),
+				};
 				const own = session;
+				// A progress notification supersedes the ones before it: one for an answer whose client
+				// has not taken what it was sent yet is skipped, so a slow client never piles them up
+				// (the call's result is never skipped).
+				const send = transport.send.bind(transport);
+				transport.send = (message: SendArguments[0], sendOptions?: SendArguments[1]): Promise<void> => {
+					const related = sendOptions?.relatedRequestId;
+					const answer = related === undefined ? undefined : own.answers.get(related);
+					if (answer !== undefined && answer.unsent > 0 && isProgress(message)) return Promise.resolve();
+					return send(message, sendOptions);
+				};
 				transport.onclose = () => {
 					own.ended = true;
 					clearTimeout(own.idleTimer);
@@ -295,17 +398,13 @@ export async function serveMcpOverHttp(options: McpHttpServeOptions): Promise<Mc
 			const session = id === undefined ? undefined : sessions.get(id);
 			if (!session) return refuse(res, id === undefined ? 400 : 404, "Session not found: send mcp-session-id.");
 			hold(session, res);
+			if (req.method === "GET") {
+				boundAnswer(res, dropBehind(session, "the GET stream", "the client may open it again"));
+			}
 			return session.transport.handleRequest(req, res);
 		}
 		return refuse(res, 405, `Method ${req.method ?? "?"} not allowed.`, { allow: "GET, POST, DELETE" });
 	};
-
-	http.on("request", (req: IncomingMessage, res: ServerResponse) => {
-		handle(req, res).catch((error: unknown) => {
-			log(`MCP HTTP request failed: ${errorMessage(error)}`);
-			refuse(res, 500, `Internal error: ${errorMessage(error)}`);
-		});
-	});
 
 	let closing: Promise<void> | undefined;
 	return {

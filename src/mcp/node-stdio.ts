@@ -10,6 +10,7 @@ import { errorMessage } from "../contract/errors.js";
 import { observer } from "../shared/listeners.js";
 import { EnvelopeScanner } from "./_envelope-scan.js";
 import { mcpTypes } from "./_node-sdk.js";
+import { formatBytes } from "./node-request.js";
 
 /**
  * Largest MCP message accepted, in bytes of UTF-8 (a stdio line, an HTTP request body): the
@@ -34,14 +35,6 @@ export interface McpStdioTransportOptions {
 	readonly maxMessageBytes?: number;
 	/** Hears what was refused and why the transport closed; never stdout. */
 	readonly log?: (message: string) => void;
-}
-
-/** `1048576` as `1 MiB`, for messages people read. */
-function formatBytes(bytes: number): string {
-	const mib = bytes / (1024 * 1024);
-	if (Number.isInteger(mib)) return `${mib} MiB`;
-	const kib = bytes / 1024;
-	return Number.isInteger(kib) ? `${kib} KiB` : `${bytes} bytes`;
 }
 
 /**

@@ -7,11 +7,11 @@ import type { ToolDefinition } from "../../contract/tool.js";
 import { RequestError, sameSecret } from "../../mcp/node-request.js";
 import type { ProviderTool } from "../../providers/tools.js";
 import { TOOL_PROVIDERS } from "../../providers/types.js";
-import type { InspectorEvent, ProvidersResponse } from "../protocol.js";
+import type { ProvidersResponse } from "../protocol.js";
 import { DEFAULT_WIDTH, startCall } from "./calls.js";
 import { listScenarios, runScenario } from "./evals.js";
 import { saveFixture } from "./fixture.js";
-import { isRecord, readJson, SECURITY_HEADERS, send, sendJson } from "./http.js";
+import { isRecord, readJson, send, sendJson } from "./http.js";
 import { activeDefinition, pageState, type ServerState } from "./state.js";
 import { providerView, toJson, validateForTool } from "./views.js";
 
@@ -81,27 +81,17 @@ export async function handleRequest(
 			return send(res, 200, asset.body, asset.type);
 		}
 		case "GET /api/state":
-			return sendJson(res, 200, pageState(state));
-		case "GET /api/events": {
-			res.writeHead(200, {
-				...SECURITY_HEADERS,
-				"content-type": "text/event-stream; charset=utf-8",
-				connection: "keep-alive",
-			});
-			res.write(
-				`retry: 1000\ndata: ${JSON.stringify({ type: "hello", state: pageState(state) } satisfies InspectorEvent)}\n\n`,
-			);
-			state.streams.add(res);
-			req.on("close", () => state.streams.delete(res));
-			return;
-		}
+			return state.answers.answerJson(res, route, () => pageState(state));
+		case "GET /api/events":
+			// 503 when the cap of streams is reached; a client that falls behind is dropped.
+			return state.streams.open(res, () => ({ type: "hello", state: pageState(state) }));
 		case "POST /api/validate": {
-			const body = await readJson(req);
+			const body = await readJson(req, res);
 			if (!isRecord(body)) throw new RequestError(400, "Send { tool, args }.");
-			return sendJson(res, 200, validateForTool(toolNamed(state, body.tool), body.args));
+			return state.answers.answerJson(res, route, () => validateForTool(toolNamed(state, body.tool), body.args));
 		}
 		case "POST /api/call": {
-			const body = await readJson(req);
+			const body = await readJson(req, res);
 			if (!isRecord(body) || typeof body.tool !== "string") throw new RequestError(400, "Send { tool, args }.");
 			const width =
 				typeof body.width === "number" && Number.isFinite(body.width)
@@ -110,7 +100,7 @@ export async function handleRequest(
 			return sendJson(res, 200, startCall(state, body.tool, toJson(body.args ?? {}), width));
 		}
 		case "POST /api/abort": {
-			const body = await readJson(req);
+			const body = await readJson(req, res);
 			const id = isRecord(body) && typeof body.id === "string" ? body.id : "";
 			const abort = state.running.get(id);
 			abort?.();
@@ -124,17 +114,23 @@ export async function handleRequest(
 				parameters: definition.parameters,
 			};
 			const providers = TOOL_PROVIDERS.map((p) => providerView(tool, p));
-			return sendJson(res, 200, { tool: definition.name, providers } satisfies ProvidersResponse);
+			return state.answers.answerJson(
+				res,
+				route,
+				() => ({ tool: definition.name, providers }) satisfies ProvidersResponse,
+			);
 		}
 		case "POST /api/fixture": {
-			const body = await readJson(req);
+			const body = await readJson(req, res);
 			const name = isRecord(body) && typeof body.name === "string" ? body.name : undefined;
 			return sendJson(res, 200, await saveFixture(state, name));
 		}
-		case "GET /api/evals":
-			return sendJson(res, 200, await listScenarios(state));
+		case "GET /api/evals": {
+			const scenarios = await listScenarios(state);
+			return state.answers.answerJson(res, route, () => scenarios);
+		}
 		case "POST /api/evals/run":
-			return sendJson(res, 200, await runScenario(state, await readJson(req)));
+			return sendJson(res, 200, await runScenario(state, await readJson(req, res)));
 		default:
 			throw new RequestError(
 				target.pathname.startsWith("/api/") || target.pathname === "/" ? 405 : 404,

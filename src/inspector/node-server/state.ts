@@ -3,7 +3,6 @@
  * reloads, the calls), the calls running now, the open event streams, and the host's events folded
  * into them (Node only).
  */
-import type { ServerResponse } from "node:http";
 import { errorMessage } from "../../contract/errors.js";
 import type { ToolDefinition } from "../../contract/tool.js";
 import type { ExtensionDiagnostic } from "../../extensions/api.js";
@@ -22,8 +21,15 @@ import type {
 	InspectorToolsState,
 } from "../protocol.js";
 import type { InspectorSession } from "../session.js";
+import { AnswerBudget } from "./http.js";
+import { DEFAULT_MAX_EVENT_STREAMS, DEFAULT_MAX_UNSENT_EVENT_BYTES, EventStreams, eventFrame } from "./streams.js";
 import type { InspectorHost, InspectorOptions } from "./types.js";
 import { diagnosticView, toJson } from "./views.js";
+
+/** Default bound on the bytes of JSON answers their clients have not taken yet: 64 MiB. */
+const DEFAULT_MAX_PENDING_ANSWER_BYTES = 64 * 1024 * 1024;
+/** Default time a client has to take a JSON answer before it is cut off: 60 s. */
+const DEFAULT_ANSWER_TIMEOUT_MS = 60_000;
 
 /** Reloads kept for the page. */
 const MAX_RELOADS = 200;
@@ -47,7 +53,9 @@ export interface ServerState {
 	/** How to abort each call that runs now, by its id on the page. */
 	readonly running: Map<string, () => void>;
 	/** The open event streams. */
-	readonly streams: Set<ServerResponse>;
+	readonly streams: EventStreams;
+	/** What the JSON answers not yet taken by their clients hold, within a bound. */
+	readonly answers: AnswerBudget;
 	/** What to call to stop following the host and the session. */
 	readonly unsubscribe: (() => void)[];
 	/** Calls started from the page so far (their ids count up). */
@@ -75,7 +83,14 @@ export function createServerState(
 		reloads: [],
 		calls: [],
 		running: new Map(),
-		streams: new Set(),
+		streams: new EventStreams(
+			options.maxEventStreams ?? DEFAULT_MAX_EVENT_STREAMS,
+			options.maxUnsentEventBytes ?? DEFAULT_MAX_UNSENT_EVENT_BYTES,
+		),
+		answers: new AnswerBudget(
+			options.maxPendingAnswerBytes ?? DEFAULT_MAX_PENDING_ANSWER_BYTES,
+			options.answerTimeoutMs ?? DEFAULT_ANSWER_TIMEOUT_MS,
+		),
 		unsubscribe: [],
 		callCounter: 0,
 		terminalCounter: 0,
@@ -141,10 +156,9 @@ export function pageState(state: ServerState): InspectorState {
 	return { ...toolsState(state), reloads: [...state.reloads], calls: [...state.calls] };
 }
 
-/** Sends `event` down every open event stream. */
+/** Sends `event` down every open event stream (dropping a client that fell behind instead). */
 export function broadcast(state: ServerState, event: InspectorEvent): void {
-	const frame = `data: ${JSON.stringify(event)}\n\n`;
-	for (const res of state.streams) res.write(frame);
+	state.streams.broadcast(eventFrame(event));
 }
 
 /** Shows `call` in the history (in the place of the call of its id, if any) and tells the page. */

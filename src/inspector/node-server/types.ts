@@ -52,6 +52,20 @@ export interface InspectorOptions {
 	 * models (data) run. Without a policy the tab imports code as it always has.
 	 */
 	readonly allowEvalCode?: boolean;
+	/** Most event streams open at once; one more is refused with 503. Default 32. */
+	readonly maxEventStreams?: number;
+	/**
+	 * Most bytes an event stream's client may leave unread beyond its largest event; a client past it
+	 * is dropped (a last `dropped` event, then the stream ends). Default 1 MiB.
+	 */
+	readonly maxUnsentEventBytes?: number;
+	/**
+	 * Most bytes of JSON answers (over 64 KiB each) written and not yet taken by their clients; one
+	 * more is refused with 503 while others wait. Default 64 MiB.
+	 */
+	readonly maxPendingAnswerBytes?: number;
+	/** Time a client has to take such an answer before its connection is cut off. Default 60 s. */
+	readonly answerTimeoutMs?: number;
 }
 
 export interface InspectorServer {
@@ -59,6 +73,8 @@ export interface InspectorServer {
 	readonly url: string;
 	readonly port: number;
 	readonly token: string;
+	/** The clients following the event stream now. */
+	eventStreams(): number;
 	/** Abort the calls in flight, end the event streams, stop listening. Idempotent. */
 	close(): Promise<void>;
 }

@@ -93,16 +93,50 @@ export interface EventsHandlers {
 	readonly onOpen: () => void;
 	/** The stream dropped; `everOpened` is false when it never connected (a refused token, say). */
 	readonly onClose: (everOpened: boolean) => void;
+	/** The server refused to open the stream, saying why (`GET /api/events: 503 Too many event streams…`). */
+	readonly onRefused: (message: string) => void;
 }
 
-const EVENT_TYPES: readonly InspectorEvent["type"][] = ["hello", "reload", "diagnostic", "call", "update"];
+const EVENT_TYPES: readonly InspectorEvent["type"][] = ["hello", "reload", "diagnostic", "call", "update", "dropped"];
+
+/**
+ * Why the server refuses the event stream, or undefined when it would open it now. The browser
+ * tells a page nothing of a refused `EventSource`, so the same request is made with `fetch`, read
+ * as far as its status and error, and cancelled.
+ */
+async function streamRefusal(): Promise<string | undefined> {
+	const controller = new AbortController();
+	try {
+		const response = await fetch("/api/events", {
+			headers: { "x-toolsmith-token": token },
+			cache: "no-store",
+			signal: controller.signal,
+		});
+		if (response.ok) return undefined;
+		const text = await response.text();
+		let message = text.slice(0, 300) || response.statusText;
+		try {
+			const parsed = JSON.parse(text) as { error?: unknown };
+			if (typeof parsed.error === "string") message = parsed.error;
+		} catch {
+			// not JSON: the text as it is
+		}
+		return `GET /api/events: ${response.status} ${message}`;
+	} catch {
+		return undefined;
+	} finally {
+		controller.abort();
+	}
+}
 
 /** How long to wait before opening the stream again after the browser gave up on it. */
 const RETRY_MS = 2000;
 
 /**
- * Follow `/api/events`. The browser reconnects a dropped stream by itself; when it gives up (the
- * server refused it) the stream is opened again after a pause. Returns a function that stops it.
+ * Follow `/api/events`. The browser reconnects a stream that ended by itself (the server ends the
+ * stream of a page that fell behind, after a `dropped` event); when it gives up (the server refused
+ * the stream) the stream is opened again after a pause, and `onRefused` hears why. Returns a
+ * function that stops it.
  */
 export function followEvents(handlers: EventsHandlers): () => void {
 	let source: EventSource | undefined;
@@ -132,6 +166,9 @@ export function followEvents(handlers: EventsHandlers): () => void {
 			if (source?.readyState === EventSource.CLOSED && !stopped) {
 				source.close();
 				retry = setTimeout(open, RETRY_MS);
+				void streamRefusal().then((message) => {
+					if (message !== undefined && !stopped) handlers.onRefused(message);
+				});
 			}
 		};
 	};

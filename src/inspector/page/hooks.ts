@@ -45,8 +45,18 @@ export function useServerState(report: (message: string) => void) {
 	const [marked, setMarked] = useState<ReadonlyMap<string, number>>(new Map());
 	useEffect(() => {
 		let askedState = false;
+		// The last refusal reported, so that a refusal repeated at each retry shows once.
+		let refused: string | undefined;
 		return followEvents({
-			onOpen: () => setConnected(true),
+			onOpen: () => {
+				refused = undefined;
+				setConnected(true);
+			},
+			onRefused: (message) => {
+				if (message === refused) return;
+				refused = message;
+				report(message);
+			},
 			onClose: (everOpened) => {
 				setConnected(false);
 				// The browser says nothing about why a stream failed; the state request does.
@@ -59,6 +69,8 @@ export function useServerState(report: (message: string) => void) {
 				}
 			},
 			onEvent: (event) => {
+				// The server ended the stream: the browser connects again, and its `hello` brings the state.
+				if (event.type === "dropped") report(`Live events stopped: ${event.message}`);
 				setModel((previous) => applyEvent(previous, event).model);
 				if (event.type === "reload") {
 					const names = [...event.reload.added, ...event.reload.changed];

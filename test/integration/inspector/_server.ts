@@ -3,14 +3,14 @@
  * the demo tools copied from docs/examples, a NodeExecutionEnv wrapped in a RecordingEnv, and a
  * reader of the event stream.
  */
-import { copyFileSync, mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { NodeExecutionEnv } from "../../../src/env/node.js";
 import { createExtensionHost, type ExtensionHost } from "../../../src/extensions/node-host.js";
 import { type RecordingEnv, recordingEnv } from "../../../src/harness/record.js";
-import { type InspectorServer, startInspector } from "../../../src/inspector/node-server.js";
+import { type InspectorOptions, type InspectorServer, startInspector } from "../../../src/inspector/node-server.js";
 import type { InspectorEvent } from "../../../src/inspector/protocol.js";
 import { InspectorSession } from "../../../src/inspector/session.js";
 import { repoRoot } from "../cli/_run.js";
@@ -34,6 +34,13 @@ export async function startInspected(
 		extensions?: readonly string[];
 		/** More extension files to copy into `tools/` (paths in the repository). */
 		files?: readonly string[];
+		/** Files to write into `tools/` before the host starts: name → source. */
+		sources?: Readonly<Record<string, string>>;
+		/** The limits on what clients leave unread (event streams, JSON answers). */
+		streams?: Pick<
+			InspectorOptions,
+			"maxEventStreams" | "maxUnsentEventBytes" | "maxPendingAnswerBytes" | "answerTimeoutMs"
+		>;
 	} = {},
 ): Promise<Inspected> {
 	const dir = realpathSync(mkdtempSync(join(tmpdir(), "toolsmith-inspector-")));
@@ -43,6 +50,7 @@ export async function startInspected(
 		copyFileSync(join(repoRoot, "docs/examples", name), join(tools, name));
 	}
 	for (const file of options.files ?? []) copyFileSync(join(repoRoot, file), join(tools, basename(file)));
+	for (const [name, source] of Object.entries(options.sources ?? {})) writeFileSync(join(tools, name), source);
 	const recorder = recordingEnv(new NodeExecutionEnv({ cwd: dir }));
 	const host = createExtensionHost({
 		paths: [tools],
@@ -60,6 +68,7 @@ export async function startInspected(
 		envKind: "node",
 		extensionPaths: [tools],
 		...(options.assetsDir ? { assetsDir: options.assetsDir } : {}),
+		...options.streams,
 	});
 	return {
 		dir,
