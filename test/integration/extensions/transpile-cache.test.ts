@@ -32,10 +32,9 @@ const sharedTmp = join(scratch, "tmp");
 const home = join(scratch, "home");
 const mark = join(scratch, "planted-code-ran");
 
-/** Fills `folder` with jiti's own cache entry for the extension, then puts the attacker's line first. */
-function plant(folder: string): string[] {
-	mkdirSync(folder, { recursive: true });
-	const jiti = createJiti(join(scratch, "attacker.js"), { moduleCache: false, interopDefault: true, fsCache: folder });
+/** Loads the extension with jiti as toolsmith does, caching in `folder`. */
+function loadThroughCache(folder: string): void {
+	const jiti = createJiti(join(scratch, "loader.js"), { moduleCache: false, interopDefault: true, fsCache: folder });
 	jiti.evalModule(readFileSync(extension, "utf8"), {
 		id: extension,
 		filename: extension,
@@ -43,6 +42,12 @@ function plant(folder: string): string[] {
 		async: false,
 		forceTranspile: true,
 	});
+}
+
+/** Fills `folder` with jiti's own cache entry for the extension, then puts the attacker's line first. */
+function plant(folder: string): string[] {
+	mkdirSync(folder, { recursive: true });
+	loadThroughCache(folder);
 	const files = readdirSync(folder).map((name) => join(folder, name));
 	for (const file of files) {
 		writeFileSync(
@@ -67,14 +72,7 @@ describe("the transpile cache extensions are loaded through", () => {
 		const folder = join(scratch, "control");
 		const [file] = plant(folder);
 		expect(file).toBeDefined();
-		const jiti = createJiti(join(scratch, "x.js"), { moduleCache: false, interopDefault: true, fsCache: folder });
-		jiti.evalModule(readFileSync(extension, "utf8"), {
-			id: extension,
-			filename: extension,
-			ext: ".ts",
-			async: false,
-			forceTranspile: true,
-		});
+		loadThroughCache(folder);
 		expect(existsSync(mark)).toBe(true);
 		rmSync(mark);
 	});

@@ -97,6 +97,10 @@ export async function startSshd(): Promise<SshdStart> {
 			"MaxSessions 200",
 			"MaxStartups 100:30:200",
 			"AllowAgentForwarding no",
+			// Sessions start as a level-1 shell would have started them, so bash does not run the
+			// test user's ~/.bashrc: the tests do not depend on the machine's dotfiles (root's may run
+			// pyenv, whose rehash takes a lock: dozens of sessions at once then queue for seconds).
+			"SetEnv SHLVL=1",
 			"LogLevel ERROR",
 			"",
 		].join("\n"),

@@ -24,8 +24,12 @@ const edit = createEditTool();
 const write = createWriteTool();
 const ctxOf = contextFor;
 
-/** Settles within `ms` (or fails the test), resolving to the rejection's message. */
-async function refusedWithin(run: Promise<unknown>, ms = 1000): Promise<string> {
+/**
+ * Settles within `ms` (or fails the test), resolving to the rejection's message. A call that blocks
+ * on a FIFO or reads an endless device never settles, so a generous bound still catches it, and a
+ * busy machine (an SSH round trip can take a second) does not fail a refusal that is merely slow.
+ */
+async function refusedWithin(run: Promise<unknown>, ms = 20_000): Promise<string> {
 	let timer: NodeJS.Timeout | undefined;
 	const timeout = new Promise<never>((_, reject) => {
 		timer = setTimeout(() => reject(new Error(`still running after ${ms} ms`)), ms);
